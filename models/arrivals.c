@@ -1,0 +1,273 @@
+/* arrivals.c -- generated arrival processes: poisson, constant, burst and
+ * phases, and the dispatch on `kind` for all of them.
+ *
+ * Times are exact integers: a constant rate of 3/s puts arrival k at
+ * floor(k * 10^9 / 3) ns, so no rounding error builds up over a long run.
+ */
+#include "arrivals.h"
+#include "mem.h"
+
+#include <gsl/gsl_randist.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- poisson -------------------------------------------------------------- */
+
+typedef struct poisson {
+    arrivals base;
+    gsl_rng *rng;
+    double mean_ns;                /* mean interarrival time */
+    sim_time t;
+} poisson;
+
+static int poisson_create(sim_ctx *ctx, cfg_node *cfg, const char *stream, sim_time start,
+                          arrivals **out, sim_diag *d);
+static bool poisson_next(sim_ctx *ctx, arrivals *a, arrival *out)
+{
+    (void)ctx;
+    poisson *p = (poisson *)a;
+    p->t += (sim_time)llround(gsl_ran_exponential(p->rng, p->mean_ns));
+    *out = (arrival){ .t = p->t, .group = ARRIVAL_CHOOSE_GROUP, .service = ARRIVAL_DRAW_SERVICE };
+    return true;
+}
+
+static bool never(const arrivals *a)
+{
+    (void)a;
+    return false;
+}
+
+static bool always(const arrivals *a)
+{
+    (void)a;
+    return true;
+}
+
+static void plain_destroy(arrivals *a)
+{
+    free(a);
+}
+
+static const arrivals_ops arrivals_poisson = {
+    .kind = "poisson", .create = poisson_create, .next = poisson_next,
+    .is_bounded = never, .has_service = never, .destroy = plain_destroy,
+};
+
+static int poisson_create(sim_ctx *ctx, cfg_node *cfg, const char *stream, sim_time start,
+                          arrivals **out, sim_diag *d)
+{
+    sim_rate rate;
+    if (cfg_get_rate(cfg, "rate", (sim_rate){ 0 }, CFG_REQUIRED | CFG_POSITIVE, &rate, d) !=
+        SIM_OK)
+        return SIM_EINPUT;
+    poisson *p = xcalloc(1, sizeof *p);
+    p->base = (arrivals){ .ops = &arrivals_poisson, .start = start };
+    p->rng = sim_stream(ctx, stream);
+    p->mean_ns = (double)rate.per_ns / (double)rate.count;
+    p->t = start;
+    *out = &p->base;
+    return SIM_OK;
+}
+
+/* ---- constant --------------------------------------------------------------- */
+
+typedef struct constant {
+    arrivals base;
+    sim_rate rate;
+    uint64_t k;                    /* the next arrival's number */
+} constant;
+
+static int constant_create(sim_ctx *ctx, cfg_node *cfg, const char *stream, sim_time start,
+                           arrivals **out, sim_diag *d);
+static bool constant_next(sim_ctx *ctx, arrivals *a, arrival *out)
+{
+    (void)ctx;
+    constant *c = (constant *)a;
+    __int128 t = (__int128)c->k++ * c->rate.per_ns / c->rate.count;
+    *out = (arrival){ .t = c->base.start + (sim_time)t, .group = ARRIVAL_CHOOSE_GROUP,
+                      .service = ARRIVAL_DRAW_SERVICE };
+    return t < SIM_NEVER / 4;
+}
+
+static const arrivals_ops arrivals_constant = {
+    .kind = "constant", .create = constant_create, .next = constant_next,
+    .is_bounded = never, .has_service = never, .destroy = plain_destroy,
+};
+
+static int constant_create(sim_ctx *ctx, cfg_node *cfg, const char *stream, sim_time start,
+                           arrivals **out, sim_diag *d)
+{
+    (void)ctx;
+    (void)stream;
+    constant *c = xcalloc(1, sizeof *c);
+    if (cfg_get_rate(cfg, "rate", (sim_rate){ 0 }, CFG_REQUIRED | CFG_POSITIVE, &c->rate, d) !=
+        SIM_OK) {
+        free(c);
+        return SIM_EINPUT;
+    }
+    c->base = (arrivals){ .ops = &arrivals_constant, .start = start };
+    *out = &c->base;
+    return SIM_OK;
+}
+
+/* ---- burst -------------------------------------------------------------------- */
+
+typedef struct burst {
+    arrivals base;
+    int64_t left;
+    sim_time at;
+} burst;
+
+static int burst_create(sim_ctx *ctx, cfg_node *cfg, const char *stream, sim_time start,
+                        arrivals **out, sim_diag *d);
+static bool burst_next(sim_ctx *ctx, arrivals *a, arrival *out)
+{
+    (void)ctx;
+    burst *b = (burst *)a;
+    if (b->left <= 0)
+        return false;
+    b->left--;
+    *out = (arrival){ .t = b->at, .group = ARRIVAL_CHOOSE_GROUP, .service = ARRIVAL_DRAW_SERVICE };
+    return true;
+}
+
+static const arrivals_ops arrivals_burst = {
+    .kind = "burst", .create = burst_create, .next = burst_next,
+    .is_bounded = always, .has_service = never, .destroy = plain_destroy,
+};
+
+static int burst_create(sim_ctx *ctx, cfg_node *cfg, const char *stream, sim_time start,
+                        arrivals **out, sim_diag *d)
+{
+    (void)ctx;
+    (void)stream;
+    int64_t count, at;
+    if (cfg_get_int(cfg, "count", 0, 1, INT64_MAX / 4, CFG_REQUIRED, &count, d) != SIM_OK ||
+        cfg_get_duration(cfg, "at", 0, 0, &at, d) != SIM_OK)
+        return SIM_EINPUT;
+    burst *b = xcalloc(1, sizeof *b);
+    b->base = (arrivals){ .ops = &arrivals_burst, .start = start };
+    b->left = count;
+    b->at = start + at;
+    *out = &b->base;
+    return SIM_OK;
+}
+
+/* ---- phases --------------------------------------------------------------------
+ * A list of { duration, arrivals: {...} } (or { duration, rate } for Poisson):
+ * each phase's generator starts where the previous phase ended, and what it
+ * yields at or after its phase's end is dropped.
+ */
+
+typedef struct phase {
+    arrivals *gen;
+    sim_time end;
+    bool is_done;
+} phase;
+
+typedef struct phases {
+    arrivals base;
+    phase *v;
+    size_t n, cur;
+} phases;
+
+static int phases_create(sim_ctx *ctx, cfg_node *cfg, const char *stream, sim_time start,
+                         arrivals **out, sim_diag *d);
+
+static bool phases_next(sim_ctx *ctx, arrivals *a, arrival *out)
+{
+    phases *p = (phases *)a;
+    while (p->cur < p->n) {
+        phase *ph = &p->v[p->cur];
+        if (!ph->is_done && ph->gen->ops->next(ctx, ph->gen, out) && out->t < ph->end)
+            return true;
+        ph->is_done = true;
+        p->cur++;
+    }
+    return false;
+}
+
+static void phases_destroy(arrivals *a)
+{
+    phases *p = (phases *)a;
+    for (size_t i = 0; i < p->n; i++)
+        arrivals_destroy(p->v[i].gen);
+    free(p->v);
+    free(p);
+}
+
+static const arrivals_ops arrivals_phases = {
+    .kind = "phases", .create = phases_create, .next = phases_next,
+    .is_bounded = always, .has_service = never, .destroy = phases_destroy,
+};
+
+/* One phase: { duration, arrivals } or the short form { duration, rate }. */
+static int phase_create(sim_ctx *ctx, cfg_node *item, const char *stream, sim_time start,
+                        phase *ph, sim_diag *d)
+{
+    int64_t dur;
+    if (cfg_expect_map(item, "phase", d) != SIM_OK ||
+        cfg_get_duration(item, "duration", 0, CFG_REQUIRED | CFG_POSITIVE, &dur, d) != SIM_OK)
+        return SIM_EINPUT;
+    ph->end = start + dur;
+    cfg_node *inner = cfg_get(item, "arrivals");
+    if (inner && cfg_has(item, "rate"))
+        return diag_at(d, item, "a phase has either 'arrivals' or 'rate', not both");
+    if (inner)
+        return arrivals_create(ctx, inner, stream, start, &ph->gen, d);
+    if (!cfg_has(item, "rate"))
+        return diag_at(d, item, "a phase needs 'arrivals: {...}' or 'rate' (Poisson)");
+    return poisson_create(ctx, item, stream, start, &ph->gen, d);
+}
+
+static int phases_create(sim_ctx *ctx, cfg_node *cfg, const char *stream, sim_time start,
+                         arrivals **out, sim_diag *d)
+{
+    cfg_node *list = cfg_get(cfg, "phases");
+    if (!list)
+        return diag_at(d, cfg, "missing required key 'phases' (a list of phases)");
+    if (cfg_expect_seq(list, "phases", d) != SIM_OK)
+        return SIM_EINPUT;
+    if (list->n == 0)
+        return diag_at(d, list, "phases: the list is empty");
+    phases *p = xcalloc(1, sizeof *p);
+    p->base = (arrivals){ .ops = &arrivals_phases, .start = start };
+    p->v = xcalloc(list->n, sizeof *p->v);
+    p->n = list->n;
+    sim_time t = start;
+    for (size_t i = 0; i < list->n; i++) {
+        char name[256];
+        snprintf(name, sizeof name, "%s/phase%zu", stream, i + 1);
+        if (phase_create(ctx, list->items[i], name, t, &p->v[i], d) != SIM_OK) {
+            phases_destroy(&p->base);
+            return SIM_EINPUT;
+        }
+        t = p->v[i].end;
+    }
+    *out = &p->base;
+    return SIM_OK;
+}
+
+/* ---- dispatch ----------------------------------------------------------------- */
+
+static const arrivals_ops *const kinds[] = {
+    &arrivals_poisson, &arrivals_constant, &arrivals_burst, &arrivals_phases,
+    &arrivals_file, &arrivals_trace,
+};
+
+int arrivals_create(sim_ctx *ctx, cfg_node *cfg, const char *stream, sim_time start,
+                    arrivals **out, sim_diag *d)
+{
+    *out = NULL;
+    if (cfg_expect_map(cfg, "arrivals", d) != SIM_OK)
+        return SIM_EINPUT;
+    const char *names[sizeof kinds / sizeof kinds[0] + 1];
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+        names[i] = kinds[i]->kind;
+    names[sizeof kinds / sizeof kinds[0]] = NULL;
+    int k;
+    if (cfg_get_enum(cfg, "kind", names, -1, CFG_REQUIRED, &k, d) != SIM_OK)
+        return SIM_EINPUT;
+    return kinds[k]->create(ctx, cfg, stream, start, out, d);
+}

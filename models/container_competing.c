@@ -1,0 +1,182 @@
+/* container_competing.c -- `container.kind: competing`: the dispatcher of
+ * the seed article "Dispatching messages with the Competing Consumers
+ * Pattern" (specs/competing-consumers.md).
+ *
+ * One reader per node takes one message at a time from a pull queue and
+ * hands it to the first free worker in worker order; while every worker is
+ * busy the reader does not read (Task.WaitAny).  A worker begins
+ * `startLatency` after the hand-off (a thread start) and works for its own
+ * time: workerServiceTimes[i] whatever the message, or the message's
+ * service time divided by workerSpeeds[i], or just the message's service
+ * time.
+ *
+ * Reader states: IDLE (a worker is free, not asking) -> ASKING (pull sent,
+ * waiting for a message) -> IDLE on delivery; BLOCKED while no worker is
+ * free, left when a worker ends.
+ */
+#include "mem.h"
+#include "model.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+typedef struct worker {
+    struct competing *c;
+    int id;                        /* consumer id (engine numbering) */
+    bool is_busy;                  /* from hand-off to end */
+    sim_time fixed_ns;             /* workerServiceTimes[i], or -1 */
+    double speed;                  /* workerSpeeds[i], or 1 */
+    sim_msg *m;
+} worker;
+
+typedef struct competing {
+    container base;
+    container_env env;
+    /* settings */
+    sim_time start_latency;
+    int nworkers;
+    /* state */
+    worker *w;
+    consumer_port reader;
+    bool is_asking;
+} competing;
+
+static void on_begin(sim_ctx *ctx, void *self, void *arg);
+static void on_end(sim_ctx *ctx, void *self, void *arg);
+static const sim_event_type ev_begin = { "competing.begin", on_begin };
+static const sim_event_type ev_end = { "competing.end", on_end };
+
+static worker *first_free(competing *c)
+{
+    for (int i = 0; i < c->nworkers; i++)
+        if (!c->w[i].is_busy)
+            return &c->w[i];
+    return NULL;
+}
+
+/* The reader reads when a worker is free and it is not already waiting. */
+static void maybe_read(sim_ctx *ctx, competing *c)
+{
+    if (c->is_asking || !first_free(c))
+        return;
+    c->is_asking = true;
+    c->env.broker->ops->pull(ctx, c->env.broker, &c->reader);
+}
+
+static void on_deliver(sim_ctx *ctx, consumer_port *port, sim_msg *m)
+{
+    competing *c = port->owner;
+    c->is_asking = false;
+    worker *w = first_free(c);
+    w->is_busy = true;
+    w->m = m;
+    sim_msg_delivered(ctx, m, c->env.node, w->id);
+    sim_schedule(ctx, c->start_latency, &ev_begin, w, NULL);
+    maybe_read(ctx, c);
+}
+
+static const consumer_port_ops reader_ops = { .deliver = on_deliver };
+
+static void on_begin(sim_ctx *ctx, void *self, void *arg)
+{
+    (void)arg;
+    worker *w = self;
+    competing *c = w->c;
+    sim_msg_begin(ctx, w->m, c->env.node, w->id);
+    sim_time work = w->fixed_ns >= 0 ? w->fixed_ns
+                                     : (sim_time)((double)w->m->service_ns / w->speed + 0.5);
+    host_run(ctx, c->env.host, work, &ev_end, w, NULL);
+}
+
+static void on_end(sim_ctx *ctx, void *self, void *arg)
+{
+    (void)arg;
+    worker *w = self;
+    competing *c = w->c;
+    sim_msg *m = w->m;
+    w->m = NULL;
+    w->is_busy = false;
+    sim_msg_end(ctx, m);
+    c->env.broker->ops->ack(ctx, c->env.broker, &c->reader, m);
+    maybe_read(ctx, c);
+}
+
+static void competing_start(sim_ctx *ctx, container *base)
+{
+    competing *c = (competing *)base;
+    for (int i = 0; i < c->nworkers; i++)
+        c->w[i].id = sim_consumer_started(ctx, c->env.node, c->env.queues[0]);
+    c->reader = (consumer_port){
+        .ops = &reader_ops, .owner = c, .node = c->env.node, .id = 0,
+        .queue = c->env.queues[0], .prefetch = 0,
+    };
+    c->env.broker->ops->subscribe(ctx, c->env.broker, &c->reader);
+    maybe_read(ctx, c);
+}
+
+static int64_t competing_prefetched(const container *base)
+{
+    (void)base;
+    return 0;                      /* a worker begins right after its hand-off */
+}
+
+static void competing_destroy(container *base)
+{
+    competing *c = (competing *)base;
+    if (!c)
+        return;
+    free(c->w);
+    free(c);
+}
+
+/* workers: N | workerServiceTimes: [..] | workerSpeeds: [..] (one of them) */
+static int read_workers(cfg_node *cfg, competing *c, sim_diag *d)
+{
+    cfg_node *times = cfg_get(cfg, "workerServiceTimes");
+    cfg_node *speeds = cfg_get(cfg, "workerSpeeds");
+    cfg_node *list = times ? times : speeds;
+    if (times && speeds)
+        return diag_at(d, speeds, "give workerServiceTimes or workerSpeeds, not both");
+    if (list && cfg_has(cfg, "workers"))
+        return diag_at(d, cfg_peek(cfg, "workers"), "workers: the list of %s already says how "
+                       "many workers there are", times ? "workerServiceTimes" : "workerSpeeds");
+    if (list && (cfg_expect_seq(list, times ? "workerServiceTimes" : "workerSpeeds", d) != SIM_OK))
+        return SIM_EINPUT;
+    if (list && list->n == 0)
+        return diag_at(d, list, "the list of workers is empty");
+    int64_t n = list ? (int64_t)list->n : 1;
+    if (!list && cfg_get_int(cfg, "workers", 1, 1, 100000, 0, &n, d) != SIM_OK)
+        return SIM_EINPUT;
+    c->nworkers = (int)n;
+    c->w = xcalloc((size_t)n, sizeof *c->w);
+    for (int i = 0; i < c->nworkers; i++) {
+        c->w[i] = (worker){ .c = c, .fixed_ns = -1, .speed = 1.0 };
+        if (times && cfg_read_duration(list->items[i], NULL, 0, &c->w[i].fixed_ns, d) != SIM_OK)
+            return SIM_EINPUT;
+        if (speeds && cfg_read_double(list->items[i], NULL, 1e-9, 1e9, &c->w[i].speed, d) != SIM_OK)
+            return SIM_EINPUT;
+    }
+    return SIM_OK;
+}
+
+static int competing_create(sim_ctx *ctx, cfg_node *cfg, const container_env *env,
+                            container **out, sim_diag *d);
+
+const container_ops container_competing = {
+    .kind = "competing", .broker_kind = "pull", .create = competing_create,
+    .start = competing_start, .prefetched = competing_prefetched,
+    .destroy = competing_destroy,
+};
+
+static int competing_create(sim_ctx *ctx, cfg_node *cfg, const container_env *env,
+                            container **out, sim_diag *d)
+{
+    (void)ctx;
+    competing *c = xcalloc(1, sizeof *c);
+    c->base.ops = &container_competing;
+    c->env = *env;
+    *out = &c->base;
+    if (cfg_get_duration(cfg, "startLatency", 0, 0, &c->start_latency, d) != SIM_OK)
+        return SIM_EINPUT;
+    return read_workers(cfg, c, d);
+}

@@ -1,0 +1,48 @@
+/* registry.c -- the list of kinds.  One line per broker or container. */
+#include "registry.h"
+#include "model.h"
+
+#include <string.h>
+
+extern const sim_model_ops model_world;
+extern const broker_ops broker_pull;
+extern const container_ops container_competing;
+
+const broker_ops *const registry_brokers[] = {
+    &broker_pull,
+    NULL,
+};
+
+const container_ops *const registry_containers[] = {
+    &container_competing,
+    NULL,
+};
+
+const sim_model_ops *registry_root(void)
+{
+    return &model_world;
+}
+
+void registry_broker_names(const char *out[])
+{
+    int i = 0;
+    for (; registry_brokers[i] && i < REGISTRY_MAX; i++)
+        out[i] = registry_brokers[i]->kind;
+    out[i] = NULL;
+}
+
+void registry_container_names(const char *out[])
+{
+    int i = 0;
+    for (; registry_containers[i] && i < REGISTRY_MAX; i++)
+        out[i] = registry_containers[i]->kind;
+    out[i] = NULL;
+}
+
+int registry_broker_index(const char *kind)
+{
+    for (int i = 0; registry_brokers[i]; i++)
+        if (strcmp(registry_brokers[i]->kind, kind) == 0)
+            return i;
+    return -1;
+}

@@ -1,0 +1,200 @@
+/* world.c -- the root model: builds what a scenario describes and ties it
+ * together.
+ *
+ * One broker; one workload on the scenario's queue; `nodes` container
+ * instances, each with its own host (CPU) and start time, all consuming the
+ * same queue.  The kinds come from registry.c.  The world is what the engine
+ * sees (sim_model_ops); it answers the engine's samples by asking the broker
+ * for the queue depth and each node's container for what it has prefetched.
+ */
+#include "mem.h"
+#include "model.h"
+#include "registry.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct world_node {
+    sim_time start;
+    host *host;
+    container *container;
+} world_node;
+
+typedef struct world {
+    broker *broker;
+    workload *workload;
+    int queue;
+    world_node *nodes;
+    int nnodes;
+} world;
+
+static void world_destroy(void *self)
+{
+    world *w = self;
+    if (!w)
+        return;
+    for (int i = 0; i < w->nnodes; i++) {
+        if (w->nodes[i].container)
+            w->nodes[i].container->ops->destroy(w->nodes[i].container);
+        host_destroy(w->nodes[i].host);
+    }
+    free(w->nodes);
+    workload_destroy(w->workload);
+    if (w->broker)
+        w->broker->ops->destroy(w->broker);
+    free(w);
+}
+
+/* nodes: N, or a list of { start: T }. */
+static int read_nodes(cfg_node *root, world *w, sim_diag *d)
+{
+    cfg_node *n = cfg_get(root, "nodes");
+    if (n && n->kind == CFG_SEQ) {
+        n->is_used = true;
+        if (n->n == 0 || n->n > 10000)
+            return diag_at(d, n, "nodes: expected 1 to 10000 nodes, got %zu", n->n);
+        w->nnodes = (int)n->n;
+        w->nodes = xcalloc(n->n, sizeof *w->nodes);
+        for (size_t i = 0; i < n->n; i++) {
+            if (cfg_expect_map(n->items[i], "a node", d) != SIM_OK ||
+                cfg_get_duration(n->items[i], "start", 0, 0, &w->nodes[i].start, d) != SIM_OK)
+                return SIM_EINPUT;
+        }
+        return SIM_OK;
+    }
+    int64_t count;
+    if (cfg_get_int(root, "nodes", 1, 1, 10000, 0, &count, d) != SIM_OK)
+        return SIM_EINPUT;
+    w->nnodes = (int)count;
+    w->nodes = xcalloc((size_t)count, sizeof *w->nodes);
+    return SIM_OK;
+}
+
+static int read_broker(sim_ctx *ctx, cfg_node *root, const container_ops *cops, world *w,
+                       sim_diag *d)
+{
+    cfg_node *b = cfg_get(root, "broker");
+    if (!b) {
+        b = cfg_node_new(CFG_MAP, NULL, 0, 0);
+        cfg_map_put(root, "broker", b);
+        b->is_used = true;
+        root->keys[root->n - 1]->is_used = true;
+    }
+    if (cfg_expect_map(b, "broker", d) != SIM_OK)
+        return SIM_EINPUT;
+    int def = registry_broker_index(cops->broker_kind ? cops->broker_kind : "pull");
+    int kind;
+    const char *names[REGISTRY_MAX + 1];
+    registry_broker_names(names);
+    if (cfg_get_enum(b, "kind", names, def, 0, &kind, d) != SIM_OK)
+        return SIM_EINPUT;
+    const broker_ops *bops = registry_brokers[kind];
+    if (cops->broker_kind && strcmp(cops->broker_kind, bops->kind) != 0)
+        return diag_at(d, cfg_peek(b, "kind"), "broker.kind: container '%s' runs on a '%s' "
+                       "broker, not '%s'", cops->kind, cops->broker_kind, bops->kind);
+    return bops->create(ctx, b, &w->broker, d);
+}
+
+static int read_queue(sim_ctx *ctx, cfg_node *root, world *w, sim_diag *d)
+{
+    cfg_node *q = cfg_get(root, "queue");
+    if (!q)
+        return diag_at(d, root, "missing required key 'queue'");
+    const char *name;
+    if (cfg_expect_map(q, "queue", d) != SIM_OK ||
+        cfg_get_string(q, "name", "queue", 0, &name, d) != SIM_OK)
+        return SIM_EINPUT;
+    w->queue = sim_queue_register(ctx, name);
+    if (workload_create(ctx, q, w->queue, w->broker, &w->workload, d) != SIM_OK)
+        return SIM_EINPUT;
+    if (!workload_is_bounded(w->workload) && sim_duration(ctx) == SIM_NEVER)
+        return diag_at(d, cfg_peek(q, "arrivals"), "these arrivals never end: give queue.count "
+                       "or a duration");
+    return SIM_OK;
+}
+
+static int build_nodes(sim_ctx *ctx, cfg_node *root, cfg_node *ccfg, const container_ops *cops,
+                       world *w, sim_diag *d)
+{
+    int64_t cores = 0;
+    cfg_node *h = cfg_get(root, "host");
+    if (h && (cfg_expect_map(h, "host", d) != SIM_OK ||
+              cfg_get_int(h, "cores", 0, 1, 100000, CFG_NO_DEFAULT, &cores, d) != SIM_OK))
+        return SIM_EINPUT;
+    sim_set_nodes(ctx, w->nnodes);
+    for (int i = 0; i < w->nnodes; i++) {
+        world_node *n = &w->nodes[i];
+        n->host = host_create(ctx, i + 1, (int)cores);
+        container_env env = {
+            .node = i + 1, .start_at = n->start, .broker = w->broker, .host = n->host,
+            .queues = &w->queue, .nqueues = 1,
+        };
+        if (cops->create(ctx, ccfg, &env, &n->container, d) != SIM_OK)
+            return SIM_EINPUT;
+    }
+    return SIM_OK;
+}
+
+static int world_create(sim_ctx *ctx, cfg_node *root, void **self, sim_diag *d)
+{
+    world *w = xcalloc(1, sizeof *w);
+    *self = w;
+    cfg_node *ccfg = cfg_get(root, "container");
+    if (!ccfg)
+        return diag_at(d, root, "missing required key 'container'");
+    int ckind;
+    const char *names[REGISTRY_MAX + 1];
+    registry_container_names(names);
+    if (cfg_expect_map(ccfg, "container", d) != SIM_OK ||
+        cfg_get_enum(ccfg, "kind", names, -1, CFG_REQUIRED, &ckind, d) != SIM_OK)
+        return SIM_EINPUT;
+    const container_ops *cops = registry_containers[ckind];
+    if (read_broker(ctx, root, cops, w, d) != SIM_OK || read_queue(ctx, root, w, d) != SIM_OK ||
+        read_nodes(root, w, d) != SIM_OK)
+        return SIM_EINPUT;
+    return build_nodes(ctx, root, ccfg, cops, w, d);
+}
+
+static void on_node_start(sim_ctx *ctx, void *self, void *arg)
+{
+    (void)arg;
+    container *c = self;
+    c->ops->start(ctx, c);
+}
+
+static const sim_event_type ev_node_start = { "world.node_start", on_node_start };
+
+static int world_start(sim_ctx *ctx, void *self)
+{
+    world *w = self;
+    for (int i = 0; i < w->nnodes; i++)
+        sim_schedule_at(ctx, w->nodes[i].start, &ev_node_start, w->nodes[i].container, NULL);
+    workload_start(ctx, w->workload);
+    return SIM_OK;
+}
+
+static void world_sample(const void *self, int node, sim_sample *out)
+{
+    const world *w = self;
+    out->queue_depth = w->broker->ops->depth(w->broker, w->queue);
+    const container *c = w->nodes[node - 1].container;
+    out->prefetched = c->ops->prefetched(c);
+}
+
+static void world_finish(sim_ctx *ctx, void *self)
+{
+    world *w = self;
+    if (w->broker->ops->finish)
+        w->broker->ops->finish(ctx, w->broker);
+    for (int i = 0; i < w->nnodes; i++) {
+        container *c = w->nodes[i].container;
+        if (c->ops->finish)
+            c->ops->finish(ctx, c);
+    }
+}
+
+const sim_model_ops model_world = {
+    .kind = "world", .create = world_create, .start = world_start, .sample = world_sample,
+    .finish = world_finish, .destroy = world_destroy,
+};

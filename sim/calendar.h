@@ -1,0 +1,58 @@
+/* calendar.h -- the event calendar: a binary min-heap ordered by
+ * (time, sequence number).
+ *
+ * The sequence number grows with every event scheduled, so events at the
+ * same instant come out in the order they went in.  Events live in slots
+ * that are reused; an event id carries the slot and the slot's generation,
+ * so a stale id (event already run or cancelled) is recognised, never
+ * confused with the slot's next occupant.
+ */
+#ifndef LSIM_SIM_CALENDAR_H
+#define LSIM_SIM_CALENDAR_H
+
+#include "sim.h"
+
+typedef struct cal_entry {         /* the heap holds keys next to each other */
+    sim_time t;
+    uint64_t seq;
+    uint32_t slot;
+} cal_entry;
+
+typedef struct cal_slot {
+    const sim_event_type *type;
+    void *self, *arg;
+    uint32_t gen;                  /* bumped whenever the slot is freed */
+    uint32_t pos;                  /* index in the heap, or UINT32_MAX when free */
+} cal_slot;
+
+typedef struct calendar {
+    cal_entry *heap;
+    size_t n, cap;
+    cal_slot *slots;
+    size_t nslots, capslots;
+    uint32_t *free_slots;          /* a stack of free slot indices */
+    size_t nfree, capfree;
+    uint64_t next_seq;
+} calendar;
+
+typedef struct cal_event {         /* what calendar_pop returns */
+    sim_time t;
+    const sim_event_type *type;
+    void *self, *arg;
+} cal_event;
+
+void calendar_init(calendar *c, size_t initial_cap);
+void calendar_fini(calendar *c);
+sim_event_id calendar_add(calendar *c, sim_time t, const sim_event_type *type, void *self,
+                          void *arg);
+bool calendar_cancel(calendar *c, sim_event_id id);
+bool calendar_pending(const calendar *c, sim_event_id id);
+/* Removes the earliest event.  Returns false when the calendar is empty. */
+bool calendar_pop(calendar *c, cal_event *out);
+static inline size_t calendar_size(const calendar *c) { return c->n; }
+static inline sim_time calendar_next_time(const calendar *c)
+{
+    return c->n ? c->heap[0].t : SIM_NEVER;
+}
+
+#endif

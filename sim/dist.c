@@ -1,0 +1,162 @@
+/* dist.c -- parsing and drawing duration distributions (GSL). */
+#include "dist.h"
+#include "mem.h"
+#include "sim.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const dist_names[] = {
+    "constant", "exponential", "lognormal", "gamma", "uniform", "empirical", NULL
+};
+
+void dist_constant(sim_dist *out, int64_t value)
+{
+    memset(out, 0, sizeof *out);
+    out->kind = DIST_CONSTANT;
+    out->value = value;
+    out->mean = (double)value;
+}
+
+static int parse_empirical(cfg_node *node, sim_dist *out, sim_diag *d)
+{
+    cfg_node *vals = cfg_get(node, "values");
+    if (!vals)
+        return diag_at(d, node, "empirical: missing required key 'values' (a list of durations)");
+    if (cfg_expect_seq(vals, "values", d) != SIM_OK)
+        return SIM_EINPUT;
+    if (vals->n == 0)
+        return diag_at(d, vals, "values: the list is empty");
+    out->values = xcalloc(vals->n, sizeof *out->values);
+    out->nvalues = vals->n;
+    double sum = 0;
+    for (size_t i = 0; i < vals->n; i++) {
+        if (cfg_read_duration(vals->items[i], NULL, 0, &out->values[i], d) != SIM_OK)
+            return SIM_EINPUT;
+        sum += (double)out->values[i];
+    }
+    out->mean = sum / (double)vals->n;
+    cfg_node *w = cfg_get(node, "weights");
+    if (!w)
+        return SIM_OK;
+    if (cfg_expect_seq(w, "weights", d) != SIM_OK)
+        return SIM_EINPUT;
+    if (w->n != vals->n)
+        return diag_at(d, w, "weights: %zu weights for %zu values", w->n, vals->n);
+    double *p = xcalloc(w->n, sizeof *p), total = 0, mean = 0;
+    for (size_t i = 0; i < w->n; i++) {
+        if (cfg_read_double(w->items[i], NULL, 0, 1e300, &p[i], d) != SIM_OK) {
+            free(p);
+            return SIM_EINPUT;
+        }
+        total += p[i];
+        mean += p[i] * (double)out->values[i];
+    }
+    if (total <= 0) {
+        free(p);
+        return diag_at(d, w, "weights: at least one must be greater than zero");
+    }
+    out->mean = mean / total;
+    out->table = gsl_ran_discrete_preproc(w->n, p);
+    free(p);
+    return SIM_OK;
+}
+
+int dist_parse(cfg_node *node, const char *what, sim_dist *out, sim_diag *d)
+{
+    memset(out, 0, sizeof *out);
+    if (cfg_expect_map(node, what, d) != SIM_OK)
+        return SIM_EINPUT;
+    int kind;
+    if (cfg_get_enum(node, "kind", dist_names, -1, CFG_REQUIRED, &kind, d) != SIM_OK)
+        return SIM_EINPUT;
+    out->kind = (dist_kind)kind;
+    int64_t mean = 0;
+    switch (out->kind) {
+    case DIST_CONSTANT:
+        if (cfg_get_duration(node, "value", 0, CFG_REQUIRED, &out->value, d) != SIM_OK)
+            return SIM_EINPUT;
+        out->mean = (double)out->value;
+        return SIM_OK;
+    case DIST_EXPONENTIAL:
+        if (cfg_get_duration(node, "mean", 0, CFG_REQUIRED | CFG_POSITIVE, &mean, d) != SIM_OK)
+            return SIM_EINPUT;
+        out->mean = (double)mean;
+        return SIM_OK;
+    case DIST_LOGNORMAL:
+        if (cfg_get_duration(node, "mean", 0, CFG_REQUIRED | CFG_POSITIVE, &mean, d) != SIM_OK ||
+            cfg_get_double(node, "sigma", 0, 0, 20, CFG_REQUIRED, &out->sigma, d) != SIM_OK)
+            return SIM_EINPUT;
+        out->mean = (double)mean;
+        /* E[X] = exp(mu + sigma^2/2), so mu follows from the mean. */
+        out->mu = log(out->mean) - out->sigma * out->sigma / 2.0;
+        return SIM_OK;
+    case DIST_GAMMA: {
+        double cv;
+        if (cfg_get_duration(node, "mean", 0, CFG_REQUIRED | CFG_POSITIVE, &mean, d) != SIM_OK ||
+            cfg_get_double(node, "cv", 0, 0, 100, CFG_REQUIRED | CFG_POSITIVE, &cv, d) != SIM_OK)
+            return SIM_EINPUT;
+        out->mean = (double)mean;
+        out->shape = 1.0 / (cv * cv);
+        out->scale = out->mean / out->shape;
+        return SIM_OK;
+    }
+    case DIST_UNIFORM:
+        if (cfg_get_duration(node, "min", 0, CFG_REQUIRED, &out->min, d) != SIM_OK ||
+            cfg_get_duration(node, "max", 0, CFG_REQUIRED, &out->max, d) != SIM_OK)
+            return SIM_EINPUT;
+        if (out->max < out->min)
+            return diag_at(d, cfg_peek(node, "max"), "max is less than min");
+        out->mean = ((double)out->min + (double)out->max) / 2.0;
+        return SIM_OK;
+    case DIST_EMPIRICAL:
+        return parse_empirical(node, out, d);
+    }
+    return SIM_EINPUT;
+}
+
+static int64_t to_ns(double v)
+{
+    if (!(v > 0))
+        return 0;
+    if (v > 9.0e18)
+        return INT64_MAX / 4;
+    return llround(v);
+}
+
+int64_t dist_draw(const sim_dist *dist, gsl_rng *r)
+{
+    switch (dist->kind) {
+    case DIST_CONSTANT:
+        return dist->value;
+    case DIST_EXPONENTIAL:
+        return to_ns(gsl_ran_exponential(r, dist->mean));
+    case DIST_LOGNORMAL:
+        return to_ns(gsl_ran_lognormal(r, dist->mu, dist->sigma));
+    case DIST_GAMMA:
+        return to_ns(gsl_ran_gamma(r, dist->shape, dist->scale));
+    case DIST_UNIFORM:
+        return dist->min + to_ns(gsl_rng_uniform(r) * (double)(dist->max - dist->min));
+    case DIST_EMPIRICAL:
+        if (dist->table)
+            return dist->values[gsl_ran_discrete(r, dist->table)];
+        return dist->values[gsl_rng_uniform_int(r, dist->nvalues)];
+    }
+    return 0;
+}
+
+double dist_mean(const sim_dist *dist)
+{
+    return dist->mean;
+}
+
+void dist_fini(sim_dist *dist)
+{
+    if (!dist)
+        return;
+    free(dist->values);
+    if (dist->table)
+        gsl_ran_discrete_free(dist->table);
+    memset(dist, 0, sizeof *dist);
+}

@@ -1,0 +1,39 @@
+/* dist.h -- distributions of durations (service times, worker times).
+ *
+ * Parsed from a scenario mapping such as { kind: lognormal, mean: 100ms,
+ * sigma: 0.5 }; drawn from a named stream; the result is rounded to the
+ * nanosecond and never negative.
+ */
+#ifndef LSIM_SIM_DIST_H
+#define LSIM_SIM_DIST_H
+
+#include <gsl/gsl_randist.h>
+#include <gsl/gsl_rng.h>
+#include <stdint.h>
+
+#include "config.h"
+
+typedef enum {
+    DIST_CONSTANT, DIST_EXPONENTIAL, DIST_LOGNORMAL, DIST_GAMMA, DIST_UNIFORM, DIST_EMPIRICAL
+} dist_kind;
+
+typedef struct sim_dist {
+    dist_kind kind;
+    int64_t value;                 /* constant */
+    double mean;                   /* ns: exponential, lognormal, gamma */
+    double mu, sigma;              /* lognormal: of the logarithm */
+    double shape, scale;           /* gamma: shape 1/cv^2, scale in ns */
+    int64_t min, max;              /* uniform */
+    int64_t *values;               /* empirical */
+    size_t nvalues;
+    gsl_ran_discrete_t *table;     /* empirical with weights */
+} sim_dist;
+
+/* Reads a distribution mapping (`what` names it in messages). */
+int dist_parse(cfg_node *node, const char *what, sim_dist *out, sim_diag *d);
+void dist_constant(sim_dist *out, int64_t value);
+int64_t dist_draw(const sim_dist *dist, gsl_rng *r);
+double dist_mean(const sim_dist *dist);
+void dist_fini(sim_dist *dist);
+
+#endif

@@ -1,0 +1,450 @@
+/* engine.c -- the context of a run and its main loop.
+ *
+ * The loop takes the earliest event, sets the clock to its time and calls
+ * its handler, until the end of the run.  The end is known in one of three
+ * ways: the scenario's duration; a replayed trace's own end; or, when every
+ * arrival source has closed and no message is left, that instant plus the
+ * scenario's tail.  Samples are not events: the loop takes one whenever the
+ * next sample instant comes before the next event, so they never change the
+ * sequence numbers the models' events get.  A sample at time t shows the
+ * state after every event at t.
+ */
+#include "engine.h"
+#include "mem.h"
+#include "trace.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+/* ---- names ---------------------------------------------------------------- */
+
+void names_init(name_table *t)
+{
+    memset(t, 0, sizeof *t);
+}
+
+void names_fini(name_table *t)
+{
+    for (size_t i = 0; i < t->n; i++)
+        free(t->names[i]);
+    free(t->names);
+    free(t->slots);
+    memset(t, 0, sizeof *t);
+}
+
+static uint64_t hash_bytes(const char *s, size_t len)
+{
+    uint64_t h = 0xcbf29ce484222325ULL;
+    for (size_t i = 0; i < len; i++)
+        h = (h ^ (unsigned char)s[i]) * 0x100000001b3ULL;
+    return h;
+}
+
+static void rehash(name_table *t, size_t nslots)
+{
+    free(t->slots);
+    t->slots = xcalloc(nslots, sizeof *t->slots);
+    t->nslots = nslots;
+    for (size_t i = 0; i < t->n; i++) {
+        size_t j = hash_bytes(t->names[i], strlen(t->names[i])) & (nslots - 1);
+        while (t->slots[j])
+            j = (j + 1) & (nslots - 1);
+        t->slots[j] = (uint32_t)(i + 1);
+    }
+}
+
+int names_intern(name_table *t, const char *s, size_t len)
+{
+    if (t->nslots == 0 || (t->n + 1) * 2 > t->nslots)
+        rehash(t, t->nslots ? t->nslots * 2 : 64);
+    size_t j = hash_bytes(s, len) & (t->nslots - 1);
+    while (t->slots[j]) {
+        const char *name = t->names[t->slots[j] - 1];
+        if (strncmp(name, s, len) == 0 && name[len] == '\0')
+            return (int)t->slots[j] - 1;
+        j = (j + 1) & (t->nslots - 1);
+    }
+    xgrow((void **)&t->names, &t->cap, t->n + 1, sizeof *t->names);
+    t->names[t->n] = xstrndup(s, len);
+    t->slots[j] = (uint32_t)(t->n + 1);
+    return (int)t->n++;
+}
+
+int sim_group_intern(sim_ctx *ctx, const char *name, size_t len)
+{
+    return names_intern(&ctx->groups, name, len);
+}
+
+const char *sim_group_name(const sim_ctx *ctx, int group)
+{
+    return group >= 0 && (size_t)group < ctx->groups.n ? ctx->groups.names[group] : NULL;
+}
+
+int sim_queue_register(sim_ctx *ctx, const char *name)
+{
+    return names_intern(&ctx->queues, name, strlen(name));
+}
+
+const char *sim_queue_name(const sim_ctx *ctx, int queue)
+{
+    return queue >= 0 && (size_t)queue < ctx->queues.n ? ctx->queues.names[queue] : "";
+}
+
+/* ---- context ------------------------------------------------------------- */
+
+sim_ctx *sim_ctx_create(uint64_t seed)
+{
+    sim_ctx *ctx = xcalloc(1, sizeof *ctx);
+    ctx->seed = seed;
+    ctx->run_id = 1;
+    ctx->detail = SIM_DETAIL_MESSAGES;
+    ctx->duration = SIM_NEVER;
+    ctx->sample_interval = SIM_S;
+    ctx->end_at = SIM_NEVER;
+    ctx->workload_end = SIM_NEVER;
+    ctx->next_msg_id = 1;
+    calendar_init(&ctx->cal, 64);
+    random_init(&ctx->streams, seed);
+    names_init(&ctx->groups);
+    names_init(&ctx->queues);
+    hist_init(&ctx->latency);
+    hist_init(&ctx->wait);
+    order_init(&ctx->order);
+    sim_set_nodes(ctx, 1);
+    return ctx;
+}
+
+void sim_ctx_destroy(sim_ctx *ctx)
+{
+    if (!ctx)
+        return;
+    if (ctx->root && ctx->root_self)
+        ctx->root->destroy(ctx->root_self);
+    messages_fini(ctx);
+    calendar_fini(&ctx->cal);
+    random_fini(&ctx->streams);
+    names_fini(&ctx->groups);
+    names_fini(&ctx->queues);
+    hist_fini(&ctx->latency);
+    hist_fini(&ctx->wait);
+    order_fini(&ctx->order);
+    for (int i = 0; i < ctx->nnodes; i++)
+        free(ctx->nodes[i].cons);
+    free(ctx->nodes);
+    for (size_t i = 0; i < ctx->nmetrics; i++)
+        free(ctx->metrics[i].name);
+    free(ctx->metrics);
+    for (size_t i = 0; i < ctx->nwarnings; i++)
+        free(ctx->warnings[i]);
+    free(ctx->warnings);
+    free(ctx);
+}
+
+void sim_set_nodes(sim_ctx *ctx, int nodes)
+{
+    for (int i = 0; i < ctx->nnodes; i++)
+        free(ctx->nodes[i].cons);
+    free(ctx->nodes);
+    ctx->nodes = xcalloc((size_t)nodes, sizeof *ctx->nodes);
+    ctx->nnodes = nodes;
+}
+
+/* ---- calendar ---------------------------------------------------------------- */
+
+sim_time sim_now(const sim_ctx *ctx)
+{
+    return ctx->now;
+}
+
+sim_event_id sim_schedule(sim_ctx *ctx, sim_time delay, const sim_event_type *type, void *self,
+                          void *arg)
+{
+    if (delay < 0)
+        delay = 0;
+    sim_time t = ctx->now + delay;
+    if (t < ctx->now)                              /* overflow: never */
+        t = SIM_NEVER - 1;
+    return calendar_add(&ctx->cal, t, type, self, arg);
+}
+
+sim_event_id sim_schedule_at(sim_ctx *ctx, sim_time at, const sim_event_type *type, void *self,
+                             void *arg)
+{
+    return calendar_add(&ctx->cal, at < ctx->now ? ctx->now : at, type, self, arg);
+}
+
+bool sim_cancel(sim_ctx *ctx, sim_event_id id)
+{
+    return calendar_cancel(&ctx->cal, id);
+}
+
+bool sim_is_pending(const sim_ctx *ctx, sim_event_id id)
+{
+    return calendar_pending(&ctx->cal, id);
+}
+
+gsl_rng *sim_stream(sim_ctx *ctx, const char *name)
+{
+    return random_get(&ctx->streams, name);
+}
+
+/* ---- failure and remarks ------------------------------------------------------ */
+
+void sim_fail(sim_ctx *ctx, const char *fmt, ...)
+{
+    if (ctx->failed)
+        return;
+    ctx->failed = true;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(ctx->error, sizeof ctx->error, fmt, ap);
+    va_end(ap);
+}
+
+bool sim_failed(const sim_ctx *ctx)
+{
+    return ctx->failed;
+}
+
+void sim_warn(sim_ctx *ctx, const char *fmt, ...)
+{
+    strbuf b = { 0 };
+    va_list ap;
+    va_start(ap, fmt);
+    sb_vaddf(&b, fmt, ap);
+    va_end(ap);
+    xgrow((void **)&ctx->warnings, &ctx->capwarnings, ctx->nwarnings + 1,
+          sizeof *ctx->warnings);
+    ctx->warnings[ctx->nwarnings++] = sb_take(&b);
+}
+
+void sim_resolve_path(const sim_ctx *ctx, const char *path, char *buf, size_t size)
+{
+    if (path[0] == '/' || !ctx->base_dir[0])
+        snprintf(buf, size, "%s", path);
+    else
+        snprintf(buf, size, "%s/%s", ctx->base_dir, path);
+}
+
+void sim_metric(sim_ctx *ctx, const char *name, double value)
+{
+    for (size_t i = 0; i < ctx->nmetrics; i++)
+        if (strcmp(ctx->metrics[i].name, name) == 0) {
+            ctx->metrics[i].value = value;
+            return;
+        }
+    xgrow((void **)&ctx->metrics, &ctx->capmetrics, ctx->nmetrics + 1, sizeof *ctx->metrics);
+    ctx->metrics[ctx->nmetrics].name = xstrdup(name);
+    ctx->metrics[ctx->nmetrics].value = value;
+    ctx->nmetrics++;
+}
+
+const metric *sim_find_metric(const sim_ctx *ctx, const char *name)
+{
+    for (size_t i = 0; i < ctx->nmetrics; i++)
+        if (strcmp(ctx->metrics[i].name, name) == 0)
+            return &ctx->metrics[i];
+    return NULL;
+}
+
+/* ---- the end of the run ---------------------------------------------------------- */
+
+/* Called whenever work may have run out. */
+static void maybe_done(sim_ctx *ctx)
+{
+    if (ctx->end_at != SIM_NEVER || ctx->open_sources > 0 || ctx->live > 0)
+        return;
+    if (ctx->duration != SIM_NEVER || ctx->workload_end != SIM_NEVER)
+        return;
+    ctx->end_at = ctx->now + ctx->tail;
+}
+
+void sim_source_open(sim_ctx *ctx)
+{
+    ctx->open_sources++;
+}
+
+void sim_source_closed(sim_ctx *ctx)
+{
+    ctx->open_sources--;
+    maybe_done(ctx);
+}
+
+sim_time sim_duration(const sim_ctx *ctx)
+{
+    return ctx->duration;
+}
+
+void sim_set_workload_end(sim_ctx *ctx, sim_time t)
+{
+    if (ctx->workload_end == SIM_NEVER || t > ctx->workload_end)
+        ctx->workload_end = t;
+    if (ctx->duration == SIM_NEVER)
+        ctx->end_at = ctx->workload_end;
+}
+
+void engine_message_gone(sim_ctx *ctx)
+{
+    maybe_done(ctx);
+}
+
+/* ---- consumers and scaling ---------------------------------------------------------- */
+
+int sim_consumer_started(sim_ctx *ctx, int node, int queue)
+{
+    node_state *ns = &ctx->nodes[node - 1];
+    xgrow((void **)&ns->cons, &ns->cap, ns->ncons + 1, sizeof *ns->cons);
+    ns->cons[ns->ncons] = (consumer_rec){
+        .t_start = ctx->now, .t_stop = -1, .queue = queue, .is_alive = true,
+    };
+    int id = (int)++ns->ncons;
+    level_change(&ns->consumers, ctx->now, +1);
+    level_change(&ctx->consumers_all, ctx->now, +1);
+    if (ctx->tw)
+        trace_write_consumer(ctx->tw, ctx->now, "consumer_start", node, id,
+                             sim_queue_name(ctx, queue));
+    return id;
+}
+
+static void write_consumer(sim_ctx *ctx, int node, int id)
+{
+    const consumer_rec *c = &ctx->nodes[node - 1].cons[id - 1];
+    if (!ctx->tl)
+        return;
+    tl_consumer row = {
+        .node = node, .consumer = id, .queue = sim_queue_name(ctx, c->queue),
+        .t_start = c->t_start, .t_stop = c->t_stop, .messages = c->messages,
+        .busy_ns = c->busy_ns, .stop_reason = c->stop_reason,
+    };
+    timeline_consumer(ctx->tl, ctx->run_id, &row);
+}
+
+void sim_consumer_stopped(sim_ctx *ctx, int node, int consumer, const char *reason)
+{
+    node_state *ns = &ctx->nodes[node - 1];
+    consumer_rec *c = &ns->cons[consumer - 1];
+    if (!c->is_alive)
+        return;
+    c->is_alive = false;
+    c->t_stop = ctx->now;
+    c->stop_reason = reason;
+    level_change(&ns->consumers, ctx->now, -1);
+    level_change(&ctx->consumers_all, ctx->now, -1);
+    if (ctx->tw)
+        trace_write_consumer(ctx->tw, ctx->now, "consumer_stop", node, consumer,
+                             sim_queue_name(ctx, c->queue));
+    write_consumer(ctx, node, consumer);
+}
+
+void sim_scaling(sim_ctx *ctx, int node, const char *action, int consumers_after,
+                 const char *rule, const char *detail)
+{
+    if (ctx->tl)
+        timeline_scaling(ctx->tl, ctx->run_id, ctx->now, node, action, consumers_after, rule,
+                         detail);
+}
+
+void sim_close_books(sim_ctx *ctx)
+{
+    for (int n = 1; n <= ctx->nnodes; n++) {
+        node_state *ns = &ctx->nodes[n - 1];
+        for (size_t i = 0; i < ns->ncons; i++) {
+            consumer_rec *c = &ns->cons[i];
+            if (!c->is_alive)
+                continue;
+            /* Still running at the end: the row shows the end of the run. */
+            c->t_stop = ctx->now;
+            c->stop_reason = "end";
+            write_consumer(ctx, n, (int)i + 1);
+        }
+    }
+    for (const sim_msg *m = ctx->live_head; m; m = m->live_next)
+        message_write_row(ctx, m);
+}
+
+/* ---- the loop ------------------------------------------------------------------ */
+
+static void take_sample(sim_ctx *ctx, sim_time t)
+{
+    for (int n = 1; n <= ctx->nnodes; n++) {
+        sim_sample s = { 0 };
+        if (ctx->root && ctx->root->sample)
+            ctx->root->sample(ctx->root_self, n, &s);
+        const node_state *ns = &ctx->nodes[n - 1];
+        timeline_sample(ctx->tl, ctx->run_id, t, n, s.queue_depth, ns->consumers.value,
+                        ns->busy.value, s.prefetched);
+    }
+}
+
+static double wall_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Progress on standard error, at most a few times a second, after the
+ * first second.  Wall time never reaches the results. */
+static void show_progress(sim_ctx *ctx, double started, double *last)
+{
+    double w = wall_seconds();
+    if (w - started < 1.0 || w - *last < 0.25)
+        return;
+    *last = w;
+    if (ctx->end_at != SIM_NEVER && ctx->end_at > 0)
+        fprintf(stderr, "\r[lsim] %.1f s of %.1f s virtual (%3.0f%%), %llu messages",
+                (double)ctx->now / 1e9, (double)ctx->end_at / 1e9,
+                100.0 * (double)ctx->now / (double)ctx->end_at,
+                (unsigned long long)ctx->published);
+    else
+        fprintf(stderr, "\r[lsim] %.1f s virtual, %llu messages", (double)ctx->now / 1e9,
+                (unsigned long long)ctx->published);
+}
+
+int sim_run(sim_ctx *ctx)
+{
+    if (ctx->duration != SIM_NEVER)
+        ctx->end_at = ctx->duration;
+    bool sampling = ctx->tl && ctx->detail >= SIM_DETAIL_SAMPLES && ctx->sample_interval > 0;
+    sim_time next_sample = sampling ? 0 : SIM_NEVER;
+    double started = ctx->progress ? wall_seconds() : 0, last = 0;
+    maybe_done(ctx);
+    for (;;) {
+        sim_time te = calendar_next_time(&ctx->cal);
+        if (next_sample < te && next_sample <= ctx->end_at) {
+            take_sample(ctx, next_sample);
+            next_sample += ctx->sample_interval;
+            continue;
+        }
+        if (te > ctx->end_at || te == SIM_NEVER)
+            break;
+        cal_event ev;
+        calendar_pop(&ctx->cal, &ev);
+        ctx->now = ev.t;
+        ev.type->fn(ctx, ev.self, ev.arg);
+        ctx->events++;
+        if (ctx->failed)
+            break;
+        if (ctx->progress && (ctx->events & 0xfffff) == 0)
+            show_progress(ctx, started, &last);
+    }
+    if (ctx->progress && last > 0)
+        fprintf(stderr, "\r\033[K");
+    if (ctx->failed)
+        return SIM_EIO;
+    if (ctx->end_at == SIM_NEVER) {
+        /* Nothing more can happen, yet work is left: say so. */
+        ctx->end_at = ctx->now;
+        if (ctx->live > 0)
+            sim_warn(ctx, "%llu messages were never processed: nothing was left that could "
+                     "take them", (unsigned long long)ctx->live);
+    }
+    ctx->now = ctx->end_at;
+    if (ctx->root && ctx->root->finish)
+        ctx->root->finish(ctx, ctx->root_self);
+    return ctx->failed ? SIM_EIO : SIM_OK;
+}

@@ -1,0 +1,124 @@
+/* engine.h -- the inside of a run, for the engine's own files.
+ *
+ * Models never include this: they see sim.h.  run.c builds a context from
+ * a scenario, engine.c runs its calendar, message.c keeps the messages and
+ * their statistics, and summary.c turns those into the summary metrics.
+ */
+#ifndef LSIM_SIM_ENGINE_H
+#define LSIM_SIM_ENGINE_H
+
+#include "calendar.h"
+#include "order.h"
+#include "random.h"
+#include "sim.h"
+#include "stats.h"
+#include "timeline.h"
+
+struct trace_writer;
+
+enum { SIM_DETAIL_SUMMARY, SIM_DETAIL_SAMPLES, SIM_DETAIL_MESSAGES };
+
+typedef struct consumer_rec {
+    sim_time t_start, t_stop;
+    int64_t messages;
+    sim_time busy_ns;
+    int queue;
+    bool is_alive;
+    const char *stop_reason;
+} consumer_rec;
+
+typedef struct node_state {
+    level consumers;               /* alive */
+    level busy;                    /* listeners running */
+    consumer_rec *cons;            /* index = consumer id - 1 */
+    size_t ncons, cap;
+} node_state;
+
+typedef struct name_table {        /* interned strings, index by id */
+    char **names;
+    size_t n, cap;
+    uint32_t *slots;               /* open addressing: id + 1, 0 = empty */
+    size_t nslots;
+} name_table;
+
+typedef struct metric {
+    char *name;
+    double value;
+} metric;
+
+typedef struct msg_block {
+    struct msg_block *next;
+    sim_msg msgs[1024];
+} msg_block;
+
+struct sim_ctx {
+    /* ---- settings: fixed once the run starts ---- */
+    uint64_t seed;
+    int64_t run_id;
+    int detail;                    /* SIM_DETAIL_* */
+    sim_time duration;             /* SIM_NEVER: until the work is done */
+    sim_time tail;
+    sim_time warmup;               /* messages published before it are not in the statistics */
+    sim_time sample_interval;      /* 0: no samples */
+    timeline *tl;                  /* NULL: no database */
+    struct trace_writer *tw;       /* NULL: no --trace */
+    bool quiet, progress;
+    char base_dir[1024];
+    int nnodes;
+
+    /* ---- clock and calendar ---- */
+    sim_time now;
+    calendar cal;
+    random_streams streams;
+    uint64_t events;
+    sim_time end_at;               /* SIM_NEVER until known */
+    sim_time workload_end;
+    int open_sources;
+    bool failed;
+    char error[512];
+    const sim_model_ops *root;
+    void *root_self;
+
+    /* ---- messages ---- */
+    msg_block *blocks;
+    sim_msg *free_msgs;
+    sim_msg *live_head, *live_tail;
+    uint64_t live;
+    uint64_t next_msg_id;
+
+    name_table groups, queues;
+
+    /* ---- statistics ---- */
+    uint64_t published, completed, requeues, violations, inversions;
+    histogram latency, wait;
+    order_tracker order;
+    node_state *nodes;
+    level consumers_all;           /* alive on every node together */
+    metric *metrics;               /* the summary, built by summary.c */
+    size_t nmetrics, capmetrics;
+    char **warnings;
+    size_t nwarnings, capwarnings;
+};
+
+sim_ctx *sim_ctx_create(uint64_t seed);
+void sim_ctx_destroy(sim_ctx *ctx);
+/* Runs the calendar to the end of the run (sampling on the way). */
+int sim_run(sim_ctx *ctx);
+/* Closes what is open at the end: consumers alive, messages in flight. */
+void sim_close_books(sim_ctx *ctx);
+/* Builds ctx->metrics from the statistics (summary.c). */
+void sim_summarise(sim_ctx *ctx);
+const metric *sim_find_metric(const sim_ctx *ctx, const char *name);
+
+void names_init(name_table *t);
+void names_fini(name_table *t);
+int names_intern(name_table *t, const char *s, size_t len);
+
+/* Called by message.c when a message is done: the work may have run out. */
+void engine_message_gone(sim_ctx *ctx);
+
+/* message.c */
+void messages_fini(sim_ctx *ctx);
+void message_write_row(sim_ctx *ctx, const sim_msg *m);
+
+#endif

@@ -1,0 +1,46 @@
+/* order.h -- order violations and inversions, per ordering key.
+ *
+ * A key is a queue's message group (messages without a group share one key
+ * per queue).  Within a key, messages get sequence numbers 0, 1, 2, ... in
+ * publish order.  The tracker keeps, per key, the lowest sequence number
+ * whose listener has not yet returned (`low`) and a ring of "ended" flags
+ * for the numbers between `low` and the next to be issued, so memory grows
+ * with the messages in flight, not with all messages ever published.
+ *
+ * A message is a violation if, when it begins, an earlier message of its
+ * key has not ended (low < seq); an inversion if that is still so when it
+ * ends.
+ */
+#ifndef LSIM_SIM_ORDER_H
+#define LSIM_SIM_ORDER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct order_key {
+    uint64_t issued;               /* the next sequence number */
+    uint64_t low;                  /* lowest number not ended */
+    uint64_t *ring;                /* ended flags, bit (s mod capacity) */
+    uint32_t words;                /* ring size in 64-bit words, a power of two */
+} order_key;
+
+typedef struct order_tracker {
+    order_key **keys;              /* keys[queue][group + 1] */
+    size_t *nkeys;                 /* per queue */
+    size_t nqueues;
+} order_tracker;
+
+void order_init(order_tracker *o);
+void order_fini(order_tracker *o);
+/* The key of (queue, group) (group -1 = none), created on first use. */
+order_key *order_key_of(order_tracker *o, int queue, int group);
+uint64_t order_issue(order_key *k);
+/* True if a message published before `seq` has not ended. */
+static inline bool order_has_earlier_open(const order_key *k, uint64_t seq)
+{
+    return k->low < seq;
+}
+void order_mark_ended(order_key *k, uint64_t seq);
+
+#endif

@@ -1,0 +1,32 @@
+/* random.h -- named random streams.
+ *
+ * Every component draws from its own GSL generator (MT19937), seeded from
+ * the run's seed and the component's name, so a stream's numbers do not
+ * depend on which other streams exist or how much they are used: adding a
+ * consumer leaves the arrival stream as it was (common random numbers).
+ */
+#ifndef LSIM_SIM_RANDOM_H
+#define LSIM_SIM_RANDOM_H
+
+#include <gsl/gsl_rng.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct random_stream {
+    char *name;
+    gsl_rng *rng;
+} random_stream;
+
+typedef struct random_streams {
+    uint64_t seed;
+    random_stream *v;
+    size_t n, cap;
+} random_streams;
+
+void random_init(random_streams *s, uint64_t seed);
+void random_fini(random_streams *s);
+gsl_rng *random_get(random_streams *s, const char *name);
+/* The 64-bit seed of stream `name` under run seed `seed`. */
+uint64_t random_seed_of(uint64_t seed, const char *name);
+
+#endif

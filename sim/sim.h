@@ -1,0 +1,177 @@
+/* sim.h -- the engine interface, the only engine header a model includes.
+ *
+ * A run is one sim_ctx: the virtual clock, the event calendar, the named
+ * random streams, the messages in flight, the statistics and the timeline
+ * writer all hang off it, so two runs in one process never see each other.
+ *
+ * Time is an integer number of virtual nanoseconds (sim_time).  Events at
+ * the same instant run in the order they were scheduled: the calendar is
+ * ordered by (time, sequence number) and that tie-break is a contract.
+ *
+ * Messages belong to the engine.  A model creates one when it is published,
+ * tells the engine when it is delivered, begun and ended, and hands it back
+ * with sim_msg_done() when the broker no longer holds it (acknowledged); the
+ * engine then records it and frees it.  Consumers are numbered by the engine
+ * (1, 2, ... within a node, in order of creation).
+ */
+#ifndef LSIM_SIM_SIM_H
+#define LSIM_SIM_SIM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <gsl/gsl_rng.h>
+
+#include "config.h"
+#include "dist.h"
+
+typedef int64_t sim_time;                  /* virtual nanoseconds */
+
+#define SIM_NS    ((sim_time)1)
+#define SIM_US    ((sim_time)1000)
+#define SIM_MS    ((sim_time)1000000)
+#define SIM_S     ((sim_time)1000000000)
+#define SIM_NEVER INT64_MAX
+
+/* Return codes.  Functions return SIM_OK or a negative code. */
+#define SIM_OK     0
+#define SIM_EINPUT (-2)                    /* bad input: a sim_diag says where */
+#define SIM_EIO    (-1)                    /* I/O failure while running */
+
+typedef struct sim_ctx sim_ctx;            /* opaque to models */
+typedef void sim_handler(sim_ctx *ctx, void *self, void *arg);
+
+/* An event type: a named handler.  Tables of them are static const in each
+ * model, so debugging output prints names, never addresses. */
+typedef struct sim_event_type {
+    const char *name;
+    sim_handler *fn;
+} sim_event_type;
+
+typedef uint64_t sim_event_id;             /* 0 is "no event" */
+
+/* ---- clock and calendar ---------------------------------------------- */
+
+sim_time sim_now(const sim_ctx *ctx);
+sim_event_id sim_schedule(sim_ctx *ctx, sim_time delay, const sim_event_type *type,
+                          void *self, void *arg);
+sim_event_id sim_schedule_at(sim_ctx *ctx, sim_time at, const sim_event_type *type,
+                             void *self, void *arg);
+/* Removes a pending event.  Returns false if it already ran or was cancelled. */
+bool sim_cancel(sim_ctx *ctx, sim_event_id id);
+bool sim_is_pending(const sim_ctx *ctx, sim_event_id id);
+
+/* ---- random streams --------------------------------------------------- */
+
+/* The stream of the named component, created on first use from the run's
+ * seed and the name.  Owned by the context; valid until it is destroyed. */
+gsl_rng *sim_stream(sim_ctx *ctx, const char *name);
+
+/* ---- failure ---------------------------------------------------------- */
+
+/* Stops the run after the current handler with an I/O error (sticky). */
+void sim_fail(sim_ctx *ctx, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+bool sim_failed(const sim_ctx *ctx);
+
+/* ---- messages --------------------------------------------------------- */
+
+typedef struct sim_msg sim_msg;
+struct sim_msg {
+    sim_msg *next;                 /* free for the model that holds it */
+    sim_msg *prev;
+    uint64_t id;                   /* 1, 2, ... in publish order */
+    sim_time service_ns;           /* the listener's work, drawn at publish */
+    sim_time t_publish, t_deliver, t_begin, t_end;   /* -1 until it happens */
+    int32_t queue;                 /* index of its queue */
+    int32_t group;                 /* index in the group table, -1 = none */
+    int32_t group_seq;             /* JMSXGroupSeq: 0 unset, 1 first, <0 close */
+    int32_t node, consumer;        /* who last took it, 0 = nobody */
+    uint32_t requeues;
+    uint32_t flags;                /* SIM_MSG_* */
+    uint64_t key_seq;              /* order-tracking sequence within its key */
+    sim_msg *live_prev, *live_next;/* engine: the list of live messages */
+};
+
+#define SIM_MSG_REDELIVERED 1u
+#define SIM_MSG_ENDED       2u     /* the listener returned at least once */
+
+/* A new message of queue `queue`, published now.  The caller sets group,
+ * group_seq and service_ns, then calls sim_msg_published(). */
+sim_msg *sim_msg_create(sim_ctx *ctx, int queue);
+void sim_msg_published(sim_ctx *ctx, sim_msg *m);
+void sim_msg_delivered(sim_ctx *ctx, sim_msg *m, int node, int consumer);
+void sim_msg_requeued(sim_ctx *ctx, sim_msg *m);
+void sim_msg_begin(sim_ctx *ctx, sim_msg *m, int node, int consumer);
+void sim_msg_end(sim_ctx *ctx, sim_msg *m);
+/* The broker is done with the message: recorded and freed. */
+void sim_msg_done(sim_ctx *ctx, sim_msg *m);
+
+/* Interned group names: the same name always gives the same index. */
+int sim_group_intern(sim_ctx *ctx, const char *name, size_t len);
+const char *sim_group_name(const sim_ctx *ctx, int group);
+
+/* ---- consumers, scaling, samples ------------------------------------- */
+
+/* A consumer of `node` started now; returns its id within the node. */
+int sim_consumer_started(sim_ctx *ctx, int node, int queue);
+/* `reason`: "scale-down", "change", "end", ... */
+void sim_consumer_stopped(sim_ctx *ctx, int node, int consumer, const char *reason);
+
+/* A container's decision.  `detail` is a JSON object with the counters and
+ * intervals behind it (may be NULL). */
+void sim_scaling(sim_ctx *ctx, int node, const char *action, int consumers_after,
+                 const char *rule, const char *detail);
+
+/* What a sample asks of the models, per node. */
+typedef struct sim_sample {
+    int64_t queue_depth;           /* ready in the broker */
+    int64_t prefetched;            /* delivered, not yet begun, on this node */
+} sim_sample;
+
+/* ---- the arrival side ------------------------------------------------- */
+
+/* Arrival sources announce themselves, so the engine knows when all work
+ * is done: when every source is closed and no message is live, the run
+ * ends after the scenario's tail. */
+void sim_source_open(sim_ctx *ctx);
+void sim_source_closed(sim_ctx *ctx);
+
+/* The scenario's duration, or SIM_NEVER when it runs until the work is done. */
+sim_time sim_duration(const sim_ctx *ctx);
+
+/* A horizon from the workload (a replayed trace's own end).  The scenario's
+ * duration, when given, wins. */
+void sim_set_workload_end(sim_ctx *ctx, sim_time t);
+
+/* Queue names, registered by the world so rows can name their queue. */
+int sim_queue_register(sim_ctx *ctx, const char *name);
+const char *sim_queue_name(const sim_ctx *ctx, int queue);
+
+/* Non-fatal remarks about the scenario (printed unless --quiet). */
+void sim_warn(sim_ctx *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* A path from the scenario, relative to the scenario file's folder. */
+void sim_resolve_path(const sim_ctx *ctx, const char *path, char *buf, size_t size);
+
+/* A model's own summary metric (from its finish()). */
+void sim_metric(sim_ctx *ctx, const char *name, double value);
+
+/* ---- the root model ----------------------------------------------------
+ * The engine knows one model, the root, only through this table: it builds
+ * the brokers, containers and workloads below it from the scenario.
+ */
+typedef struct sim_model_ops {
+    const char *kind;
+    int  (*create)(sim_ctx *ctx, cfg_node *scenario, void **self, sim_diag *d);
+    int  (*start)(sim_ctx *ctx, void *self);
+    void (*sample)(const void *self, int node, sim_sample *out);
+    void (*finish)(sim_ctx *ctx, void *self);  /* at the end: add metrics */
+    void (*destroy)(void *self);               /* accepts NULL and half-built */
+} sim_model_ops;
+
+/* The number of nodes (container instances) the root built; 1 by default. */
+void sim_set_nodes(sim_ctx *ctx, int nodes);
+
+#endif

@@ -1,0 +1,59 @@
+/* stats.h -- statistics: a log-linear histogram for latencies, time-weighted
+ * levels, and means with t-based confidence intervals (GSL).
+ *
+ * The histogram keeps memory fixed however many values it sees: values
+ * below 2048 ns are counted exactly, larger ones in buckets 1/1024 of an
+ * octave wide, so a quantile is within 0.1 % of the true one.  Each bucket
+ * also keeps the sum of its values, and a quantile reports the mean of its
+ * bucket: when all the values in a bucket are equal (constant service
+ * times) the answer is exact.
+ */
+#ifndef LSIM_SIM_STATS_H
+#define LSIM_SIM_STATS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define HIST_LINEAR  2048
+#define HIST_HALF    1024
+#define HIST_BUCKETS (HIST_LINEAR + 52 * HIST_HALF)
+
+typedef struct histogram {
+    uint64_t count;
+    __int128 sum;                  /* exact: the mean is exact too */
+    int64_t min, max;
+    uint64_t *counts;              /* HIST_BUCKETS each, allocated on first use */
+    double *sums;
+} histogram;
+
+void hist_init(histogram *h);
+void hist_fini(histogram *h);
+void hist_add(histogram *h, int64_t v);        /* v >= 0 */
+void hist_merge(histogram *into, const histogram *from);
+double hist_mean(const histogram *h);
+/* The q-quantile (0 < q <= 1) by nearest rank; 0 when empty. */
+double hist_quantile(const histogram *h, double q);
+
+/* A level over time (consumers alive, busy listeners): its integral and max. */
+typedef struct level {
+    int64_t value, max;
+    int64_t since;                 /* time of the last change */
+    __int128 area;                 /* integral of value dt, in value x ns */
+} level;
+
+void level_change(level *l, int64_t now, int64_t delta);
+/* The integral up to `now`, in value x ns. */
+double level_area(const level *l, int64_t now);
+
+/* Mean, sample standard deviation and the half-width of the two-sided
+ * confidence interval at `confidence` (0.95) from Student's t. */
+typedef struct ci {
+    double mean, sd, half;
+    size_t n;
+} ci;
+
+ci stats_ci(const double *x, size_t n, double confidence);
+/* The q-quantile of sorted data (GSL's definition, linear interpolation). */
+double stats_quantile_sorted(const double *sorted, size_t n, double q);
+
+#endif

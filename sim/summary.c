@@ -1,0 +1,45 @@
+/* summary.c -- the summary metrics of a run.
+ *
+ * Their names are a contract (the README lists them; --json prints them and
+ * sweeps require and minimise them), so they are set here in one place and
+ * in a fixed order.  Models add their own after these, from finish().
+ */
+#include "engine.h"
+
+static double ms(double ns)
+{
+    return ns / 1e6;
+}
+
+void sim_summarise(sim_ctx *ctx)
+{
+    double seconds = (double)ctx->now / 1e9;
+    double cons_area = 0, busy_area = 0;
+    for (int n = 0; n < ctx->nnodes; n++) {
+        cons_area += level_area(&ctx->nodes[n].consumers, ctx->now);
+        busy_area += level_area(&ctx->nodes[n].busy, ctx->now);
+    }
+    sim_metric(ctx, "published", (double)ctx->published);
+    sim_metric(ctx, "completed", (double)ctx->completed);
+    sim_metric(ctx, "unfinished", (double)ctx->live);
+    sim_metric(ctx, "duration_s", seconds);
+    sim_metric(ctx, "throughput_per_s", seconds > 0 ? (double)ctx->completed / seconds : 0);
+    sim_metric(ctx, "mean_latency_ms", ms(hist_mean(&ctx->latency)));
+    sim_metric(ctx, "p50_latency_ms", ms(hist_quantile(&ctx->latency, 0.50)));
+    sim_metric(ctx, "p95_latency_ms", ms(hist_quantile(&ctx->latency, 0.95)));
+    sim_metric(ctx, "p99_latency_ms", ms(hist_quantile(&ctx->latency, 0.99)));
+    sim_metric(ctx, "max_latency_ms", ms(ctx->latency.count ? (double)ctx->latency.max : 0));
+    sim_metric(ctx, "mean_wait_ms", ms(hist_mean(&ctx->wait)));
+    sim_metric(ctx, "p50_wait_ms", ms(hist_quantile(&ctx->wait, 0.50)));
+    sim_metric(ctx, "p95_wait_ms", ms(hist_quantile(&ctx->wait, 0.95)));
+    sim_metric(ctx, "p99_wait_ms", ms(hist_quantile(&ctx->wait, 0.99)));
+    sim_metric(ctx, "max_wait_ms", ms(ctx->wait.count ? (double)ctx->wait.max : 0));
+    sim_metric(ctx, "consumers_max", (double)ctx->consumers_all.max);
+    sim_metric(ctx, "consumers_mean", seconds > 0 ? cons_area / 1e9 / seconds : 0);
+    sim_metric(ctx, "consumer_seconds", cons_area / 1e9);
+    sim_metric(ctx, "utilisation", cons_area > 0 ? busy_area / cons_area : 0);
+    sim_metric(ctx, "order_violations", (double)ctx->violations);
+    sim_metric(ctx, "order_inversions", (double)ctx->inversions);
+    sim_metric(ctx, "requeues", (double)ctx->requeues);
+    sim_metric(ctx, "events", (double)ctx->events);
+}

@@ -1,0 +1,463 @@
+/* trace.c -- TRACE_FORMAT v1 reader and writer (see trace.h).
+ *
+ * The reader checks, line by line: the header; seven fields; a known event;
+ * the fields each event needs; t_ms a non-negative decimal, not decreasing,
+ * within 10^12 ms; no second publish of one id; every end matching an open
+ * begin of the same message on the same consumer.  The begin of an end is
+ * looked up in a hash table of open begins, which holds what is in flight.
+ */
+#include "trace.h"
+#include "mem.h"
+#include "sim.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define TRACE_HEADER "t_ms,event,node,consumer,msg,group,queue"
+#define MAX_LINE 4096
+#define MAX_T_MS 1000000000000LL   /* 10^12 ms, about 31 years */
+
+static const char *const event_names[] = {
+    [TEV_PUBLISH] = "publish", [TEV_BEGIN] = "begin", [TEV_END] = "end",
+    [TEV_CONSUMER_START] = "consumer_start", [TEV_CONSUMER_STOP] = "consumer_stop",
+    [TEV_DELIVER] = "deliver", [TEV_REQUEUE] = "requeue",
+};
+
+/* ---- a set of 64-bit keys with values (open addressing) -------------------- */
+
+typedef struct open_begin {
+    uint64_t key;                  /* hash of the message id; 0 = empty slot */
+    uint64_t who;                  /* hash of node and consumer */
+    int64_t t_ns;
+    bool is_tomb;
+} open_begin;
+
+typedef struct hset {
+    open_begin *v;
+    size_t cap, n, used;           /* used counts tombstones too */
+} hset;
+
+static uint64_t hash_str(const char *s, uint64_t h)
+{
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
+    h ^= h >> 29;
+    return h ? h : 1;
+}
+
+static void hset_free(hset *s)
+{
+    free(s->v);
+    memset(s, 0, sizeof *s);
+}
+
+static open_begin *hset_find(const hset *s, uint64_t key)
+{
+    if (!s->cap)
+        return NULL;
+    for (size_t i = key & (s->cap - 1);; i = (i + 1) & (s->cap - 1)) {
+        if (s->v[i].key == 0)
+            return NULL;
+        if (s->v[i].key == key && !s->v[i].is_tomb)
+            return &s->v[i];
+    }
+}
+
+static void hset_put(hset *s, const open_begin *e);
+
+static void hset_grow(hset *s)
+{
+    hset old = *s;
+    s->cap = old.cap ? old.cap * 2 : 1024;
+    if (old.cap && old.n * 4 < old.cap)
+        s->cap = old.cap;                          /* just clear tombstones */
+    s->v = xcalloc(s->cap, sizeof *s->v);
+    s->n = s->used = 0;
+    for (size_t i = 0; i < old.cap; i++)
+        if (old.v[i].key && !old.v[i].is_tomb)
+            hset_put(s, &old.v[i]);
+    free(old.v);
+}
+
+static void hset_put(hset *s, const open_begin *e)
+{
+    if ((s->used + 1) * 2 > s->cap)
+        hset_grow(s);
+    size_t i = e->key & (s->cap - 1);
+    while (s->v[i].key != 0)
+        i = (i + 1) & (s->cap - 1);
+    s->v[i] = *e;
+    s->n++;
+    s->used++;
+}
+
+static void hset_del(hset *s, open_begin *e)
+{
+    e->is_tomb = true;
+    s->n--;
+}
+
+/* ---- reader ------------------------------------------------------------------ */
+
+struct trace_reader {
+    FILE *f;
+    char *path;
+    int line;
+    char buf[MAX_LINE + 2];
+    char **meta_keys, **meta_vals;
+    size_t nmeta, capmeta;
+    int64_t last_t;
+    int64_t shutdown_ns;
+    hset published;                /* ids of every publish */
+    hset begun;                    /* messages begun and not ended */
+    bool pending;                  /* buf holds the first event line already */
+};
+
+const char *trace_parse_ms(const char *s, int64_t *ns)
+{
+    if (*s == '-')
+        return "is negative";
+    int64_t whole = 0, frac = 0;
+    int nfrac = 0, ndig = 0;
+    const char *p = s;
+    for (; *p >= '0' && *p <= '9'; p++, ndig++) {
+        if (whole > MAX_T_MS)
+            return "is out of range (more than 10^12 ms)";
+        whole = whole * 10 + (*p - '0');
+    }
+    if (*p == '.') {
+        for (p++; *p >= '0' && *p <= '9'; p++, nfrac++) {
+            if (nfrac >= 9)
+                return "has more than 9 decimals";
+            frac = frac * 10 + (*p - '0');
+        }
+        if (nfrac == 0)
+            return "is not a number";
+    }
+    if (ndig == 0 || *p)
+        return "is not a number";
+    if (whole > MAX_T_MS)
+        return "is out of range (more than 10^12 ms)";
+    while (nfrac++ < 6)
+        frac *= 10;
+    *ns = whole * 1000000 + frac;
+    return NULL;
+}
+
+static int bad(trace_reader *r, sim_diag *d, const char *fmt, const char *arg)
+{
+    char msg[600];
+    snprintf(msg, sizeof msg, fmt, arg);
+    return diag_file(d, r->path, r->line, 0, "%s", msg);
+}
+
+/* Reads one line into r->buf without its line end.  1: a line, 0: EOF. */
+static int read_line(trace_reader *r, sim_diag *d)
+{
+    if (!fgets(r->buf, sizeof r->buf, r->f)) {
+        if (ferror(r->f))
+            return diag_file(d, r->path, r->line, 0, "cannot read: %s", strerror(errno));
+        return 0;
+    }
+    r->line++;
+    size_t n = strlen(r->buf);
+    if (n == 0 || r->buf[n - 1] != '\n') {
+        if (n > MAX_LINE)
+            return bad(r, d, "line longer than %s characters", "4096");
+        return bad(r, d, "the file ends in the middle of a line (no line end)%s", "");
+    }
+    r->buf[--n] = '\0';
+    if (n && r->buf[n - 1] == '\r')
+        r->buf[--n] = '\0';
+    return 1;
+}
+
+static void add_meta(trace_reader *r, const char *line)
+{
+    const char *p = line + 1;
+    while (*p == ' ')
+        p++;
+    const char *colon = strchr(p, ':');
+    if (!colon || colon == p)
+        return;
+    const char *v = colon + 1;
+    while (*v == ' ')
+        v++;
+    size_t cap = r->capmeta;
+    xgrow((void **)&r->meta_keys, &cap, r->nmeta + 1, sizeof *r->meta_keys);
+    xgrow((void **)&r->meta_vals, &r->capmeta, r->nmeta + 1, sizeof *r->meta_vals);
+    r->meta_keys[r->nmeta] = xstrndup(p, (size_t)(colon - p));
+    r->meta_vals[r->nmeta] = xstrdup(v);
+    r->nmeta++;
+}
+
+const char *trace_meta(const trace_reader *r, const char *key)
+{
+    for (size_t i = 0; i < r->nmeta; i++)
+        if (strcmp(r->meta_keys[i], key) == 0)
+            return r->meta_vals[i];
+    return NULL;
+}
+
+int64_t trace_shutdown_ns(const trace_reader *r)
+{
+    return r->shutdown_ns;
+}
+
+void trace_reader_close(trace_reader *r)
+{
+    if (!r)
+        return;
+    if (r->f)
+        fclose(r->f);
+    for (size_t i = 0; i < r->nmeta; i++) {
+        free(r->meta_keys[i]);
+        free(r->meta_vals[i]);
+    }
+    free(r->meta_keys);
+    free(r->meta_vals);
+    hset_free(&r->published);
+    hset_free(&r->begun);
+    free(r->path);
+    free(r);
+}
+
+/* Metadata and the header. */
+static int read_head(trace_reader *r, sim_diag *d)
+{
+    for (;;) {
+        int rc = read_line(r, d);
+        if (rc <= 0)
+            return rc == 0 ? bad(r, d, "no header line (expected '%s')", TRACE_HEADER) : rc;
+        if (r->buf[0] == '#') {
+            add_meta(r, r->buf);
+            continue;
+        }
+        if (strcmp(r->buf, TRACE_HEADER) != 0)
+            return bad(r, d, "wrong header: expected '%s'", TRACE_HEADER);
+        break;
+    }
+    const char *sd = trace_meta(r, "shutdown_ms");
+    if (sd) {
+        char num[64];
+        size_t k = strcspn(sd, " (");
+        snprintf(num, sizeof num, "%.*s", (int)(k < 63 ? k : 63), sd);
+        if (trace_parse_ms(num, &r->shutdown_ns) != NULL)
+            return diag_file(d, r->path, 0, 0, "metadata shutdown_ms: '%s' is not a time", sd);
+    }
+    return SIM_OK;
+}
+
+int trace_reader_open(const char *path, trace_reader **out, sim_diag *d)
+{
+    *out = NULL;
+    trace_reader *r = xcalloc(1, sizeof *r);
+    r->path = xstrdup(path);
+    r->shutdown_ns = -1;
+    r->f = fopen(path, "rb");
+    if (!r->f) {
+        int rc = diag_file(d, path, 0, 0, "cannot open: %s", strerror(errno));
+        trace_reader_close(r);
+        return rc;
+    }
+    int rc = read_head(r, d);
+    if (rc != SIM_OK) {
+        trace_reader_close(r);
+        return rc;
+    }
+    *out = r;
+    return SIM_OK;
+}
+
+/* Splits buf at commas into exactly 7 fields. */
+static int split(trace_reader *r, char *f[7], sim_diag *d)
+{
+    char *p = r->buf;
+    for (int i = 0; i < 7; i++) {
+        f[i] = p;
+        char *c = strchr(p, ',');
+        if (i < 6) {
+            if (!c)
+                return bad(r, d, "expected 7 fields (%s), found fewer", TRACE_HEADER);
+            *c = '\0';
+            p = c + 1;
+        } else if (c) {
+            return bad(r, d, "expected 7 fields (%s), found more", TRACE_HEADER);
+        }
+    }
+    return SIM_OK;
+}
+
+static int need(trace_reader *r, const char *field, const char *name, const char *event,
+                sim_diag *d)
+{
+    if (*field)
+        return SIM_OK;
+    char msg[128];
+    snprintf(msg, sizeof msg, "%s: the field '%s' is required", event, name);
+    return bad(r, d, "%s", msg);
+}
+
+static int check_fields(trace_reader *r, const trace_event *ev, sim_diag *d)
+{
+    const char *name = event_names[ev->kind];
+    bool on_consumer = ev->kind != TEV_PUBLISH;
+    bool on_message = ev->kind != TEV_CONSUMER_START && ev->kind != TEV_CONSUMER_STOP;
+    if (need(r, ev->queue, "queue", name, d) != SIM_OK)
+        return SIM_EINPUT;
+    if (on_consumer && (need(r, ev->node, "node", name, d) != SIM_OK ||
+                        need(r, ev->consumer, "consumer", name, d) != SIM_OK))
+        return SIM_EINPUT;
+    if (on_message && need(r, ev->msg, "msg", name, d) != SIM_OK)
+        return SIM_EINPUT;
+    return SIM_OK;
+}
+
+static uint64_t who_of(const trace_event *ev)
+{
+    return hash_str(ev->consumer, hash_str(ev->node, 0xcbf29ce484222325ULL));
+}
+
+/* Publish uniqueness and begin/end pairing. */
+static int check_pairing(trace_reader *r, trace_event *ev, sim_diag *d)
+{
+    uint64_t key = hash_str(ev->msg, 0xcbf29ce484222325ULL);
+    if (ev->kind == TEV_PUBLISH) {
+        if (hset_find(&r->published, key))
+            return bad(r, d, "message '%s' is published a second time", ev->msg);
+        hset_put(&r->published, &(open_begin){ .key = key });
+    } else if (ev->kind == TEV_BEGIN) {
+        if (hset_find(&r->begun, key))
+            return bad(r, d, "message '%s' begins again before it ended", ev->msg);
+        hset_put(&r->begun, &(open_begin){ .key = key, .who = who_of(ev), .t_ns = ev->t_ns });
+    } else if (ev->kind == TEV_END) {
+        open_begin *b = hset_find(&r->begun, key);
+        if (!b)
+            return bad(r, d, "'end' of message '%s' without its 'begin'", ev->msg);
+        if (b->who != who_of(ev))
+            return bad(r, d, "'end' of message '%s' on another consumer than its 'begin'",
+                       ev->msg);
+        ev->begin_ns = b->t_ns;
+        hset_del(&r->begun, b);
+    }
+    return SIM_OK;
+}
+
+int trace_reader_next(trace_reader *r, trace_event *ev, sim_diag *d)
+{
+    int rc;
+    do {
+        rc = read_line(r, d);
+        if (rc <= 0)
+            return rc;
+    } while (r->buf[0] == '#' || r->buf[0] == '\0');
+    char *f[7];
+    if (split(r, f, d) != SIM_OK)
+        return SIM_EINPUT;
+    memset(ev, 0, sizeof *ev);
+    ev->line = r->line;
+    const char *why = trace_parse_ms(f[0], &ev->t_ns);
+    if (why)
+        return bad(r, d, "t_ms %s", why);
+    if (ev->t_ns < r->last_t)
+        return bad(r, d, "t_ms goes back in time (%s)", f[0]);
+    r->last_t = ev->t_ns;
+    int kind = -1;
+    for (int i = 0; i <= TEV_REQUEUE; i++)
+        if (strcmp(f[1], event_names[i]) == 0)
+            kind = i;
+    if (kind < 0)
+        return bad(r, d, "unknown event '%s'", f[1]);
+    ev->kind = (trace_event_kind)kind;
+    ev->node = f[2];
+    ev->consumer = f[3];
+    ev->msg = f[4];
+    ev->group = f[5];
+    ev->queue = f[6];
+    if (check_fields(r, ev, d) != SIM_OK || check_pairing(r, ev, d) != SIM_OK)
+        return SIM_EINPUT;
+    return 1;
+}
+
+/* ---- writer ------------------------------------------------------------------ */
+
+struct trace_writer {
+    FILE *f;
+    char *path, *tmp;
+    char *iobuf;
+};
+
+trace_writer *trace_writer_open(const char *path, const char *scenario, uint64_t seed,
+                                char *err, size_t errsize)
+{
+    trace_writer *w = xcalloc(1, sizeof *w);
+    w->path = xstrdup(path);
+    size_t n = strlen(path) + 32;
+    w->tmp = xmalloc(n);
+    snprintf(w->tmp, n, "%s.tmp-%ld", path, (long)getpid());
+    w->f = fopen(w->tmp, "wb");
+    if (!w->f) {
+        snprintf(err, errsize, "cannot write %s: %s", path, strerror(errno));
+        free(w->path);
+        free(w->tmp);
+        free(w);
+        return NULL;
+    }
+    w->iobuf = xmalloc(1 << 20);
+    setvbuf(w->f, w->iobuf, _IOFBF, 1 << 20);
+    fprintf(w->f, "# trace_format: 1\n# source: lsim %s simulation\n# scenario: %s\n"
+                  "# seed: %llu\n" TRACE_HEADER "\n",
+            LSIM_VERSION, scenario, (unsigned long long)seed);
+    return w;
+}
+
+static void put_ms(FILE *f, int64_t t_ns)
+{
+    int64_t us = t_ns / 1000;
+    fprintf(f, "%lld.%03lld,", (long long)(us / 1000), (long long)(us % 1000));
+}
+
+void trace_write_message(trace_writer *w, int64_t t_ns, const char *event, int node,
+                         int consumer, uint64_t msg, const char *group, const char *queue)
+{
+    put_ms(w->f, t_ns);
+    if (node > 0)
+        fprintf(w->f, "%s,node-%d,c%d,m%llu,%s,%s\n", event, node, consumer,
+                (unsigned long long)msg, group ? group : "", queue);
+    else
+        fprintf(w->f, "%s,,,m%llu,%s,%s\n", event, (unsigned long long)msg,
+                group ? group : "", queue);
+}
+
+void trace_write_consumer(trace_writer *w, int64_t t_ns, const char *event, int node,
+                          int consumer, const char *queue)
+{
+    put_ms(w->f, t_ns);
+    fprintf(w->f, "%s,node-%d,c%d,,,%s\n", event, node, consumer, queue);
+}
+
+int trace_writer_close(trace_writer *w, bool keep, char *err, size_t errsize)
+{
+    if (!w)
+        return 0;
+    int rc = 0;
+    bool bad_write = ferror(w->f) != 0;
+    if (fclose(w->f) != 0)
+        bad_write = true;
+    if (keep && bad_write) {
+        snprintf(err, errsize, "cannot write %s: %s", w->path, strerror(errno));
+        rc = -1;
+    } else if (keep && rename(w->tmp, w->path) != 0) {
+        snprintf(err, errsize, "cannot rename %s to %s: %s", w->tmp, w->path, strerror(errno));
+        rc = -1;
+    }
+    if (!keep || rc != 0)
+        unlink(w->tmp);
+    free(w->iobuf);
+    free(w->path);
+    free(w->tmp);
+    free(w);
+    return rc;
+}

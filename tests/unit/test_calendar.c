@@ -1,0 +1,123 @@
+/* test_calendar.c -- the event calendar: (time, sequence) order, cancel,
+ * stale ids, growth from a tiny heap, and a randomised check against a
+ * sorted reference. */
+#include "testutil.h"
+
+#include "calendar.h"
+
+static void noop(sim_ctx *ctx, void *self, void *arg)
+{
+    (void)ctx;
+    (void)self;
+    (void)arg;
+}
+
+static const sim_event_type ev = { "test.noop", noop };
+
+static void same_instant_in_schedule_order(void **state)
+{
+    (void)state;
+    calendar c;
+    calendar_init(&c, 1);
+    calendar_add(&c, 5, &ev, NULL, (void *)"b");
+    calendar_add(&c, 5, &ev, NULL, (void *)"c");
+    calendar_add(&c, 1, &ev, NULL, (void *)"a");
+    calendar_add(&c, 5, &ev, NULL, (void *)"d");
+    char got[16] = "";
+    cal_event e;
+    while (calendar_pop(&c, &e))
+        strcat(got, (const char *)e.arg);
+    assert_string_equal(got, "abcd");
+    calendar_fini(&c);
+}
+
+static void cancel_and_stale_ids(void **state)
+{
+    (void)state;
+    calendar c;
+    calendar_init(&c, 2);
+    sim_event_id a = calendar_add(&c, 10, &ev, NULL, (void *)"a");
+    sim_event_id b = calendar_add(&c, 20, &ev, NULL, (void *)"b");
+    sim_event_id x = calendar_add(&c, 15, &ev, NULL, (void *)"x");
+    assert_true(calendar_pending(&c, x));
+    assert_true(calendar_cancel(&c, x));
+    assert_false(calendar_cancel(&c, x));          /* already cancelled */
+    assert_false(calendar_pending(&c, x));
+    cal_event e;
+    assert_true(calendar_pop(&c, &e));
+    assert_string_equal(e.arg, "a");
+    assert_false(calendar_cancel(&c, a));          /* already ran */
+    /* The freed slot is reused: the old id must not reach the new event. */
+    sim_event_id y = calendar_add(&c, 12, &ev, NULL, (void *)"y");
+    assert_false(calendar_cancel(&c, a));
+    assert_false(calendar_cancel(&c, x));
+    assert_true(calendar_pending(&c, y));
+    assert_true(calendar_pop(&c, &e));
+    assert_string_equal(e.arg, "y");
+    assert_true(calendar_pop(&c, &e));
+    assert_string_equal(e.arg, "b");
+    assert_false(calendar_pending(&c, b));
+    assert_false(calendar_pop(&c, &e));
+    assert_false(calendar_cancel(&c, 0));
+    calendar_fini(&c);
+}
+
+/* 20000 random adds and cancels, popped in order: times never decrease and
+ * equal times come out in the order they were added. */
+static void random_against_reference(void **state)
+{
+    (void)state;
+    calendar c;
+    calendar_init(&c, 1);
+    enum { N = 20000 };
+    sim_event_id *ids = xcalloc(N, sizeof *ids);
+    uint64_t *order = xcalloc(N, sizeof *order);
+    sim_time *times = xcalloc(N, sizeof *times);
+    bool *cancelled = xcalloc(N, sizeof *cancelled);
+    uint64_t x = 12345;
+    size_t live = 0;
+    for (size_t i = 0; i < N; i++) {
+        x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+        times[i] = (sim_time)((x >> 33) % 500);
+        order[i] = i;
+        ids[i] = calendar_add(&c, times[i], &ev, NULL, &order[i]);
+        live++;
+        if (i > 10 && (x >> 20) % 4 == 0) {
+            size_t k = (size_t)((x >> 40) % i);
+            if (!cancelled[k] && calendar_cancel(&c, ids[k])) {
+                cancelled[k] = true;
+                live--;
+            }
+        }
+    }
+    assert_int_equal(calendar_size(&c), live);
+    cal_event e;
+    sim_time last_t = -1;
+    uint64_t last_i = 0;
+    size_t popped = 0;
+    while (calendar_pop(&c, &e)) {
+        uint64_t i = *(uint64_t *)e.arg;
+        assert_false(cancelled[i]);
+        assert_int_equal(e.t, times[i]);
+        assert_true(e.t > last_t || (e.t == last_t && i > last_i));
+        last_t = e.t;
+        last_i = i;
+        popped++;
+    }
+    assert_int_equal(popped, live);
+    free(ids);
+    free(order);
+    free(times);
+    free(cancelled);
+    calendar_fini(&c);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(same_instant_in_schedule_order),
+        cmocka_unit_test(cancel_and_stale_ids),
+        cmocka_unit_test(random_against_reference),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
