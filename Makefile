@@ -13,10 +13,10 @@ OPT     = -O2 -g
 WARN    = -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
           -Wformat=2 -Wundef -Wno-format-nonliteral
 VERSION = 0.1.0
-CFLAGS  = -std=c11 -D_POSIX_C_SOURCE=200809L $(OPT) $(WARN) -MMD -MP \
+CFLAGS  = -std=c11 -D_POSIX_C_SOURCE=200809L -pthread $(OPT) $(WARN) -MMD -MP \
           -Isim -Imodels -DLSIM_VERSION='"$(VERSION)"'
 LDFLAGS =
-LDLIBS  = -lgsl -lgslcblas -lsqlite3 -lyaml -lm
+LDLIBS  = -lgsl -lgslcblas -lsqlite3 -lyaml -lm -pthread
 PYTHON  = /usr/bin/python3
 BUILD   = build
 # == end of settings ==
@@ -76,10 +76,13 @@ asan:
 	$(MAKE) BUILD=build-asan OPT="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
 	        LDFLAGS="-fsanitize=address,undefined" test
 
-bench: $(BUILD)/lsim
-	tests/bench/run.sh $(BUILD)/lsim
+bench: $(BUILD)/lsim $(BUILD)/bench
+	tests/bench/run.sh $(BUILD) $(PYTHON)
 
 clean:
 	rm -rf build build-asan
 
 -include $(LIB_OBJ:.o=.d) $(MAIN_OBJ:.o=.d)
+
+$(BUILD)/bench: tests/bench/bench.c $(BUILD)/liblsim.a
+	$(CC) $(CFLAGS) -o $@ $< $(BUILD)/liblsim.a $(LDLIBS)

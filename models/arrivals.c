@@ -27,7 +27,7 @@ static bool poisson_next(sim_ctx *ctx, arrivals *a, arrival *out)
 {
     (void)ctx;
     poisson *p = (poisson *)a;
-    p->t += (sim_time)llround(gsl_ran_exponential(p->rng, p->mean_ns));
+    p->t += (sim_time)(dist_exponential(p->rng, p->mean_ns) + 0.5);
     *out = (arrival){ .t = p->t, .group = ARRIVAL_CHOOSE_GROUP, .service = ARRIVAL_DRAW_SERVICE };
     return true;
 }

@@ -71,7 +71,10 @@ static void on_deliver(sim_ctx *ctx, consumer_port *port, sim_msg *m)
     w->is_busy = true;
     w->m = m;
     sim_msg_delivered(ctx, m, c->env.node, w->id);
-    sim_schedule(ctx, c->start_latency, &ev_begin, w, NULL);
+    if (c->start_latency > 0)
+        sim_schedule(ctx, c->start_latency, &ev_begin, w, NULL);
+    else
+        on_begin(ctx, w, NULL);    /* the same instant: no event needed */
     maybe_read(ctx, c);
 }
 

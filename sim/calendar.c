@@ -1,54 +1,48 @@
-/* calendar.c -- binary heap of (time, seq) keys with removable entries.
+/* calendar.c -- binary heap of (time, seq) keys with lazy cancellation.
  *
  * Invariants: (1) heap[i] is no later than its children 2i+1 and 2i+2 by
- * (t, seq); (2) slots[heap[i].slot].pos == i for every i < n; (3) a slot
- * is either in the heap or on the free stack, never both.
+ * (t, seq); (2) an entry is live iff its slot is live and has the entry's
+ * generation; (3) a slot is either live or on the free stack, never both;
+ * (4) after calendar_next_time() the top entry, if any, is live.
  */
 #include "calendar.h"
 #include "mem.h"
 
-#include <assert.h>
 #include <stdlib.h>
 
 static inline bool earlier(const cal_entry *a, const cal_entry *b)
 {
-    return a->t < b->t || (a->t == b->t && a->seq < b->seq);
+    return a->key < b->key;
 }
 
-static inline void place(calendar *c, size_t i, cal_entry e)
+static void sift_up(cal_entry *heap, size_t i)
 {
-    c->heap[i] = e;
-    c->slots[e.slot].pos = (uint32_t)i;
-}
-
-static void sift_up(calendar *c, size_t i)
-{
-    cal_entry e = c->heap[i];
+    cal_entry e = heap[i];
     while (i > 0) {
         size_t parent = (i - 1) / 2;
-        if (!earlier(&e, &c->heap[parent]))
+        if (!earlier(&e, &heap[parent]))
             break;
-        place(c, i, c->heap[parent]);
+        heap[i] = heap[parent];
         i = parent;
     }
-    place(c, i, e);
+    heap[i] = e;
 }
 
-static void sift_down(calendar *c, size_t i)
+static void sift_down(cal_entry *heap, size_t n, size_t i)
 {
-    cal_entry e = c->heap[i];
+    cal_entry e = heap[i];
     for (;;) {
         size_t child = 2 * i + 1;
-        if (child >= c->n)
+        if (child >= n)
             break;
-        if (child + 1 < c->n && earlier(&c->heap[child + 1], &c->heap[child]))
+        if (child + 1 < n && earlier(&heap[child + 1], &heap[child]))
             child++;
-        if (!earlier(&c->heap[child], &e))
+        if (!earlier(&heap[child], &e))
             break;
-        place(c, i, c->heap[child]);
+        heap[i] = heap[child];
         i = child;
     }
-    place(c, i, e);
+    heap[i] = e;
 }
 
 void calendar_init(calendar *c, size_t initial_cap)
@@ -70,17 +64,20 @@ static uint32_t take_slot(calendar *c)
 {
     if (c->nfree)
         return c->free_slots[--c->nfree];
-    xgrow((void **)&c->slots, &c->capslots, c->nslots + 1, sizeof *c->slots);
-    c->slots[c->nslots] = (cal_slot){ .gen = 1, .pos = UINT32_MAX };
+    if (c->nslots == c->capslots)
+        xgrow((void **)&c->slots, &c->capslots, c->nslots + 1, sizeof *c->slots);
+    c->slots[c->nslots] = (cal_slot){ .gen = 1 };
     return (uint32_t)c->nslots++;
 }
 
 static void free_slot(calendar *c, uint32_t slot)
 {
-    c->slots[slot].pos = UINT32_MAX;
+    c->slots[slot].is_live = false;
     c->slots[slot].gen++;
-    xgrow((void **)&c->free_slots, &c->capfree, c->nfree + 1, sizeof *c->free_slots);
+    if (c->nfree == c->capfree)
+        xgrow((void **)&c->free_slots, &c->capfree, c->nfree + 1, sizeof *c->free_slots);
     c->free_slots[c->nfree++] = slot;
+    c->live--;
 }
 
 sim_event_id calendar_add(calendar *c, sim_time t, const sim_event_type *type, void *self,
@@ -91,12 +88,17 @@ sim_event_id calendar_add(calendar *c, sim_time t, const sim_event_type *type, v
     s->type = type;
     s->self = self;
     s->arg = arg;
+    s->is_live = true;
+    c->live++;
     if (c->n == c->cap) {
         c->cap *= 2;
         c->heap = xrealloc(c->heap, c->cap * sizeof *c->heap);
     }
-    c->heap[c->n] = (cal_entry){ .t = t, .seq = c->next_seq++, .slot = slot };
-    sift_up(c, c->n++);
+    /* Times are never negative, so the unsigned key orders them correctly. */
+    c->heap[c->n] = (cal_entry){
+        .key = ((unsigned __int128)(uint64_t)t << 64) | c->next_seq++, .slot = slot, .gen = s->gen,
+    };
+    sift_up(c->heap, c->n++);
     return ((sim_event_id)s->gen << 32) | (slot + 1);
 }
 
@@ -106,7 +108,7 @@ static cal_slot *live_slot(const calendar *c, sim_event_id id)
     if (slot == 0 || slot > c->nslots)
         return NULL;
     cal_slot *s = &c->slots[slot - 1];
-    if (s->gen != (uint32_t)(id >> 32) || s->pos == UINT32_MAX)
+    if (!s->is_live || s->gen != (uint32_t)(id >> 32))
         return NULL;
     return s;
 }
@@ -116,39 +118,44 @@ bool calendar_pending(const calendar *c, sim_event_id id)
     return live_slot(c, id) != NULL;
 }
 
-static void remove_at(calendar *c, size_t i)
-{
-    uint32_t slot = c->heap[i].slot;
-    c->n--;
-    if (i < c->n) {
-        cal_entry last = c->heap[c->n];
-        place(c, i, last);
-        if (i > 0 && earlier(&c->heap[i], &c->heap[(i - 1) / 2]))
-            sift_up(c, i);
-        else
-            sift_down(c, i);
-    }
-    free_slot(c, slot);
-}
-
 bool calendar_cancel(calendar *c, sim_event_id id)
 {
-    cal_slot *s = live_slot(c, id);
-    if (!s)
+    if (!live_slot(c, id))
         return false;
-    remove_at(c, s->pos);
+    free_slot(c, (uint32_t)(id & 0xffffffffu) - 1);
     return true;
+}
+
+static void drop_top(calendar *c)
+{
+    c->heap[0] = c->heap[--c->n];
+    if (c->n > 1)
+        sift_down(c->heap, c->n, 0);
+}
+
+static inline bool top_is_stale(const calendar *c)
+{
+    const cal_slot *s = &c->slots[c->heap[0].slot];
+    return !s->is_live || s->gen != c->heap[0].gen;
+}
+
+void calendar_drop_stale(calendar *c)
+{
+    while (c->n && top_is_stale(c))
+        drop_top(c);
 }
 
 bool calendar_pop(calendar *c, cal_event *out)
 {
-    if (c->n == 0)
+    if (calendar_next_time(c) == SIM_NEVER)
         return false;
-    cal_slot *s = &c->slots[c->heap[0].slot];
-    out->t = c->heap[0].t;
+    uint32_t slot = c->heap[0].slot;
+    const cal_slot *s = &c->slots[slot];
+    out->t = (sim_time)(c->heap[0].key >> 64);
     out->type = s->type;
     out->self = s->self;
     out->arg = s->arg;
-    remove_at(c, 0);
+    drop_top(c);
+    free_slot(c, slot);
     return true;
 }

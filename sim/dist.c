@@ -122,7 +122,7 @@ static int64_t to_ns(double v)
         return 0;
     if (v > 9.0e18)
         return INT64_MAX / 4;
-    return llround(v);
+    return (int64_t)(v + 0.5);
 }
 
 int64_t dist_draw(const sim_dist *dist, gsl_rng *r)
@@ -131,7 +131,7 @@ int64_t dist_draw(const sim_dist *dist, gsl_rng *r)
     case DIST_CONSTANT:
         return dist->value;
     case DIST_EXPONENTIAL:
-        return to_ns(gsl_ran_exponential(r, dist->mean));
+        return to_ns(dist_exponential(r, dist->mean));
     case DIST_LOGNORMAL:
         return to_ns(gsl_ran_lognormal(r, dist->mu, dist->sigma));
     case DIST_GAMMA:

@@ -9,6 +9,7 @@
 
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
+#include <math.h>
 #include <stdint.h>
 
 #include "config.h"
@@ -28,6 +29,15 @@ typedef struct sim_dist {
     size_t nvalues;
     gsl_ran_discrete_t *table;     /* empirical with weights */
 } sim_dist;
+
+/* An exponential variate of the given mean from r's uniform numbers.
+ * Inversion with log(u) rather than GSL's log1p(-u): the same law (u and
+ * 1-u are both uniform) at half the cost, which shows in M/M/c runs where
+ * two draws are most of the work for a message. */
+static inline double dist_exponential(gsl_rng *r, double mean)
+{
+    return -mean * log(gsl_rng_uniform_pos(r));
+}
 
 /* Reads a distribution mapping (`what` names it in messages). */
 int dist_parse(cfg_node *node, const char *what, sim_dist *out, sim_diag *d);

@@ -22,7 +22,7 @@ void order_fini(order_tracker *o)
     memset(o, 0, sizeof *o);
 }
 
-order_key *order_key_of(order_tracker *o, int queue, int group)
+order_key *order_key_add(order_tracker *o, int queue, int group)
 {
     size_t q = (size_t)queue, g = (size_t)(group + 1);
     if (q >= o->nqueues) {

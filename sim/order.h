@@ -34,7 +34,14 @@ typedef struct order_tracker {
 void order_init(order_tracker *o);
 void order_fini(order_tracker *o);
 /* The key of (queue, group) (group -1 = none), created on first use. */
-order_key *order_key_of(order_tracker *o, int queue, int group);
+order_key *order_key_add(order_tracker *o, int queue, int group);
+static inline order_key *order_key_of(order_tracker *o, int queue, int group)
+{
+    size_t q = (size_t)queue, g = (size_t)(group + 1);
+    if (q < o->nqueues && g < o->nkeys[q])
+        return &o->keys[q][g];
+    return order_key_add(o, queue, group);
+}
 uint64_t order_issue(order_key *k);
 /* True if a message published before `seq` has not ended. */
 static inline bool order_has_earlier_open(const order_key *k, uint64_t seq)

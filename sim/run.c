@@ -120,6 +120,8 @@ int run_execute(run *r, timeline *tl, trace_writer *tw, char *err, size_t errsiz
         for (size_t i = 0; tl && i < ctx->nmetrics; i++)
             timeline_summary(tl, ctx->run_id, ctx->metrics[i].name, ctx->metrics[i].value);
     }
+    if (tl)
+        timeline_sync(tl);                 /* the rows borrow this run's names */
     if (rc == SIM_OK && tl && timeline_error(tl)) {
         snprintf(err, errsize, "%s", timeline_error(tl));
         rc = SIM_EIO;

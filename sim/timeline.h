@@ -7,6 +7,8 @@
  * complete.  Times are given in nanoseconds and stored as REAL
  * milliseconds, relative to the start of the run.
  *
+ * The writing itself happens on a thread of the timeline's own (timeline.c).
+ *
  * Errors are sticky: after the first failure every call does nothing and
  * timeline_error() returns the reason.
  */
@@ -62,7 +64,10 @@ void timeline_summary(timeline *tl, int64_t run, const char *metric, double valu
 int timeline_exec(timeline *tl, const char *sql);
 /* The underlying handle, for callers that add their own tables. */
 struct sqlite3 *timeline_db(timeline *tl);
-const char *timeline_error(const timeline *tl);
+/* Waits until every row given so far is written.  Text the rows borrowed
+ * (queue and group names of a run) may be freed after it returns. */
+void timeline_sync(timeline *tl);
+const char *timeline_error(timeline *tl);
 const char *timeline_path(const timeline *tl);
 /* keep: flush, commit and rename into place; otherwise discard.  Returns 0,
  * or -1 with the reason in err (the temporary file is then removed). */
