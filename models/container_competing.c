@@ -179,6 +179,8 @@ static int competing_create(sim_ctx *ctx, cfg_node *cfg, const container_env *en
     c->base.ops = &container_competing;
     c->env = *env;
     *out = &c->base;
+    if (env->nqueues != 1)
+        return diag_at(d, cfg, "a competing container reads one queue, not %d", env->nqueues);
     if (cfg_get_duration(cfg, "startLatency", 0, 0, &c->start_latency, d) != SIM_OK)
         return SIM_EINPUT;
     return read_workers(cfg, c, d);

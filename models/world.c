@@ -1,9 +1,9 @@
 /* world.c -- the root model: builds what a scenario describes and ties it
  * together.
  *
- * One broker; one workload on the scenario's queue; `nodes` container
- * instances, each with its own host (CPU) and start time, all consuming the
- * same queue.  The kinds come from registry.c.  The world is what the engine
+ * One broker; one workload per queue (`queue:` for one, `queues:` for a
+ * list); `nodes` container instances, each with its own host (CPU) and start
+ * time, all consuming the same queues.  The kinds come from registry.c.  The world is what the engine
  * sees (sim_model_ops); it answers the engine's samples by asking the broker
  * for the queue depth and each node's container for what it has prefetched.
  */
@@ -23,8 +23,9 @@ typedef struct world_node {
 
 typedef struct world {
     broker *broker;
-    workload *workload;
-    int queue;
+    workload **workloads;          /* one per queue */
+    int *queues;                   /* the engine's queue indices */
+    int nqueues;
     world_node *nodes;
     int nnodes;
 } world;
@@ -40,7 +41,10 @@ static void world_destroy(void *self)
         host_destroy(w->nodes[i].host);
     }
     free(w->nodes);
-    workload_destroy(w->workload);
+    for (int i = 0; i < w->nqueues; i++)
+        workload_destroy(w->workloads[i]);
+    free(w->workloads);
+    free(w->queues);
     if (w->broker)
         w->broker->ops->destroy(w->broker);
     free(w);
@@ -96,21 +100,50 @@ static int read_broker(sim_ctx *ctx, cfg_node *root, const container_ops *cops, 
     return bops->create(ctx, b, &w->broker, d);
 }
 
-static int read_queue(sim_ctx *ctx, cfg_node *root, world *w, sim_diag *d)
+static int read_one_queue(sim_ctx *ctx, cfg_node *q, const char *what, world *w, sim_diag *d)
 {
-    cfg_node *q = cfg_get(root, "queue");
-    if (!q)
-        return diag_at(d, root, "missing required key 'queue'");
     const char *name;
-    if (cfg_expect_map(q, "queue", d) != SIM_OK ||
-        cfg_get_string(q, "name", "queue", 0, &name, d) != SIM_OK)
+    if (cfg_expect_map(q, what, d) != SIM_OK ||
+        cfg_get_string(q, "name", w->nqueues ? NULL : "queue",
+                       w->nqueues ? CFG_REQUIRED : 0, &name, d) != SIM_OK)
         return SIM_EINPUT;
-    w->queue = sim_queue_register(ctx, name);
-    if (workload_create(ctx, q, w->queue, w->broker, &w->workload, d) != SIM_OK)
+    for (int i = 0; i < w->nqueues; i++)
+        if (strcmp(sim_queue_name(ctx, w->queues[i]), name) == 0)
+            return diag_at(d, cfg_peek(q, "name"), "name: a queue named '%s' already exists",
+                           name);
+    int idx = w->nqueues++;
+    w->queues[idx] = sim_queue_register(ctx, name);
+    if (workload_create(ctx, q, w->queues[idx], w->broker, &w->workloads[idx], d) != SIM_OK)
         return SIM_EINPUT;
-    if (!workload_is_bounded(w->workload) && sim_duration(ctx) == SIM_NEVER)
-        return diag_at(d, cfg_peek(q, "arrivals"), "these arrivals never end: give queue.count "
-                       "or a duration");
+    if (!workload_is_bounded(w->workloads[idx]) && sim_duration(ctx) == SIM_NEVER) {
+        char where[256];
+        cfg_path(q, where, sizeof where);
+        return diag_at(d, cfg_peek(q, "arrivals"), "these arrivals never end: give %s.count or "
+                       "a duration", where);
+    }
+    return SIM_OK;
+}
+
+/* queue: {...} or queues: [ {...}, ... ] */
+static int read_queues(sim_ctx *ctx, cfg_node *root, world *w, sim_diag *d)
+{
+    cfg_node *one = cfg_get(root, "queue"), *list = cfg_get(root, "queues");
+    if (one && list)
+        return diag_at(d, list, "give 'queue' or 'queues', not both");
+    if (!one && !list)
+        return diag_at(d, root, "missing required key 'queue'");
+    if (list && (cfg_expect_seq(list, "queues", d) != SIM_OK))
+        return SIM_EINPUT;
+    if (list && list->n == 0)
+        return diag_at(d, list, "queues: the list is empty");
+    size_t n = one ? 1 : list->n;
+    w->queues = xcalloc(n, sizeof *w->queues);
+    w->workloads = xcalloc(n, sizeof *w->workloads);
+    if (one)
+        return read_one_queue(ctx, one, "queue", w, d);
+    for (size_t i = 0; i < n; i++)
+        if (read_one_queue(ctx, list->items[i], "a queue", w, d) != SIM_OK)
+            return SIM_EINPUT;
     return SIM_OK;
 }
 
@@ -128,7 +161,7 @@ static int build_nodes(sim_ctx *ctx, cfg_node *root, cfg_node *ccfg, const conta
         n->host = host_create(ctx, i + 1, (int)cores);
         container_env env = {
             .node = i + 1, .start_at = n->start, .broker = w->broker, .host = n->host,
-            .queues = &w->queue, .nqueues = 1,
+            .queues = w->queues, .nqueues = w->nqueues,
         };
         if (cops->create(ctx, ccfg, &env, &n->container, d) != SIM_OK)
             return SIM_EINPUT;
@@ -150,7 +183,7 @@ static int world_create(sim_ctx *ctx, cfg_node *root, void **self, sim_diag *d)
         cfg_get_enum(ccfg, "kind", names, -1, CFG_REQUIRED, &ckind, d) != SIM_OK)
         return SIM_EINPUT;
     const container_ops *cops = registry_containers[ckind];
-    if (read_broker(ctx, root, cops, w, d) != SIM_OK || read_queue(ctx, root, w, d) != SIM_OK ||
+    if (read_broker(ctx, root, cops, w, d) != SIM_OK || read_queues(ctx, root, w, d) != SIM_OK ||
         read_nodes(root, w, d) != SIM_OK)
         return SIM_EINPUT;
     return build_nodes(ctx, root, ccfg, cops, w, d);
@@ -170,14 +203,16 @@ static int world_start(sim_ctx *ctx, void *self)
     world *w = self;
     for (int i = 0; i < w->nnodes; i++)
         sim_schedule_at(ctx, w->nodes[i].start, &ev_node_start, w->nodes[i].container, NULL);
-    workload_start(ctx, w->workload);
+    for (int i = 0; i < w->nqueues; i++)
+        workload_start(ctx, w->workloads[i]);
     return SIM_OK;
 }
 
 static void world_sample(const void *self, int node, sim_sample *out)
 {
     const world *w = self;
-    out->queue_depth = w->broker->ops->depth(w->broker, w->queue);
+    for (int i = 0; i < w->nqueues; i++)
+        out->queue_depth += w->broker->ops->depth(w->broker, w->queues[i]);
     const container *c = w->nodes[node - 1].container;
     out->prefetched = c->ops->prefetched(c);
 }

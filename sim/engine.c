@@ -340,6 +340,12 @@ void sim_consumer_stopped(sim_ctx *ctx, int node, int consumer, const char *reas
     write_consumer(ctx, node, consumer);
 }
 
+void sim_consumer_metric(sim_ctx *ctx, int node, int consumer, const char *name, double value)
+{
+    if (ctx->tl)
+        timeline_consumer_metric(ctx->tl, ctx->run_id, node, consumer, name, value);
+}
+
 void sim_scaling(sim_ctx *ctx, int node, const char *action, int consumers_after,
                  const char *rule, const char *detail)
 {

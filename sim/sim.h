@@ -124,6 +124,10 @@ void sim_consumer_stopped(sim_ctx *ctx, int node, int consumer, const char *reas
 void sim_scaling(sim_ctx *ctx, int node, const char *action, int consumers_after,
                  const char *rule, const char *detail);
 
+/* A model's own figure about one consumer (starvation time, groups owned,
+ * ...), written to the consumer_metrics table at the end of the run. */
+void sim_consumer_metric(sim_ctx *ctx, int node, int consumer, const char *name, double value);
+
 /* What a sample asks of the models, per node. */
 typedef struct sim_sample {
     int64_t queue_depth;           /* ready in the broker */

@@ -44,12 +44,13 @@ typedef struct value {
     } u;
 } value;
 
-enum { B_MESSAGES, B_CONSUMERS, B_SCALING, B_SAMPLES, B_SUMMARY, B_RUNS, NBATCH };
+enum { B_MESSAGES, B_CONSUMERS, B_SCALING, B_SAMPLES, B_SUMMARY, B_RUNS, B_CMETRICS, NBATCH };
 
 static const struct { const char *table; int ncols; } tables[NBATCH] = {
     [B_MESSAGES] = { "messages", 11 }, [B_CONSUMERS] = { "consumers", 9 },
     [B_SCALING] = { "scaling", 7 },    [B_SAMPLES] = { "samples", 7 },
     [B_SUMMARY] = { "summary", 3 },    [B_RUNS] = { "runs", 8 },
+    [B_CMETRICS] = { "consumer_metrics", 5 },
 };
 
 typedef struct job {
@@ -90,7 +91,9 @@ static const char *const schema =
     " consumers_after INTEGER, rule TEXT, detail TEXT);"
     "CREATE TABLE samples(run INTEGER, t REAL, node INTEGER, queue_depth INTEGER,"
     " consumers INTEGER, busy INTEGER, prefetched INTEGER);"
-    "CREATE TABLE summary(run INTEGER, metric TEXT, value REAL);";
+    "CREATE TABLE summary(run INTEGER, metric TEXT, value REAL);"
+    "CREATE TABLE consumer_metrics(run INTEGER, node INTEGER, consumer INTEGER, metric TEXT,"
+    " value REAL);";
 
 /* Records the first failure (call with mu held, or before the thread runs). */
 static void fail_locked(timeline *tl, const char *what)
@@ -437,6 +440,17 @@ void timeline_summary(timeline *tl, int64_t run, const char *metric, double valu
     v[0] = vint(run);
     v[1] = vcopy(metric);
     v[2] = vreal(value_);
+}
+
+void timeline_consumer_metric(timeline *tl, int64_t run, int node, int consumer,
+                              const char *metric, double value_)
+{
+    value *v = row(tl, B_CMETRICS);
+    v[0] = vint(run);
+    v[1] = vint(node);
+    v[2] = vint(consumer);
+    v[3] = vcopy(metric);
+    v[4] = vreal(value_);
 }
 
 int timeline_exec(timeline *tl, const char *sql)

@@ -60,6 +60,8 @@ void timeline_scaling(timeline *tl, int64_t run, int64_t t, int node, const char
 void timeline_sample(timeline *tl, int64_t run, int64_t t, int node, int64_t queue_depth,
                      int64_t consumers, int64_t busy, int64_t prefetched);
 void timeline_summary(timeline *tl, int64_t run, const char *metric, double value);
+void timeline_consumer_metric(timeline *tl, int64_t run, int node, int consumer,
+                              const char *metric, double value);
 /* Runs an SQL statement of the caller's (extra tables: sweeps, compare). */
 int timeline_exec(timeline *tl, const char *sql);
 /* The underlying handle, for callers that add their own tables. */
