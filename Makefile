@@ -23,7 +23,7 @@ BUILD   = build
 
 SIM_OBJ = sim/mem.o sim/config.o sim/scenario.o sim/calendar.o sim/random.o sim/dist.o \
           sim/stats.o sim/order.o sim/engine.o sim/message.o sim/summary.o sim/timeline.o \
-          sim/trace.o sim/workload_file.o sim/run.o sim/cli.o
+          sim/trace.o sim/workload_file.o sim/run.o sim/cli.o sim/cmd_run.o
 MDL_OBJ = models/registry.o models/world.o models/workload.o models/arrivals.o \
           models/arrivals_replay.o models/groups.o models/host.o models/broker_pull.o \
           models/container_competing.o

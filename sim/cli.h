@@ -1,6 +1,10 @@
-/* cli.h -- the command line (see cli.c for the commands). */
+/* cli.h -- the command line.  Each command is `int cmd_<name>(argc, argv)`
+ * in a file of its own (sim/cmd_<name>.c) and one line in cli.c's table;
+ * argv holds the command's own arguments (after "lsim <name>"). */
 #ifndef LSIM_SIM_CLI_H
 #define LSIM_SIM_CLI_H
+
+#include "config.h"
 
 #define CLI_OK       0
 #define CLI_FAILURE  1             /* I/O failure while running */
@@ -8,5 +12,17 @@
 #define CLI_OUTSIDE  3             /* compare: outside a tolerance */
 
 int cli_main(int argc, char **argv);
+
+int cmd_run(int argc, char **argv);
+int cmd_check(int argc, char **argv);
+
+/* "lsim: " + message on stderr; returns CLI_USAGE. fmt takes one %s. */
+int cli_bad_usage(const char *fmt, const char *arg);
+/* Prints "file:line:col: msg" on stderr; returns CLI_USAGE. */
+int cli_report(const sim_diag *d);
+/* The value of "--name VALUE" or "--name=VALUE" at argv[*i] (advancing *i),
+ * or NULL if argv[*i] is not that option; *err is set when the value is
+ * missing (the message is printed). */
+const char *cli_option(int argc, char **argv, int *i, const char *name, int *err);
 
 #endif

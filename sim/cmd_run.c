@@ -1,0 +1,214 @@
+/* cmd_run.c -- `lsim run` and `lsim check`: one scenario, one run. */
+#include "cli.h"
+#include "mem.h"
+#include "registry.h"
+#include "run.h"
+#include "trace.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+typedef struct run_args {
+    const char *scenario;
+    const char *out;
+    const char *trace;
+    const char **sets;
+    size_t nsets;
+    const char *seed;
+    int detail;
+    bool json, quiet;
+} run_args;
+
+static int parse_run_args(int argc, char **argv, run_args *a, bool is_check)
+{
+    memset(a, 0, sizeof *a);
+    a->detail = SIM_DETAIL_MESSAGES;
+    a->sets = xcalloc((size_t)argc, sizeof *a->sets);
+    for (int i = 0; i < argc; i++) {
+        int err = 0;
+        const char *v;
+        if ((v = cli_option(argc, argv, &i, "--set", &err))) {
+            a->sets[a->nsets++] = v;
+        } else if (!is_check && (v = cli_option(argc, argv, &i, "--seed", &err))) {
+            a->seed = v;
+        } else if (!is_check && (v = cli_option(argc, argv, &i, "--out", &err))) {
+            a->out = v;
+        } else if (!is_check && (v = cli_option(argc, argv, &i, "--trace", &err))) {
+            a->trace = v;
+        } else if (!is_check && (v = cli_option(argc, argv, &i, "--detail", &err))) {
+            if (strcmp(v, "summary") == 0)
+                a->detail = SIM_DETAIL_SUMMARY;
+            else if (strcmp(v, "samples") == 0)
+                a->detail = SIM_DETAIL_SAMPLES;
+            else if (strcmp(v, "messages") == 0)
+                a->detail = SIM_DETAIL_MESSAGES;
+            else
+                return cli_bad_usage("--detail: '%s' is not one of summary, samples, messages", v);
+        } else if (!is_check && strcmp(argv[i], "--json") == 0) {
+            a->json = true;
+        } else if (!is_check && strcmp(argv[i], "--quiet") == 0) {
+            a->quiet = true;
+        } else if (err) {
+            return CLI_USAGE;
+        } else if (argv[i][0] == '-' && argv[i][1]) {
+            return cli_bad_usage("unknown option '%s'", argv[i]);
+        } else if (!a->scenario) {
+            a->scenario = argv[i];
+        } else {
+            return cli_bad_usage("unexpected argument '%s'", argv[i]);
+        }
+    }
+    if (!a->scenario)
+        return cli_bad_usage("%s", "which scenario? (lsim run SCENARIO)");
+    return 0;
+}
+
+/* Loads the scenario and applies --seed and --set, in that order. */
+static int load_scenario(const run_args *a, cfg_doc *doc, sim_diag *d)
+{
+    if (cfg_load_file(a->scenario, doc, d) != SIM_OK)
+        return SIM_EINPUT;
+    if (doc->root->kind != CFG_MAP)
+        return diag_at(d, doc->root, "the scenario must be a mapping (key: value)");
+    if (a->seed) {
+        char *end;
+        errno = 0;
+        unsigned long long s = strtoull(a->seed, &end, 10);
+        if (errno || *end || a->seed[0] == '-' || !a->seed[0] || s > INT64_MAX)
+            return diag_file(d, "--seed", 0, 0, "'%s' is not a seed (a whole number >= 0)",
+                             a->seed);
+        char assign[64];
+        snprintf(assign, sizeof assign, "seed=%llu", s);
+        if (cfg_apply_set(doc, assign, d) != SIM_OK)
+            return SIM_EINPUT;
+    }
+    for (size_t i = 0; i < a->nsets; i++)
+        if (cfg_apply_set(doc, a->sets[i], d) != SIM_OK)
+            return SIM_EINPUT;
+    return SIM_OK;
+}
+
+static void print_warnings(const sim_ctx *ctx, bool quiet)
+{
+    for (size_t i = 0; !quiet && i < ctx->nwarnings; i++)
+        fprintf(stderr, "lsim: warning: %s\n", ctx->warnings[i]);
+}
+
+static void print_summary(const run *r, const char *db, bool json)
+{
+    const sim_ctx *ctx = r->ctx;
+    if (json) {
+        strbuf b = { 0 };
+        sb_add(&b, "{\"scenario\":");
+        sb_add_json_string(&b, r->name);
+        sb_addf(&b, ",\"seed\":%llu,\"database\":", (unsigned long long)ctx->seed);
+        if (db)
+            sb_add_json_string(&b, db);
+        else
+            sb_add(&b, "null");
+        for (size_t i = 0; i < ctx->nmetrics; i++) {
+            sb_addf(&b, ",");
+            sb_add_json_string(&b, ctx->metrics[i].name);
+            sb_addf(&b, ":%.10g", ctx->metrics[i].value);
+        }
+        sb_add(&b, "}\n");
+        fputs(b.s, stdout);
+        sb_free(&b);
+        return;
+    }
+    printf("%s (seed %llu)\n", r->name, (unsigned long long)ctx->seed);
+    for (size_t i = 0; i < ctx->nmetrics; i++)
+        printf("  %-22s %.10g\n", ctx->metrics[i].name, ctx->metrics[i].value);
+    if (db)
+        printf("database: %s\n", db);
+}
+
+/* output/<name>.db, creating output/ when it is missing. */
+static void default_out(const char *name, char *buf, size_t size)
+{
+    mkdir("output", 0777);
+    snprintf(buf, size, "output/%s.db", name);
+}
+
+static int build(const run_args *a, cfg_doc *doc, run **r, bool progress)
+{
+    sim_diag d = { 0 };
+    if (load_scenario(a, doc, &d) != SIM_OK)
+        return cli_report(&d);
+    run_spec spec = {
+        .root = registry_root(), .doc = doc, .scenario_path = a->scenario,
+        .detail = a->detail, .progress = progress, .run_id = 1, .point = -1,
+        .replication = -1,
+    };
+    if (run_build(&spec, r, &d) != SIM_OK)
+        return cli_report(&d);
+    return 0;
+}
+
+int cmd_run(int argc, char **argv)
+{
+    run_args a;
+    int rc = parse_run_args(argc, argv, &a, false);
+    cfg_doc doc = { 0 };
+    run *r = NULL;
+    if (rc == 0)
+        rc = build(&a, &doc, &r, !a.quiet && isatty(2));
+    char out[1100], err[1024] = "";
+    timeline *tl = NULL;
+    trace_writer *tw = NULL;
+    if (rc == 0) {
+        if (a.out)
+            snprintf(out, sizeof out, "%s", a.out);
+        else
+            default_out(r->name, out, sizeof out);
+        tl = timeline_open(out, err, sizeof err);
+        if (!tl)
+            rc = CLI_USAGE;
+    }
+    if (rc == 0 && a.trace) {
+        tw = trace_writer_open(a.trace, r->name, r->ctx->seed, err, sizeof err);
+        if (!tw)
+            rc = CLI_USAGE;
+    }
+    if (rc == 0 && run_execute(r, tl, tw, err, sizeof err) != SIM_OK)
+        rc = CLI_FAILURE;
+    if (tw && trace_writer_close(tw, rc == 0, err, sizeof err) != 0)
+        rc = CLI_FAILURE;
+    if (tl && timeline_close(tl, rc == 0, err, sizeof err) != 0)
+        rc = CLI_FAILURE;
+    if (err[0])
+        fprintf(stderr, "lsim: %s\n", err);
+    if (rc == 0) {
+        print_warnings(r->ctx, a.quiet);
+        print_summary(r, out, a.json);
+    }
+    run_free(r);
+    cfg_doc_free(&doc);
+    free(a.sets);
+    return rc;
+}
+
+int cmd_check(int argc, char **argv)
+{
+    run_args a;
+    int rc = parse_run_args(argc, argv, &a, true);
+    cfg_doc doc = { 0 };
+    run *r = NULL;
+    if (rc == 0)
+        rc = build(&a, &doc, &r, false);
+    if (rc == 0) {
+        print_warnings(r->ctx, false);
+        char *yaml = cfg_to_yaml(doc.root);
+        fputs(yaml, stdout);
+        free(yaml);
+    }
+    run_free(r);
+    cfg_doc_free(&doc);
+    free(a.sets);
+    return rc;
+}
+
