@@ -58,14 +58,16 @@ static int poisson_create(sim_ctx *ctx, cfg_node *cfg, const char *stream, sim_t
                           arrivals **out, sim_diag *d)
 {
     sim_rate rate;
+    int64_t offset = 0;
     if (cfg_get_rate(cfg, "rate", (sim_rate){ 0 }, CFG_REQUIRED | CFG_POSITIVE, &rate, d) !=
-        SIM_OK)
+            SIM_OK ||
+        cfg_get_duration(cfg, "start", 0, 0, &offset, d) != SIM_OK)
         return SIM_EINPUT;
     poisson *p = xcalloc(1, sizeof *p);
-    p->base = (arrivals){ .ops = &arrivals_poisson, .start = start };
+    p->base = (arrivals){ .ops = &arrivals_poisson, .start = start + offset };
     p->rng = sim_stream(ctx, stream);
     p->mean_ns = (double)rate.per_ns / (double)rate.count;
-    p->t = start;
+    p->t = start + offset;
     *out = &p->base;
     return SIM_OK;
 }
@@ -101,12 +103,14 @@ static int constant_create(sim_ctx *ctx, cfg_node *cfg, const char *stream, sim_
     (void)ctx;
     (void)stream;
     constant *c = xcalloc(1, sizeof *c);
+    int64_t offset = 0;
     if (cfg_get_rate(cfg, "rate", (sim_rate){ 0 }, CFG_REQUIRED | CFG_POSITIVE, &c->rate, d) !=
-        SIM_OK) {
+            SIM_OK ||
+        cfg_get_duration(cfg, "start", 0, 0, &offset, d) != SIM_OK) {
         free(c);
         return SIM_EINPUT;
     }
-    c->base = (arrivals){ .ops = &arrivals_constant, .start = start };
+    c->base = (arrivals){ .ops = &arrivals_constant, .start = start + offset };
     *out = &c->base;
     return SIM_OK;
 }
@@ -180,7 +184,7 @@ static bool phases_next(sim_ctx *ctx, arrivals *a, arrival *out)
     phases *p = (phases *)a;
     while (p->cur < p->n) {
         phase *ph = &p->v[p->cur];
-        if (!ph->is_done && ph->gen->ops->next(ctx, ph->gen, out) && out->t < ph->end)
+        if (!ph->is_done && ph->gen && ph->gen->ops->next(ctx, ph->gen, out) && out->t < ph->end)
             return true;
         ph->is_done = true;
         p->cur++;
@@ -202,7 +206,8 @@ static const arrivals_ops arrivals_phases = {
     .is_bounded = always, .has_service = never, .destroy = phases_destroy,
 };
 
-/* One phase: { duration, arrivals } or the short form { duration, rate }. */
+/* One phase: { duration, arrivals }, the short form { duration, rate } for
+ * Poisson, or { duration } alone for a quiet spell. */
 static int phase_create(sim_ctx *ctx, cfg_node *item, const char *stream, sim_time start,
                         phase *ph, sim_diag *d)
 {
@@ -217,7 +222,7 @@ static int phase_create(sim_ctx *ctx, cfg_node *item, const char *stream, sim_ti
     if (inner)
         return arrivals_create(ctx, inner, stream, start, &ph->gen, d);
     if (!cfg_has(item, "rate"))
-        return diag_at(d, item, "a phase needs 'arrivals: {...}' or 'rate' (Poisson)");
+        return SIM_OK;             /* a quiet phase: nothing arrives */
     return poisson_create(ctx, item, stream, start, &ph->gen, d);
 }
 

@@ -20,6 +20,9 @@ static int usage(void)
           "  lsim run SCENARIO [--seed N] [--set KEY=VALUE]... [--out FILE.db]\n"
           "                    [--detail summary|samples|messages] [--trace FILE.csv] [--json] [--quiet]\n"
           "  lsim check SCENARIO [--set KEY=VALUE]...\n"
+          "  lsim compare SCENARIO TRACE.csv [--out FILE.db] [--tolerance KEY=VALUE]... [--json]\n"
+          "               [--workload trace|scenario] [--seed N] [--set KEY=VALUE]... [--quiet]\n"
+          "  lsim fit TRACE.csv\n"
           "  lsim version\n",
           stderr);
     return CLI_USAGE;
@@ -72,6 +75,8 @@ static const struct {
 } commands[] = {
     { "run", cmd_run },
     { "check", cmd_check },
+    { "compare", cmd_compare },
+    { "fit", cmd_fit },
     { "version", cmd_version },
 };
 

@@ -99,6 +99,107 @@ static void hset_del(hset *s, open_begin *e)
     s->n--;
 }
 
+/* ---- the ids of every publish -------------------------------------------------
+ * Refusing a second publish of an id means remembering every id.  Ids of
+ * the form <prefix><number> with one prefix (m000001, m2, ...: what the
+ * recorders write) take one bit each in a bitmap indexed by the number;
+ * other ids take 8 bytes each, a 64-bit hash in an open-addressing set. */
+
+#define IDSET_MAX_NUMBER (1ULL << 32)
+
+typedef struct idset {
+    char prefix[32];
+    bool has_prefix;
+    size_t width;                  /* digits, when the first id was zero-padded; else 0 */
+    uint64_t *bits;
+    size_t nwords;
+    uint64_t *hashes;              /* 0 = empty */
+    size_t cap, n;
+} idset;
+
+static void idset_free(idset *s)
+{
+    free(s->bits);
+    free(s->hashes);
+    memset(s, 0, sizeof *s);
+}
+
+/* The number of `id` if it is <prefix><digits> with the set's prefix. */
+static bool id_number(idset *s, const char *id, uint64_t *num)
+{
+    const char *d = id;
+    while (*d && (*d < '0' || *d > '9'))
+        d++;
+    size_t plen = (size_t)(d - id);
+    if (!*d || plen >= sizeof s->prefix || strlen(d) > 12)
+        return false;
+    for (const char *p = d; *p; p++)
+        if (*p < '0' || *p > '9')
+            return false;
+    if (!s->has_prefix) {
+        memcpy(s->prefix, id, plen);
+        s->prefix[plen] = '\0';
+        s->has_prefix = true;
+        s->width = d[0] == '0' && d[1] ? strlen(d) : 0;
+    }
+    if (strlen(s->prefix) != plen || strncmp(s->prefix, id, plen) != 0)
+        return false;
+    /* One spelling per number: m000001 and m1 must not meet in the bitmap. */
+    if (s->width ? strlen(d) != s->width : (d[0] == '0' && d[1]))
+        return false;
+    *num = strtoull(d, NULL, 10);
+    return *num < IDSET_MAX_NUMBER;
+}
+
+static bool hashes_add(idset *s, uint64_t h)
+{
+    if ((s->n + 1) * 2 > s->cap) {
+        size_t cap = s->cap ? s->cap * 2 : 1024;
+        uint64_t *v = xcalloc(cap, sizeof *v);
+        for (size_t i = 0; i < s->cap; i++)
+            if (s->hashes[i])
+                for (size_t j = s->hashes[i] & (cap - 1);; j = (j + 1) & (cap - 1))
+                    if (!v[j]) {
+                        v[j] = s->hashes[i];
+                        break;
+                    }
+        free(s->hashes);
+        s->hashes = v;
+        s->cap = cap;
+    }
+    for (size_t j = h & (s->cap - 1);; j = (j + 1) & (s->cap - 1)) {
+        if (s->hashes[j] == h)
+            return false;
+        if (!s->hashes[j]) {
+            s->hashes[j] = h;
+            s->n++;
+            return true;
+        }
+    }
+}
+
+/* Adds an id; false if it was there already. */
+static bool idset_add(idset *s, const char *id)
+{
+    uint64_t num;
+    if (!id_number(s, id, &num))
+        return hashes_add(s, hash_str(id, 0xcbf29ce484222325ULL));
+    size_t w = (size_t)(num >> 6);
+    if (w >= s->nwords) {
+        size_t n = s->nwords ? s->nwords : 64;
+        while (n <= w)
+            n *= 2;
+        s->bits = xrealloc(s->bits, n * sizeof *s->bits);
+        memset(s->bits + s->nwords, 0, (n - s->nwords) * sizeof *s->bits);
+        s->nwords = n;
+    }
+    uint64_t bit = 1ULL << (num & 63);
+    if (s->bits[w] & bit)
+        return false;
+    s->bits[w] |= bit;
+    return true;
+}
+
 /* ---- reader ------------------------------------------------------------------ */
 
 struct trace_reader {
@@ -110,7 +211,7 @@ struct trace_reader {
     size_t nmeta, capmeta;
     int64_t last_t;
     int64_t shutdown_ns;
-    hset published;                /* ids of every publish */
+    idset published;               /* ids of every publish */
     hset begun;                    /* messages begun and not ended */
     bool pending;                  /* buf holds the first event line already */
 };
@@ -218,7 +319,7 @@ void trace_reader_close(trace_reader *r)
     }
     free(r->meta_keys);
     free(r->meta_vals);
-    hset_free(&r->published);
+    idset_free(&r->published);
     hset_free(&r->begun);
     free(r->path);
     free(r);
@@ -325,9 +426,8 @@ static int check_pairing(trace_reader *r, trace_event *ev, sim_diag *d)
 {
     uint64_t key = hash_str(ev->msg, 0xcbf29ce484222325ULL);
     if (ev->kind == TEV_PUBLISH) {
-        if (hset_find(&r->published, key))
+        if (!idset_add(&r->published, ev->msg))
             return bad(r, d, "message '%s' is published a second time", ev->msg);
-        hset_put(&r->published, &(open_begin){ .key = key });
     } else if (ev->kind == TEV_BEGIN) {
         if (hset_find(&r->begun, key))
             return bad(r, d, "message '%s' begins again before it ended", ev->msg);

@@ -18,3 +18,11 @@ simpy=$(for i in 1 2 3; do "$PY" tests/bench/mmc_simpy.py 200000; done | awk '{p
 lsim=$(awk '/^median/ {for (i = 1; i <= NF; i++) if ($i == "messages/s,") print $(i-2) * 1e6}' /tmp/lsim-bench-summary.txt)
 echo "SimPy: $simpy messages/s; lsim: $lsim messages/s; lsim/SimPy = $(awk "BEGIN {printf \"%.0f\", $lsim / $simpy}")x"
 rm -f /tmp/lsim-bench-summary.txt
+
+echo "== replay of a 10,000,000-event trace (2.5 M messages written by --trace): memory bounded by what is in flight"
+"$B/lsim" run tests/bench/mm8.yaml --set queue.count=2500000 --detail summary --out /tmp/lsim-bench-w.db \
+    --trace /tmp/lsim-bench-10m.csv --quiet >/dev/null
+echo "trace: $(wc -l < /tmp/lsim-bench-10m.csv) lines, $(du -m /tmp/lsim-bench-10m.csv | cut -f1) MB"
+/usr/bin/time -f "replay: %e s wall, peak RSS %M KB" "$B/lsim" run tests/bench/replay.yaml --detail summary \
+    --out /tmp/lsim-bench-r.db --quiet >/dev/null
+rm -f /tmp/lsim-bench-10m.csv /tmp/lsim-bench-w.db /tmp/lsim-bench-r.db

@@ -89,5 +89,49 @@ a=$(sqlite3 "$TMP/seed2.db" "select group_concat(msg||':'||consumer||':'||t_end,
 b=$(sqlite3 "$TMP/replay.db" "select group_concat(msg||':'||consumer||':'||t_end, ' ') from (select * from messages order by msg)")
 [ "$a" = "$b" ] || fail "replayed trace differs: $a / $b"
 
+# 6. compare: a run against its own trace is at distance zero (exit 0) ...
+for scen in $SEED tests/cli/stochastic.yaml; do
+    count=$((count + 1))
+    "$LSIM" run $scen --trace "$TMP/own.csv" --out "$TMP/own.db" --quiet >/dev/null || fail "run --trace $scen"
+    "$LSIM" compare $scen "$TMP/own.csv" --json --out "$TMP/cmp.db" >"$TMP/cmp.json" 2>"$TMP/stderr"
+    [ $? -eq 0 ] || fail "compare $scen with its own trace: exit $?, $(cat "$TMP/stderr")"
+    /usr/bin/python3 - "$TMP/cmp.json" <<'PY' || fail "compare $scen with its own trace: not at distance zero"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["pass"] is True
+bad = {k: v["difference"] for k, v in d["metrics"].items() if v["difference"] not in (0, None)}
+assert not bad, bad
+PY
+    n=$(sqlite3 "$TMP/cmp.db" "select count(*) from trace_messages where source='sim'")
+    m=$(sqlite3 "$TMP/cmp.db" "select count(*) from trace_messages where source='real'")
+    [ "$n" = "$m" ] && [ "$n" -gt 0 ] || fail "compare database: $n sim and $m real messages"
+done
+# ... and a slower model is outside the latency tolerance: exit 3.
+count=$((count + 1))
+"$LSIM" run $SEED --trace "$TMP/own.csv" --out "$TMP/own.db" --quiet >/dev/null
+"$LSIM" compare $SEED "$TMP/own.csv" --set container.startLatency=900ms --out "$TMP/cmp3.db" >"$TMP/stdout" 2>&1
+[ $? -eq 3 ] || fail "compare with a slower model should exit 3"
+grep -q '^p50_latency_rel_error .* OUTSIDE$' "$TMP/stdout" || fail "compare: p50 latency not judged outside"
+expect_error 2 "lsim: --tolerance: 'speed' is not a metric of compare (see the README)" -- \
+    "$LSIM" compare $SEED "$TMP/own.csv" --tolerance speed=1 --out "$TMP/out/x.db"
+printf 't_ms,event,node,consumer,msg,group,queue\n1.0,publish,,,m1,,q\n0.5,publish,,,m2,,q\n' >"$TMP/bad.csv"
+expect_error 2 "$TMP/bad.csv:3: t_ms goes back in time (0.5)" -- \
+    "$LSIM" compare $SEED "$TMP/bad.csv" --out "$TMP/out/x.db"
+cat >"$TMP/badreplay.yaml" <<YAML
+name: badreplay
+queue: { arrivals: { kind: trace, path: bad.csv } }
+container: { kind: competing }
+YAML
+expect_error 2 "$TMP/bad.csv:3: t_ms goes back in time (0.5)" -- \
+    "$LSIM" run "$TMP/badreplay.yaml" --out "$TMP/out/x.db"
+
+# 7. fit prints a scenario that check accepts.
+count=$((count + 1))
+"$LSIM" run tests/cli/stochastic.yaml --trace "$TMP/st.csv" --out "$TMP/st.db" --quiet >/dev/null
+"$LSIM" fit "$TMP/st.csv" >"$TMP/fit.yaml" || fail "fit"
+"$LSIM" check "$TMP/fit.yaml" >/dev/null 2>"$TMP/stderr" || fail "check of fit's output: $(cat "$TMP/stderr")"
+grep -q 'kind: poisson' "$TMP/fit.yaml" || fail "fit: Poisson arrivals not recognised"
+grep -q 'kind: lognormal' "$TMP/fit.yaml" || fail "fit: lognormal service not recognised"
+
 echo "$count command-line checks, $failures failed"
 [ "$failures" -eq 0 ]

@@ -91,8 +91,15 @@ static void rejects_broken_traces(void **state)
         { HDR "1.0,publish,,,m1,,q\n2.0,begin,n1,c1,m1,,q\n3.0,end,n1,c2,m1,,q\n",
           "'end' of message 'm1' on another consumer than its 'begin'", 4 },
         { "# only a comment\n", "no header line (expected 't_ms,event,node,consumer,msg,group,queue')", 1 },
+        { HDR "1.0,publish,,,m1,,\n", "publish: the field 'queue' is required", 2 },
+        { HDR "1.0,PUBLISH,,,m1,,q\n", "unknown event 'PUBLISH'", 2 },
+        { HDR "1.0,consumer_start,n1,,,,q\n", "consumer_start: the field 'consumer' is required", 2 },
+        { HDR "1.0,publish,,,m1,,q\n2.0,begin,n1,c1,m1,,q\n3.0,begin,n1,c1,m1,,q\n",
+          "message 'm1' begins again before it ended", 4 },
+        { HDR "1.1234567891,publish,,,m1,,q\n", "t_ms has more than 9 decimals", 2 },
     };
     char *dir = tu_tmpdir(), *path = tu_path(dir, "bad.csv");
+    assert_true(sizeof cases / sizeof cases[0] >= 19);
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         write_file(path, cases[i].text);
         counts c;
@@ -101,6 +108,18 @@ static void rejects_broken_traces(void **state)
         assert_string_equal(d.msg, cases[i].msg);
         assert_int_equal(d.line, cases[i].line);
     }
+    /* A time value far longer than any line may be. */
+    FILE *f = fopen(path, "w");
+    fputs(HDR, f);
+    for (int i = 0; i < 10000; i++)
+        fputc('9', f);
+    fputs(",publish,,,m1,,q\n", f);
+    fclose(f);
+    counts c;
+    sim_diag d;
+    assert_int_equal(read_all(path, &c, &d), SIM_EINPUT);
+    assert_string_equal(d.msg, "line longer than 4096 characters");
+    assert_int_equal(d.line, 2);
     tu_rmtree(dir);
     free(path);
     free(dir);

@@ -1,0 +1,54 @@
+/* timeline_data.h -- a whole run held in memory for analysis: its messages
+ * and its consumers' lifetimes, loaded from a real trace or from the
+ * database of a simulated run.  `lsim compare` and `lsim fit` work on it.
+ *
+ * Times are milliseconds (double), as in the database.  Nodes, consumers
+ * and groups become small integers: nodes in order of first appearance
+ * (real "node-1" and simulated node 1 are node 0), consumers per node in
+ * order of first appearance, groups by name through a table shared by the
+ * two runs being compared, so the same group has the same index in both.
+ */
+#ifndef LSIM_SIM_TIMELINE_DATA_H
+#define LSIM_SIM_TIMELINE_DATA_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "config.h"
+#include "engine.h"
+
+struct sqlite3;
+
+typedef struct td_msg {
+    double t_publish, t_begin, t_end;   /* NAN when it did not happen */
+    int group;                     /* -1: none */
+    int node, consumer;            /* -1: never begun */
+    char *name;                    /* the trace's id; NULL for simulated ones */
+} td_msg;
+
+typedef struct td_consumer {
+    int node, consumer;
+    double t_start, t_stop;        /* t_stop NAN: ran to the end (or stopped by shutdown) */
+} td_consumer;
+
+typedef struct run_data {
+    td_msg *msgs;                  /* in publish order */
+    size_t nmsgs, capmsgs;
+    td_consumer *cons;             /* in start order */
+    size_t ncons, capcons;
+    char **nodes;                  /* node names, index = node */
+    int nnodes;
+    double end_ms;                 /* end of observation: shutdown, or the last event */
+    char *queue;                   /* the queue of the first message (traces) */
+} run_data;
+
+/* Loads a trace.  `groups` interns group names (shared with the other run). */
+int run_data_from_trace(const char *path, name_table *groups, run_data *out, sim_diag *d);
+/* Loads run `run` of a simulation database. */
+int run_data_from_db(struct sqlite3 *db, int64_t run, name_table *groups, run_data *out,
+                     char *err, size_t errsize);
+void run_data_free(run_data *rd);
+/* The number of consumers of a node (the largest consumer index + 1). */
+int run_data_consumers_of(const run_data *rd, int node);
+
+#endif
