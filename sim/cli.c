@@ -13,12 +13,72 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+/* The one piece of process-wide state: a signal handler can do no more
+ * than set a flag, which the runs of this process poll. */
+static volatile sig_atomic_t interrupted;
+
+static void on_signal(int sig)
+{
+    interrupted = sig;
+}
+
+void cli_catch_signals(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    /* Past a file size limit a write should fail (and be reported, with the
+     * temporary files removed), not kill the process. */
+    signal(SIGXFSZ, SIG_IGN);
+}
+
+volatile const sig_atomic_t *cli_interrupted(void)
+{
+    return &interrupted;
+}
+
+size_t cli_parse_size(const char *s)
+{
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno || end == s || s[0] == '-')
+        return 0;
+    unsigned shift = 0;
+    if (*end == 'K' || *end == 'k')
+        shift = 10;
+    else if (*end == 'M' || *end == 'm')
+        shift = 20;
+    else if (*end == 'G' || *end == 'g')
+        shift = 30;
+    else if (*end)
+        return 0;
+    if (shift && end[1])
+        return 0;
+    if (v > (SIZE_MAX >> shift))
+        return 0;
+    return (size_t)v << shift;
+}
+
+size_t cli_default_memory(void)
+{
+    long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+    if (pages <= 0 || size <= 0)
+        return (size_t)1 << 31;
+    return (size_t)pages * (size_t)size / 2;
+}
 
 static int usage(void)
 {
     fputs("usage:\n"
           "  lsim run SCENARIO [--seed N] [--set KEY=VALUE]... [--out FILE.db]\n"
           "                    [--detail summary|samples|messages] [--trace FILE.csv] [--json] [--quiet]\n"
+          "                    [--max-memory SIZE]\n"
           "  lsim check SCENARIO [--set KEY=VALUE]...\n"
           "  lsim compare SCENARIO TRACE.csv [--out FILE.db] [--tolerance KEY=VALUE]... [--json]\n"
           "               [--workload trace|scenario] [--seed N] [--set KEY=VALUE]... [--quiet]\n"
@@ -82,6 +142,7 @@ static const struct {
 
 int cli_main(int argc, char **argv)
 {
+    cli_catch_signals();
     if (argc < 2)
         return usage();
     if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||

@@ -4,6 +4,9 @@
 #ifndef LSIM_SIM_CLI_H
 #define LSIM_SIM_CLI_H
 
+#include <signal.h>
+#include <stddef.h>
+
 #include "config.h"
 
 #define CLI_OK       0
@@ -17,6 +20,15 @@ int cmd_run(int argc, char **argv);
 int cmd_check(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_fit(int argc, char **argv);
+
+/* SIGINT and SIGTERM set a flag that runs poll (run_spec.interrupted):
+ * an interrupted run stops, removes its temporary files and fails. */
+void cli_catch_signals(void);
+volatile const sig_atomic_t *cli_interrupted(void);
+/* --max-memory: "512M", "2G", "100000K" or bytes; 0 on a bad value. */
+size_t cli_parse_size(const char *s);
+/* Half of the machine's memory: the default limit for messages in flight. */
+size_t cli_default_memory(void);
 
 /* "lsim: " + message on stderr; returns CLI_USAGE. fmt takes one %s. */
 int cli_bad_usage(const char *fmt, const char *arg);

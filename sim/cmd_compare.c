@@ -360,7 +360,8 @@ int cmd_compare(int argc, char **argv)
     if (rc == 0) {
         run_spec spec = { .root = registry_root(), .doc = &doc, .scenario_path = a.scenario,
                           .detail = SIM_DETAIL_MESSAGES, .progress = !a.quiet && isatty(2),
-                          .run_id = 1, .point = -1, .replication = -1 };
+                          .run_id = 1, .point = -1, .replication = -1,
+                          .interrupted = cli_interrupted(), .mem_limit = cli_default_memory() };
         if (run_build(&spec, &r, &d) != SIM_OK)
             rc = cli_report(&d);
     }

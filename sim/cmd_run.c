@@ -21,12 +21,14 @@ typedef struct run_args {
     const char *seed;
     int detail;
     bool json, quiet;
+    size_t mem_limit;
 } run_args;
 
 static int parse_run_args(int argc, char **argv, run_args *a, bool is_check)
 {
     memset(a, 0, sizeof *a);
     a->detail = SIM_DETAIL_MESSAGES;
+    a->mem_limit = cli_default_memory();
     a->sets = xcalloc((size_t)argc, sizeof *a->sets);
     for (int i = 0; i < argc; i++) {
         int err = 0;
@@ -48,6 +50,11 @@ static int parse_run_args(int argc, char **argv, run_args *a, bool is_check)
                 a->detail = SIM_DETAIL_MESSAGES;
             else
                 return cli_bad_usage("--detail: '%s' is not one of summary, samples, messages", v);
+        } else if (!is_check && (v = cli_option(argc, argv, &i, "--max-memory", &err))) {
+            a->mem_limit = cli_parse_size(v);
+            if (a->mem_limit < (1u << 20))
+                return cli_bad_usage("--max-memory: '%s' is not a size of 1M or more (like 512M, 2G)",
+                                     v);
         } else if (!is_check && strcmp(argv[i], "--json") == 0) {
             a->json = true;
         } else if (!is_check && strcmp(argv[i], "--quiet") == 0) {
@@ -142,7 +149,7 @@ static int build(const run_args *a, cfg_doc *doc, run **r, bool progress)
     run_spec spec = {
         .root = registry_root(), .doc = doc, .scenario_path = a->scenario,
         .detail = a->detail, .progress = progress, .run_id = 1, .point = -1,
-        .replication = -1,
+        .replication = -1, .interrupted = cli_interrupted(), .mem_limit = a->mem_limit,
     };
     if (run_build(&spec, r, &d) != SIM_OK)
         return cli_report(&d);

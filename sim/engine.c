@@ -411,6 +411,21 @@ static void show_progress(sim_ctx *ctx, double started, double *last)
                 (unsigned long long)ctx->published);
 }
 
+/* The fingerprint folds in each event's time and the hash of its type's
+ * name (never its address, which differs between builds), so two runs have
+ * the same fingerprint exactly when they handled the same events in the
+ * same order at the same times. */
+static inline void fingerprint_event(sim_ctx *ctx, const cal_event *ev)
+{
+    size_t slot = ((uintptr_t)ev->type >> 4) & 63;
+    if (ctx->name_hash[slot].type != ev->type) {
+        ctx->name_hash[slot].type = ev->type;
+        ctx->name_hash[slot].hash = hash_bytes(ev->type->name, strlen(ev->type->name));
+    }
+    uint64_t fp = (ctx->fingerprint ^ (uint64_t)ev->t) * 0x9e3779b97f4a7c15ULL;
+    ctx->fingerprint = (fp ^ ctx->name_hash[slot].hash) * 0xbf58476d1ce4e5b9ULL;
+}
+
 int sim_run(sim_ctx *ctx)
 {
     if (ctx->duration != SIM_NEVER)
@@ -431,12 +446,19 @@ int sim_run(sim_ctx *ctx)
         cal_event ev;
         calendar_pop(&ctx->cal, &ev);
         ctx->now = ev.t;
+        fingerprint_event(ctx, &ev);
         ev.type->fn(ctx, ev.self, ev.arg);
         ctx->events++;
         if (ctx->failed)
             break;
-        if (ctx->progress && (ctx->events & 0xfffff) == 0)
-            show_progress(ctx, started, &last);
+        if ((ctx->events & 0xffff) == 0) {
+            if (ctx->interrupted && *ctx->interrupted)
+                sim_fail(ctx, "interrupted");
+            if (ctx->tl && timeline_error(ctx->tl))
+                sim_fail(ctx, "%s", timeline_error(ctx->tl));
+            if (ctx->progress && (ctx->events & 0xfffff) == 0)
+                show_progress(ctx, started, &last);
+        }
     }
     if (ctx->progress && last > 0)
         fprintf(stderr, "\r\033[K");

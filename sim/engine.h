@@ -7,6 +7,8 @@
 #ifndef LSIM_SIM_ENGINE_H
 #define LSIM_SIM_ENGINE_H
 
+#include <signal.h>
+
 #include "calendar.h"
 #include "order.h"
 #include "random.h"
@@ -71,6 +73,13 @@ struct sim_ctx {
     calendar cal;
     random_streams streams;
     uint64_t events;
+    uint64_t fingerprint;          /* a hash of every event's (time, type name) */
+    struct {
+        const sim_event_type *type;
+        uint64_t hash;
+    } name_hash[64];               /* cache: hashing a name costs more than an event */
+    volatile const sig_atomic_t *interrupted;   /* set from a signal handler: stop soon */
+    size_t mem_limit;              /* bytes the growing structures may take; 0: none */
     sim_time end_at;               /* SIM_NEVER until known */
     sim_time workload_end;
     int open_sources;
@@ -81,6 +90,7 @@ struct sim_ctx {
 
     /* ---- messages ---- */
     msg_block *blocks;
+    size_t nblocks;
     sim_msg *free_msgs;
     sim_msg *live_head, *live_tail;
     uint64_t live;

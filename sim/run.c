@@ -61,6 +61,8 @@ int run_build(const run_spec *spec, run **out, sim_diag *d)
     sim_ctx *ctx = r->ctx;
     ctx->detail = spec->detail;
     ctx->progress = spec->progress;
+    ctx->interrupted = spec->interrupted;
+    ctx->mem_limit = spec->mem_limit;
     ctx->run_id = spec->run_id;
     set_base_dir(ctx, spec->scenario_path);
     cfg_node *root = spec->doc->root;
@@ -93,12 +95,12 @@ static void wall_clock_iso(char *buf, size_t size)
 static void write_run_row(run *r, timeline *tl)
 {
     char *params = cfg_to_json(r->spec.doc->root);
-    char started[32];
-    wall_clock_iso(started, sizeof started);
+    char fp[24];
+    snprintf(fp, sizeof fp, "%016llx", (unsigned long long)r->ctx->fingerprint);
     tl_run row = {
         .run = r->ctx->run_id, .scenario = r->name, .seed = r->ctx->seed,
         .parameters = params, .point = r->spec.point, .replication = r->spec.replication,
-        .started_at = started,
+        .started_at = r->started_at, .fingerprint = fp,
     };
     timeline_run(tl, &row);
     free(params);
@@ -109,14 +111,15 @@ int run_execute(run *r, timeline *tl, trace_writer *tw, char *err, size_t errsiz
     sim_ctx *ctx = r->ctx;
     ctx->tl = tl;
     ctx->tw = tw;
-    if (tl)
-        write_run_row(r, tl);
+    wall_clock_iso(r->started_at, sizeof r->started_at);
     int rc = ctx->root->start ? ctx->root->start(ctx, ctx->root_self) : SIM_OK;
     if (rc == SIM_OK)
         rc = sim_run(ctx);
     if (rc == SIM_OK) {
         sim_close_books(ctx);
         sim_summarise(ctx);
+        if (tl)
+            write_run_row(r, tl);          /* at the end: it carries the fingerprint */
         for (size_t i = 0; tl && i < ctx->nmetrics; i++)
             timeline_summary(tl, ctx->run_id, ctx->metrics[i].name, ctx->metrics[i].value);
     }

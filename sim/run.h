@@ -9,6 +9,8 @@
 #ifndef LSIM_SIM_RUN_H
 #define LSIM_SIM_RUN_H
 
+#include <signal.h>
+
 #include "engine.h"
 #include "trace.h"
 
@@ -18,6 +20,8 @@ typedef struct run_spec {
     const char *scenario_path;     /* for relative paths in the scenario */
     int detail;                    /* SIM_DETAIL_* */
     bool progress;
+    volatile const sig_atomic_t *interrupted;   /* non-zero: stop (set by a signal handler) */
+    size_t mem_limit;              /* bytes for messages in flight; 0: no limit */
     int64_t run_id, point, replication;   /* point, replication: -1 outside sweeps */
 } run_spec;
 
@@ -25,6 +29,7 @@ typedef struct run {
     sim_ctx *ctx;
     const char *name;              /* borrowed from the document */
     run_spec spec;
+    char started_at[32];           /* wall clock at run_execute, ISO 8601 */
 } run;
 
 int run_build(const run_spec *spec, run **out, sim_diag *d);

@@ -27,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define BATCH 128
@@ -49,7 +50,7 @@ enum { B_MESSAGES, B_CONSUMERS, B_SCALING, B_SAMPLES, B_SUMMARY, B_RUNS, B_CMETR
 static const struct { const char *table; int ncols; } tables[NBATCH] = {
     [B_MESSAGES] = { "messages", 11 }, [B_CONSUMERS] = { "consumers", 9 },
     [B_SCALING] = { "scaling", 7 },    [B_SAMPLES] = { "samples", 7 },
-    [B_SUMMARY] = { "summary", 3 },    [B_RUNS] = { "runs", 8 },
+    [B_SUMMARY] = { "summary", 3 },    [B_RUNS] = { "runs", 9 },
     [B_CMETRICS] = { "consumer_metrics", 5 },
 };
 
@@ -81,7 +82,7 @@ struct timeline {
 static const char *const schema =
     "CREATE TABLE runs(run INTEGER PRIMARY KEY, scenario TEXT, seed INTEGER,"
     " parameters TEXT, lsim_version TEXT, point INTEGER, replication INTEGER,"
-    " started_at TEXT);"
+    " started_at TEXT, fingerprint TEXT);"
     "CREATE TABLE messages(run INTEGER, msg INTEGER, queue TEXT, grp TEXT, node INTEGER,"
     " consumer INTEGER, t_publish REAL, t_deliver REAL, t_begin REAL, t_end REAL,"
     " requeues INTEGER);"
@@ -101,8 +102,10 @@ static void fail_locked(timeline *tl, const char *what)
     if (tl->failed)
         return;
     tl->failed = true;
-    snprintf(tl->err, sizeof tl->err, "%s: %s: %s", tl->path, what,
-             tl->db ? sqlite3_errmsg(tl->db) : "cannot open");
+    int sys = tl->db ? sqlite3_system_errno(tl->db) : 0;
+    snprintf(tl->err, sizeof tl->err, "%s: %s: %s%s%s", tl->path, what,
+             tl->db ? sqlite3_errmsg(tl->db) : "cannot open", sys ? ": " : "",
+             sys ? strerror(sys) : "");
 }
 
 static sqlite3_stmt *prepare_insert(sqlite3 *db, int which, int rows)
@@ -278,12 +281,12 @@ static inline value vms(int64_t ns)
 static inline value vid(int id) { return id > 0 ? vint(id) : vnull(); }
 
 /* Runs SQL on the connection: only while the writer is idle. */
-static int exec_now(timeline *tl, const char *sql)
+static int exec_now(timeline *tl, const char *sql, const char *what)
 {
     if (tl->failed)
         return -1;
     if (sqlite3_exec(tl->db, sql, NULL, NULL, NULL) != SQLITE_OK) {
-        fail_locked(tl, "cannot run SQL");
+        fail_locked(tl, what);
         return -1;
     }
     return 0;
@@ -324,9 +327,9 @@ static void set_up(timeline *tl)
     /* No journal: a failed run's file is deleted, never recovered. */
     exec_now(tl, "PRAGMA page_size=65536; PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;"
                  "PRAGMA temp_store=MEMORY; PRAGMA cache_size=-32768;"
-                 "PRAGMA locking_mode=EXCLUSIVE;");
-    exec_now(tl, schema);
-    exec_now(tl, "BEGIN");
+                 "PRAGMA locking_mode=EXCLUSIVE;", "cannot set up");
+    exec_now(tl, schema, "cannot create the tables");
+    exec_now(tl, "BEGIN", "cannot begin");
     for (int i = 0; i < NBATCH && !tl->failed; i++) {
         tl->filling[i] = job_new(i);
         if (!(tl->full[i] = prepare_insert(tl->db, i, BATCH)))
@@ -345,6 +348,14 @@ timeline *timeline_open(const char *path, char *err, size_t errsize)
     pthread_cond_init(&tl->has_work, NULL);
     pthread_cond_init(&tl->has_room, NULL);
     pthread_cond_init(&tl->is_idle, NULL);
+    /* A database is a regular file: never put one beside /dev/full and
+     * rename it over the device. */
+    struct stat st;
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+        snprintf(err, errsize, "cannot write %s: not a regular file", path);
+        timeline_free(tl);
+        return NULL;
+    }
     /* Check the folder first: SQLite's own message would name the temp file. */
     FILE *probe = fopen(tl->tmp, "wb");
     if (!probe) {
@@ -376,6 +387,7 @@ void timeline_run(timeline *tl, const tl_run *r)
     v[5] = r->point >= 0 ? vint(r->point) : vnull();
     v[6] = r->replication >= 0 ? vint(r->replication) : vnull();
     v[7] = vcopy(r->started_at);
+    v[8] = vcopy(r->fingerprint);
 }
 
 void timeline_message(timeline *tl, int64_t run, const tl_message *m)
@@ -456,7 +468,7 @@ void timeline_consumer_metric(timeline *tl, int64_t run, int node, int consumer,
 int timeline_exec(timeline *tl, const char *sql)
 {
     timeline_sync(tl);
-    return exec_now(tl, sql);
+    return exec_now(tl, sql, "cannot run SQL");
 }
 
 struct sqlite3 *timeline_db(timeline *tl)
@@ -493,7 +505,7 @@ int timeline_close(timeline *tl, bool keep, char *err, size_t errsize)
     pthread_join(tl->thread, NULL);
     bool ok = keep && !tl->failed;
     if (ok)
-        exec_now(tl, "COMMIT");
+        exec_now(tl, "COMMIT", "cannot write (commit)");
     for (int i = 0; i < NBATCH; i++) {
         sqlite3_finalize(tl->full[i]);
         tl->full[i] = NULL;

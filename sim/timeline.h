@@ -47,6 +47,7 @@ typedef struct tl_run {
     const char *parameters;        /* JSON */
     int64_t point, replication;    /* sweeps; -1 = NULL */
     const char *started_at;        /* wall clock, ISO 8601; not part of results */
+    const char *fingerprint;       /* hex hash of the event sequence */
 } tl_run;
 
 /* Creates the database under a temporary name.  On failure returns NULL and

@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define TRACE_HEADER "t_ms,event,node,consumer,msg,group,queue"
@@ -485,7 +486,7 @@ int trace_reader_next(trace_reader *r, trace_event *ev, sim_diag *d)
 
 struct trace_writer {
     FILE *f;
-    char *path, *tmp;
+    char *path, *tmp;              /* tmp NULL: writing straight into path */
     char *iobuf;
 };
 
@@ -494,10 +495,15 @@ trace_writer *trace_writer_open(const char *path, const char *scenario, uint64_t
 {
     trace_writer *w = xcalloc(1, sizeof *w);
     w->path = xstrdup(path);
-    size_t n = strlen(path) + 32;
-    w->tmp = xmalloc(n);
-    snprintf(w->tmp, n, "%s.tmp-%ld", path, (long)getpid());
-    w->f = fopen(w->tmp, "wb");
+    /* A regular file is written under a temporary name and renamed at the
+     * end; anything else (/dev/stdout, a pipe, /dev/full) is written as is. */
+    struct stat st;
+    if (stat(path, &st) != 0 || S_ISREG(st.st_mode)) {
+        size_t n = strlen(path) + 32;
+        w->tmp = xmalloc(n);
+        snprintf(w->tmp, n, "%s.tmp-%ld", path, (long)getpid());
+    }
+    w->f = fopen(w->tmp ? w->tmp : path, "wb");
     if (!w->f) {
         snprintf(err, errsize, "cannot write %s: %s", path, strerror(errno));
         free(w->path);
@@ -543,17 +549,22 @@ int trace_writer_close(trace_writer *w, bool keep, char *err, size_t errsize)
     if (!w)
         return 0;
     int rc = 0;
-    bool bad_write = ferror(w->f) != 0;
-    if (fclose(w->f) != 0)
+    errno = 0;
+    bool bad_write = fflush(w->f) != 0 || ferror(w->f) != 0;
+    int saved = errno;
+    if (fclose(w->f) != 0 && !bad_write) {
         bad_write = true;
+        saved = errno;
+    }
     if (keep && bad_write) {
-        snprintf(err, errsize, "cannot write %s: %s", w->path, strerror(errno));
+        snprintf(err, errsize, "cannot write %s: %s", w->path,
+                 saved ? strerror(saved) : "write error");
         rc = -1;
-    } else if (keep && rename(w->tmp, w->path) != 0) {
+    } else if (keep && w->tmp && rename(w->tmp, w->path) != 0) {
         snprintf(err, errsize, "cannot rename %s to %s: %s", w->tmp, w->path, strerror(errno));
         rc = -1;
     }
-    if (!keep || rc != 0)
+    if ((!keep || rc != 0) && w->tmp)
         unlink(w->tmp);
     free(w->iobuf);
     free(w->path);

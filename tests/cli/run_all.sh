@@ -133,5 +133,54 @@ count=$((count + 1))
 grep -q 'kind: poisson' "$TMP/fit.yaml" || fail "fit: Poisson arrivals not recognised"
 grep -q 'kind: lognormal' "$TMP/fit.yaml" || fail "fit: lognormal service not recognised"
 
+# 8. Faults: each gives a clear message and a non-zero exit, and leaves no
+# database (nor a temporary file) behind.
+#   read-only folder (root ignores permission bits: /sys refuses everyone)
+if [ "$(id -u)" = 0 ]; then ro=/sys; else ro="$TMP/out/ro"; mkdir -p "$ro"; chmod 555 "$ro"; fi
+expect_error 2 "lsim: cannot write $ro/x.db: Permission denied" -- "$LSIM" run $SEED --out "$ro/x.db"
+[ "$ro" = /sys ] || rmdir "$ro"
+#   a device is not a database; a trace to /dev/full finds the disk full
+expect_error 2 "lsim: cannot write /dev/full: not a regular file" -- "$LSIM" run $SEED --out /dev/full
+expect_error 1 "lsim: cannot write /dev/full: No space left on device" -- \
+    "$LSIM" run $SEED --out "$TMP/out/x.db" --trace /dev/full --quiet
+#   the disk fills up while the database is written (a file size limit)
+expect_error 1 "lsim: $TMP/out/x.db: cannot write (commit): disk I/O error" -- \
+    sh -c "ulimit -f 8000; exec \"\$0\" \"\$@\"" "$LSIM" run tests/bench/mm8.yaml \
+    --set queue.count=200000 --out "$TMP/out/x.db" --quiet
+#   a scenario that needs more memory than allowed
+expect_error 1 "lsim: more than 64 MiB would be needed for the 559104 messages in flight (--max-memory)" -- \
+    "$LSIM" run tests/bench/mm8.yaml --set "queue.arrivals={kind: burst, count: 100000000}" \
+    --max-memory 64M --out "$TMP/out/x.db" --quiet
+expect_error 2 "lsim: --max-memory: 'lots' is not a size of 1M or more (like 512M, 2G)" -- \
+    "$LSIM" run $SEED --max-memory lots --out "$TMP/out/x.db"
+#   numbers that overflow
+expect_error 2 "--set duration:1:1: duration: '1000000000000000000000000000000s' is too large" -- \
+    "$LSIM" run $SEED --set duration=1000000000000000000000000000000s --out "$TMP/out/x.db"
+expect_error 2 "--set queue.arrivals:1:23: rate: '0/s' must be greater than zero" -- \
+    "$LSIM" run $SEED --set "queue.arrivals={kind: poisson, rate: 0/s}" --out "$TMP/out/x.db"
+#   SIGTERM and SIGINT during a run
+for sig in TERM INT; do
+    count=$((count + 1))
+    rm -rf "$TMP/out" && mkdir -p "$TMP/out"
+    "$LSIM" run tests/bench/mm8.yaml --set queue.count=100000000 --out "$TMP/out/x.db" --quiet \
+        2>"$TMP/stderr" &
+    pid=$!
+    sleep 1
+    kill -$sig $pid
+    wait $pid
+    st=$?
+    [ $st -eq 1 ] || fail "SIG$sig during a run: exit $st"
+    [ "$(cat "$TMP/stderr")" = "lsim: interrupted" ] || fail "SIG$sig: stderr $(cat "$TMP/stderr")"
+    [ -z "$(ls -A "$TMP/out")" ] || fail "SIG$sig: left files: $(ls -A "$TMP/out")"
+done
+
+# 9. Determinism does not depend on the locale or the time zone.
+count=$((count + 1))
+"$LSIM" run tests/cli/stochastic.yaml --out "$TMP/d1.db" --quiet >/dev/null
+LC_ALL=C.UTF-8 LANG=de_DE.UTF-8 TZ=Asia/Kolkata "$LSIM" run tests/cli/stochastic.yaml --out "$TMP/d2.db" --quiet >/dev/null
+for q in "select * from messages" "select * from summary" "select fingerprint from runs"; do
+    [ "$(sqlite3 "$TMP/d1.db" "$q")" = "$(sqlite3 "$TMP/d2.db" "$q")" ] || fail "locale/time zone changed: $q"
+done
+
 echo "$count command-line checks, $failures failed"
 [ "$failures" -eq 0 ]

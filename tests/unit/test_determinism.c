@@ -22,7 +22,8 @@ static const char *const scenario =
 static char *dump(const char *db)
 {
     static const char *const queries[] = {
-        "select run, scenario, seed, parameters, lsim_version, point, replication from runs",
+        "select run, scenario, seed, parameters, lsim_version, point, replication, fingerprint "
+        "from runs",
         "select * from messages order by rowid", "select * from consumers order by rowid",
         "select * from scaling order by rowid", "select * from samples order by rowid",
         "select * from summary order by rowid",

@@ -50,6 +50,10 @@ static void reproduces_the_article(void **state)
     assert_string_equal(per_worker, "1|4\n2|3\n3|2\n");
     /* The small start latency, exactly: worker 1's fourth task began at 3 s + 4 ms. */
     assert_true(tu_db_double(db, "select t_begin from messages where msg = 8") == 3004.0);
+    /* The event sequence, pinned: any change in what happens when shows here. */
+    char *fp = tu_db_text(db, "select fingerprint from runs");
+    assert_string_equal(fp, "d7a90330a3cd6cdb\n");
+    free(fp);
     assert_int_equal((int)tu_metric(r, "completed"), 9);
     assert_int_equal((int)tu_metric(r, "order_inversions"), 3);   /* 4<3, 6<5, 8<7 */
     free(per_worker);
