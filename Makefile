@@ -39,7 +39,11 @@ DEBIAN_PACKAGES = build-essential pkg-config libgsl-dev libsqlite3-dev libyaml-d
                   libcmocka-dev sqlite3 python3 python3-simpy valgrind time
 SUDO = $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all deps run test unit cli-tests asan bench clean
+FUZZ_TARGETS = fuzz_scenario fuzz_trace fuzz_set
+FUZZ_SECONDS = 60
+FUZZ_BIN = $(addprefix $(BUILD)/tests/fuzz/,$(FUZZ_TARGETS))
+
+.PHONY: all deps run test unit cli-tests fuzz-regressions asan bench fuzz clean
 
 all: $(BUILD)/lsim
 
@@ -71,7 +75,16 @@ unit: $(UNIT_BIN)
 cli-tests: $(BUILD)/lsim
 	tests/cli/run_all.sh $(BUILD)/lsim
 
-test: all unit cli-tests
+# Every input in the fuzz corpora (seeds and the inputs that once broke a
+# target) run through the targets, without libFuzzer.
+$(BUILD)/tests/fuzz/%: tests/fuzz/%.c tests/fuzz/standalone.c $(BUILD)/liblsim.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $< tests/fuzz/standalone.c $(BUILD)/liblsim.a $(LDLIBS)
+
+fuzz-regressions: $(FUZZ_BIN)
+	@set -e; for t in $(FUZZ_TARGETS); do printf '%s: ' $$t; $(BUILD)/tests/fuzz/$$t tests/fuzz/corpus/$$t/*; done
+
+test: all unit cli-tests fuzz-regressions
 
 asan:
 	$(MAKE) BUILD=build-asan OPT="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
@@ -80,8 +93,28 @@ asan:
 bench: $(BUILD)/lsim $(BUILD)/bench
 	tests/bench/run.sh $(BUILD) $(PYTHON)
 
+# libFuzzer (clang) on each target for FUZZ_SECONDS, with ASan and UBSan,
+# starting from the corpora in tests/fuzz/corpus (new finds go to build-fuzz/).
+fuzz:
+	$(MAKE) BUILD=build-fuzz CC=clang WARN="-Wall -Wextra -Werror -Wno-unused-command-line-argument" \
+	        OPT="-g -O1 -fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer" \
+	        build-fuzz/liblsim.a
+	@set -e; for t in $(FUZZ_TARGETS); do \
+	    clang -std=c11 -D_POSIX_C_SOURCE=200809L -g -O1 -Isim -Imodels \
+	        -fsanitize=fuzzer,address,undefined -o build-fuzz/$$t tests/fuzz/$$t.c \
+	        build-fuzz/liblsim.a $(LDLIBS); \
+	    mkdir -p build-fuzz/corpus/$$t; \
+	    echo "== $$t for $(FUZZ_SECONDS) s"; \
+	    if ! build-fuzz/$$t -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 \
+	        -print_final_stats=1 -artifact_prefix=build-fuzz/$$t- \
+	        build-fuzz/corpus/$$t tests/fuzz/corpus/$$t >build-fuzz/$$t.log 2>&1; then \
+	        tail -n 40 build-fuzz/$$t.log; echo "$$t: FOUND A PROBLEM (input in build-fuzz/$$t-*)"; exit 1; \
+	    fi; \
+	    grep -E 'stat::number_of_executed_units|stat::average_exec_per_sec|Done' build-fuzz/$$t.log; \
+	done
+
 clean:
-	rm -rf build build-asan
+	rm -rf build build-asan build-fuzz
 
 -include $(LIB_OBJ:.o=.d) $(MAIN_OBJ:.o=.d)
 

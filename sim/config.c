@@ -682,15 +682,48 @@ int cfg_check_unknown(const cfg_node *root, sim_diag *d)
 
 /* ---- output ------------------------------------------------------------------ */
 
+/* A plain (unquoted) scalar is printed only when it is printable ASCII and
+ * cannot be mistaken for YAML syntax in a block or a flow collection. */
 static bool plain_ok(const char *s)
 {
-    if (!*s || strchr("-?:,[]{}#&*!|>'\"%@` ", s[0]) || s[strlen(s) - 1] == ' ')
+    if (!*s || strchr("-?: ", s[0]) || s[strlen(s) - 1] == ' ')
         return false;
     for (const char *p = s; *p; p++)
-        if ((*p == ':' && (p[1] == ' ' || !p[1])) || (*p == ' ' && p[1] == '#') ||
-            (unsigned char)*p < 0x20)
+        if (strchr(",[]{}#&*!|>'\"%@`", *p) || (*p == ':' && (p[1] == ' ' || !p[1])) ||
+            (unsigned char)*p < 0x20 || (unsigned char)*p > 0x7e)
             return false;
     return true;
+}
+
+/* A double-quoted scalar.  Characters YAML does not allow as they are, or
+ * would read as line breaks (C0 and C1 controls, DEL, U+2028, U+2029, the
+ * byte order mark), are escaped, so that what is printed reads back the
+ * same. */
+static void yaml_quoted(strbuf *b, const char *s)
+{
+    sb_add(b, "\"");
+    for (const unsigned char *p = (const unsigned char *)s; *p;) {
+        unsigned cp = *p;
+        int len = 1;
+        if (cp >= 0xc2 && cp < 0xe0 && (p[1] & 0xc0) == 0x80) {
+            cp = ((cp & 0x1f) << 6) | (p[1] & 0x3f);
+            len = 2;
+        } else if (cp >= 0xe0 && cp < 0xf0 && (p[1] & 0xc0) == 0x80 && (p[2] & 0xc0) == 0x80) {
+            cp = ((cp & 0x0f) << 12) | ((p[1] & 0x3f) << 6) | (p[2] & 0x3f);
+            len = 3;
+        }
+        if (cp == '"' || cp == '\\')
+            sb_addf(b, "\\%c", (char)cp);
+        else if (cp == '\n' || cp == '\t')
+            sb_add(b, cp == '\n' ? "\\n" : "\\t");
+        else if (cp < 0x20 || cp == 0x7f || (cp >= 0x80 && cp < 0xa0) || cp == 0x2028 ||
+                 cp == 0x2029 || cp == 0xfeff)
+            sb_addf(b, "\\u%04x", cp);
+        else
+            sb_addn(b, (const char *)p, (size_t)len);
+        p += len;
+    }
+    sb_add(b, "\"");
 }
 
 static void yaml_scalar(strbuf *b, const cfg_node *n)
@@ -698,7 +731,7 @@ static void yaml_scalar(strbuf *b, const cfg_node *n)
     if (!n->is_quoted && plain_ok(n->text))
         sb_add(b, n->text);
     else
-        sb_add_json_string(b, n->text);   /* a JSON string is a valid YAML scalar */
+        yaml_quoted(b, n->text);
 }
 
 static void yaml_indent(strbuf *b, int depth)
@@ -758,7 +791,7 @@ static void yaml_node(strbuf *b, const cfg_node *n, int depth)
             sb_add(b, "-");
         }
         /* Small all-scalar values print on one line, except top-level sections. */
-        if (is_simple(v) && (depth > 0 || v->kind != CFG_MAP)) {
+        if (is_simple(v) && (depth > 0 || v->kind != CFG_MAP || v->n == 0)) {
             sb_add(b, " ");
             yaml_flow(b, v);
             sb_add(b, "\n");

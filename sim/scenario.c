@@ -18,6 +18,9 @@
 
 #define MAX_SCENARIO_BYTES (64u << 20)
 #define MAX_DEPTH 64
+/* YAML's implicit keys stop at 1024 characters, and a key printed back in
+ * quotes may take 6 for each of its bytes (\u0009). */
+#define MAX_KEY 128
 
 static const char *doc_add_file(cfg_doc *doc, const char *name)
 {
@@ -68,6 +71,11 @@ static int attach(builder *b, cfg_node *n, sim_diag *d)
     if (!key) {
         if (n->kind != CFG_SCALAR) {
             diag_at(d, n, "a mapping key must be a plain value");
+            cfg_node_free(n);
+            return SIM_EINPUT;
+        }
+        if (strlen(n->text) > MAX_KEY) {
+            diag_at(d, n, "a key longer than %d characters", MAX_KEY);
             cfg_node_free(n);
             return SIM_EINPUT;
         }
@@ -295,6 +303,25 @@ int cfg_apply_set(cfg_doc *doc, const char *assignment, sim_diag *d)
         return diag_file(d, "--set", 0, 0,
                          "'%s': the value is empty", assignment);
     char *path = xstrndup(assignment, (size_t)(eq - assignment));
+    int parts = 1, longest = 0, len = 0;
+    for (const char *c = path; *c; c++) {
+        parts += *c == '.';
+        len = *c == '.' ? 0 : len + 1;
+        longest = len > longest ? len : longest;
+    }
+    if (path[0] == '.' || strstr(path, "..") || path[strlen(path) - 1] == '.' || parts > 32 ||
+        longest > MAX_KEY) {
+        free(path);
+        return diag_file(d, "--set", 0, 0, "'%s': a key path is up to 32 names of up to %d "
+                         "characters joined by '.'", assignment, MAX_KEY);
+    }
+    for (const char *c = path; *c; c++)
+        if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
+              *c == '_' || *c == '-' || *c == '.')) {
+            free(path);
+            return diag_file(d, "--set", 0, 0, "'%s': a key is made of letters, digits, '_' and "
+                             "'-', parts joined by '.'", assignment);
+        }
     char label[300];
     snprintf(label, sizeof label, "--set %s", path);
     cfg_doc vdoc = { 0 };
