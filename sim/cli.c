@@ -20,6 +20,11 @@ static int usage(void)
           "  lsim run SCENARIO [--seed N] [--set KEY=VALUE]... [--out FILE.db]\n"
           "                    [--detail summary|samples|messages] [--trace FILE.csv] [--json] [--quiet]\n"
           "  lsim check SCENARIO [--set KEY=VALUE]...\n"
+          "  lsim sweep SCENARIO --vary KEY=V1,V2,...|KEY=LO..HI:STEP [--vary ...] [--reps R] [-j N]\n"
+          "                      [--require 'METRIC<=X']... [--minimize|--maximize METRIC]\n"
+          "                      [--seed N] [--set KEY=VALUE]... [--detail summary|samples|messages]\n"
+          "                      [--out FILE.db | --plan DIR] [--json] [--quiet]\n"
+          "  lsim merge DIR -o FILE.db [--json]\n"
           "  lsim version\n",
           stderr);
     return CLI_USAGE;
@@ -72,6 +77,8 @@ static const struct {
 } commands[] = {
     { "run", cmd_run },
     { "check", cmd_check },
+    { "sweep", cmd_sweep },
+    { "merge", cmd_merge },
     { "version", cmd_version },
 };
 

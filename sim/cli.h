@@ -15,6 +15,8 @@ int cli_main(int argc, char **argv);
 
 int cmd_run(int argc, char **argv);
 int cmd_check(int argc, char **argv);
+int cmd_sweep(int argc, char **argv);
+int cmd_merge(int argc, char **argv);
 
 /* "lsim: " + message on stderr; returns CLI_USAGE. fmt takes one %s. */
 int cli_bad_usage(const char *fmt, const char *arg);
