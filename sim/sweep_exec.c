@@ -237,6 +237,29 @@ static void add_path(char ***paths, size_t *n, const char *dir, int worker)
     (*paths)[(*n)++] = sb_take(&b);
 }
 
+/* Forks `jobs` workers; a worker unblocks the stop signals (`old` is the
+ * mask from before they were blocked) and never returns. */
+static void start_workers(watch *w, const sweep_spec *s, int jobs, const char *dir, char ***paths,
+                          size_t *npaths, const sigset_t *old)
+{
+    for (int i = 0; i < jobs; i++) {
+        add_path(paths, npaths, dir, i);
+        pid_t pid = fork();
+        if (pid == 0) {
+            sigprocmask(SIG_SETMASK, old, NULL);
+            exit(worker_main(s, w->sh, (*paths)[i]));
+        }
+        if (pid < 0) {
+            snprintf(w->err, w->errsize, "cannot start a worker: %s", strerror(errno));
+            w->worst = SIM_EIO;
+            stop_all(w);
+            return;
+        }
+        w->pids[w->n++] = pid;
+        w->alive++;
+    }
+}
+
 int sweep_execute(const sweep_spec *s, int jobs, bool progress, const char *dir, char ***paths,
                   size_t *npaths, char *err, size_t errsize)
 {
@@ -263,23 +286,7 @@ int sweep_execute(const sweep_spec *s, int jobs, bool progress, const char *dir,
     watch w = { .pids = xcalloc((size_t)jobs, sizeof *w.pids), .sh = sh, .nruns = s->nruns,
                 .progress = progress, .started = wall_seconds(), .err = err,
                 .errsize = errsize };
-    for (int i = 0; i < jobs; i++) {
-        add_path(paths, npaths, dir, i);
-        pid_t pid = fork();
-        if (pid == 0) {
-            sigprocmask(SIG_SETMASK, &old, NULL);
-            int status = worker_main(s, sh, (*paths)[i]);
-            exit(status);
-        }
-        if (pid < 0) {
-            snprintf(err, errsize, "cannot start a worker: %s", strerror(errno));
-            w.worst = SIM_EIO;
-            stop_all(&w);
-            break;
-        }
-        w.pids[w.n++] = pid;
-        w.alive++;
-    }
+    start_workers(&w, s, jobs, dir, paths, npaths, &old);
     supervise(&w, &stop_set);
     sigprocmask(SIG_SETMASK, &old, NULL);
     free(w.pids);
