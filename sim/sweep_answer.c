@@ -392,8 +392,9 @@ static void print_table(const sweep_spec *s, const sweep_answer *a)
 
 static void print_text(const sweep_spec *s, const sweep_answer *a, const char *db_path)
 {
-    printf("sweep %s: %lld points x %lld replications = %lld runs (replication r: seed %llu + r)\n",
-           s->name, (long long)s->npoints, (long long)s->reps, (long long)s->nruns,
+    printf("sweep %s: %lld point%s x %lld replication%s = %lld run%s (replication r: seed %llu + r)"
+           "\n", s->name, (long long)s->npoints, s->npoints == 1 ? "" : "s", (long long)s->reps,
+           s->reps == 1 ? "" : "s", (long long)s->nruns, s->nruns == 1 ? "" : "s",
            (unsigned long long)s->seed);
     for (size_t i = 0; i < s->nreqs; i++)
         printf("require %s (the 95 %% interval's %s bound)\n", s->reqs[i].text,

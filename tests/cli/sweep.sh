@@ -26,7 +26,7 @@ queue:
   service: { kind: exponential, mean: 1s }
 container: { kind: competing, workers: 10 }
 YAML
-ARGS="--vary container.workers=10..13 --vary container.startLatency=0s,1ms --reps 4 --minimize consumers_max --quiet"
+ARGS="--vary container.workers=10..13 --vary container.startLatency=0s,1ms --reps 4 --minimize consumers_max --detail samples --quiet"
 
 # every table of a database as exact values, runs.started_at left out
 dump() {
