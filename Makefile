@@ -24,7 +24,9 @@ BUILD   = build
 SIM_OBJ = sim/mem.o sim/config.o sim/scenario.o sim/calendar.o sim/random.o sim/dist.o \
           sim/stats.o sim/order.o sim/engine.o sim/message.o sim/summary.o sim/timeline.o \
           sim/trace.o sim/workload_file.o sim/run.o sim/cli.o sim/cmd_run.o \
-          sim/timeline_data.o sim/compare.o sim/cmd_compare.o sim/fit.o sim/cmd_fit.o
+          sim/timeline_data.o sim/compare.o sim/cmd_compare.o sim/fit.o sim/cmd_fit.o \
+          sim/expr.o sim/sweep_spec.o sim/sweep_exec.o sim/sweep_merge.o sim/sweep_answer.o \
+          sim/sweep_plan.o sim/cmd_sweep.o sim/cmd_merge.o
 MDL_OBJ = models/registry.o models/world.o models/workload.o models/arrivals.o \
           models/arrivals_replay.o models/groups.o models/host.o models/broker_pull.o \
           models/container_competing.o
@@ -32,11 +34,12 @@ LIB_OBJ = $(addprefix $(BUILD)/,$(SIM_OBJ) $(MDL_OBJ))
 MAIN_OBJ = $(BUILD)/sim/main.o
 
 UNIT_TESTS = test_calendar test_config test_stats test_order test_random test_trace \
-             test_timeline test_seed_competing test_queueing test_determinism test_compare
+             test_timeline test_seed_competing test_queueing test_determinism test_compare \
+             test_sweep
 UNIT_BIN = $(addprefix $(BUILD)/tests/,$(UNIT_TESTS))
 
 DEBIAN_PACKAGES = build-essential pkg-config libgsl-dev libsqlite3-dev libyaml-dev \
-                  libcmocka-dev sqlite3 python3 python3-simpy valgrind time
+                  libcmocka-dev sqlite3 python3 python3-simpy valgrind time parallel
 SUDO = $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 FUZZ_TARGETS = fuzz_scenario fuzz_trace fuzz_set
@@ -74,6 +77,7 @@ unit: $(UNIT_BIN)
 
 cli-tests: $(BUILD)/lsim
 	tests/cli/run_all.sh $(BUILD)/lsim
+	tests/cli/sweep.sh $(BUILD)/lsim
 
 # Every input in the fuzz corpora (seeds and the inputs that once broke a
 # target) run through the targets, without libFuzzer.

@@ -83,6 +83,11 @@ static int usage(void)
           "  lsim compare SCENARIO TRACE.csv [--out FILE.db] [--tolerance KEY=VALUE]... [--json]\n"
           "               [--workload trace|scenario] [--seed N] [--set KEY=VALUE]... [--quiet]\n"
           "  lsim fit TRACE.csv\n"
+          "  lsim sweep SCENARIO --vary KEY=V1,V2,...|KEY=LO..HI:STEP [--vary ...] [--reps R] [-j N]\n"
+          "                      [--require 'METRIC<=X']... [--minimize|--maximize METRIC]\n"
+          "                      [--seed N] [--set KEY=VALUE]... [--detail summary|samples|messages]\n"
+          "                      [--out FILE.db | --plan DIR] [--json] [--quiet]\n"
+          "  lsim merge DIR -o FILE.db [--json]\n"
           "  lsim version\n",
           stderr);
     return CLI_USAGE;
@@ -137,6 +142,8 @@ static const struct {
     { "check", cmd_check },
     { "compare", cmd_compare },
     { "fit", cmd_fit },
+    { "sweep", cmd_sweep },
+    { "merge", cmd_merge },
     { "version", cmd_version },
 };
 

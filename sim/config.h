@@ -70,6 +70,9 @@ int cfg_load_string(const char *name, const char *text, size_t len, cfg_doc *doc
 void cfg_doc_free(cfg_doc *doc);
 /* Applies `path.to.key=VALUE` (VALUE is YAML) to the document. */
 int cfg_apply_set(cfg_doc *doc, const char *assignment, sim_diag *d);
+/* The same, with errors and the value's position labelled by `option`
+ * ("--vary" gives "--vary path.to.key:1:1: ..."); cfg_apply_set is "--set". */
+int cfg_apply_option(cfg_doc *doc, const char *option, const char *assignment, sim_diag *d);
 
 /* ---- nodes ------------------------------------------------------------ */
 

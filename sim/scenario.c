@@ -221,7 +221,7 @@ int cfg_load_file(const char *path, cfg_doc *doc, sim_diag *d)
     return rc;
 }
 
-/* ---- --set path.to.key=VALUE ------------------------------------------- */
+/* ---- --set (and --vary) path.to.key=VALUE ------------------------------- */
 
 static bool parse_index(const char *s, size_t *out)
 {
@@ -237,24 +237,26 @@ static bool parse_index(const char *s, size_t *out)
     return true;
 }
 
-/* The child of `at` named `part`, created as an empty map when absent. */
-static int step_into(cfg_node *at, const char *part, const char *path, bool create,
-                     cfg_node **out, sim_diag *d)
+/* The child of `at` named `part`, created as an empty map when absent.  A
+ * created map carries the position of the value (the option's label), so
+ * that a misspelt key is reported at the option, not in the file. */
+static int step_into(cfg_node *at, const char *part, const char *option, const char *path,
+                     const cfg_node *value, cfg_node **out, sim_diag *d)
 {
     if (at->kind == CFG_SEQ) {
         size_t i;
         if (!parse_index(part, &i) || i >= at->n)
-            return diag_file(d, "--set", 0, 0, "%s: '%s' is not an index of that list (0..%zu)",
+            return diag_file(d, option, 0, 0, "%s: '%s' is not an index of that list (0..%zu)",
                              path, part, at->n ? at->n - 1 : 0);
         *out = at->items[i];
         return SIM_OK;
     }
     if (at->kind != CFG_MAP)
-        return diag_file(d, "--set", 0, 0, "%s: cannot go into '%s', it is a plain value",
+        return diag_file(d, option, 0, 0, "%s: cannot go into '%s', it is a plain value",
                          path, part);
     cfg_node *child = cfg_peek(at, part);
-    if (!child && create) {
-        child = cfg_node_new(CFG_MAP, at->file, at->line, at->col);
+    if (!child) {
+        child = cfg_node_new(CFG_MAP, value->file, value->line, value->col);
         cfg_map_put(at, part, child);
     }
     *out = child;
@@ -262,14 +264,14 @@ static int step_into(cfg_node *at, const char *part, const char *path, bool crea
 }
 
 /* Puts `value` at the last path part under `at` (takes ownership). */
-static int put_last(cfg_node *at, const char *part, const char *path, cfg_node *value,
-                    sim_diag *d)
+static int put_last(cfg_node *at, const char *part, const char *option, const char *path,
+                    cfg_node *value, sim_diag *d)
 {
     if (at->kind == CFG_SEQ) {
         size_t i;
         if (!parse_index(part, &i) || i >= at->n) {
             cfg_node_free(value);
-            return diag_file(d, "--set", 0, 0, "%s: '%s' is not an index of that list", path,
+            return diag_file(d, option, 0, 0, "%s: '%s' is not an index of that list", path,
                              part);
         }
         cfg_node_free(at->items[i]);
@@ -279,7 +281,7 @@ static int put_last(cfg_node *at, const char *part, const char *path, cfg_node *
     }
     if (at->kind != CFG_MAP) {
         cfg_node_free(value);
-        return diag_file(d, "--set", 0, 0, "%s: cannot set a key inside a plain value", path);
+        return diag_file(d, option, 0, 0, "%s: cannot set a key inside a plain value", path);
     }
     for (size_t i = 0; i < at->n; i++)
         if (strcmp(at->keys[i]->text, part) == 0) {
@@ -295,12 +297,17 @@ static int put_last(cfg_node *at, const char *part, const char *path, cfg_node *
 
 int cfg_apply_set(cfg_doc *doc, const char *assignment, sim_diag *d)
 {
+    return cfg_apply_option(doc, "--set", assignment, d);
+}
+
+int cfg_apply_option(cfg_doc *doc, const char *option, const char *assignment, sim_diag *d)
+{
     const char *eq = strchr(assignment, '=');
     if (!eq || eq == assignment)
-        return diag_file(d, "--set", 0, 0, "'%s': expected KEY=VALUE, for example "
+        return diag_file(d, option, 0, 0, "'%s': expected KEY=VALUE, for example "
                          "container.maxConcurrentConsumers=8", assignment);
     if (!eq[1])
-        return diag_file(d, "--set", 0, 0,
+        return diag_file(d, option, 0, 0,
                          "'%s': the value is empty", assignment);
     char *path = xstrndup(assignment, (size_t)(eq - assignment));
     int parts = 1, longest = 0, len = 0;
@@ -323,7 +330,7 @@ int cfg_apply_set(cfg_doc *doc, const char *assignment, sim_diag *d)
                              "'-', parts joined by '.'", assignment);
         }
     char label[300];
-    snprintf(label, sizeof label, "--set %s", path);
+    snprintf(label, sizeof label, "%s %s", option, path);
     cfg_doc vdoc = { 0 };
     int rc = cfg_load_string(label, eq + 1, strlen(eq + 1), &vdoc, d);
     if (rc != SIM_OK) {
@@ -344,17 +351,17 @@ int cfg_apply_set(cfg_doc *doc, const char *assignment, sim_diag *d)
     while (part && rc == SIM_OK) {
         char *next = strtok_r(NULL, ".", &save);
         if (!next) {
-            rc = put_last(at, part, assignment, value, d);
+            rc = put_last(at, part, option, assignment, value, d);
             value = NULL;
         } else {
-            rc = step_into(at, part, assignment, true, &at, d);
+            rc = step_into(at, part, option, assignment, value, &at, d);
         }
         part = next;
     }
     if (value) {
         cfg_node_free(value);
         if (rc == SIM_OK)
-            rc = diag_file(d, "--set", 0, 0, "'%s': the key is empty", assignment);
+            rc = diag_file(d, option, 0, 0, "'%s': the key is empty", assignment);
     }
     free(path);
     return rc;

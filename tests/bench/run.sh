@@ -26,3 +26,21 @@ echo "trace: $(wc -l < /tmp/lsim-bench-10m.csv) lines, $(du -m /tmp/lsim-bench-1
 /usr/bin/time -f "replay: %e s wall, peak RSS %M KB" "$B/lsim" run tests/bench/replay.yaml --detail summary \
     --out /tmp/lsim-bench-r.db --quiet >/dev/null
 rm -f /tmp/lsim-bench-10m.csv /tmp/lsim-bench-w.db /tmp/lsim-bench-r.db
+# A sweep: 100 points (10 worker counts x 10 start latencies) x 10 replications
+# = 1,000 runs of one virtual hour (about 98,000 messages and 295,000 events a
+# run, the event volume of a one-hour SMLC scenario), two worker processes.
+REPEATS=${SWEEP_REPEATS:-3}
+echo "== sweep: 100 points x 10 replications of tests/bench/sweep.yaml (1 h each), -j 2, $REPEATS runs"
+walls=$(for i in $(seq "$REPEATS"); do
+    s=$(date +%s.%N)
+    "$B/lsim" sweep tests/bench/sweep.yaml --vary container.workers=8..17 \
+        --vary container.startLatency=0ms..9ms:1ms --reps 10 -j 2 \
+        --require 'p99_latency_ms<=1000' --minimize consumers_max --quiet \
+        --out /tmp/lsim-bench-sweep.db >/dev/null
+    e=$(date +%s.%N)
+    awk "BEGIN {printf \"%.2f\n\", $e - $s}"
+done)
+echo "wall seconds: $(echo $walls)"
+wall=$(echo "$walls" | median)
+echo "median: $wall s for 1000 runs, $(awk "BEGIN {printf \"%.1f\", 1000 / $wall}") runs/s"
+rm -f /tmp/lsim-bench-sweep.db

@@ -181,6 +181,56 @@ LC_ALL=C.UTF-8 LANG=de_DE.UTF-8 TZ=Asia/Kolkata "$LSIM" run tests/cli/stochastic
 for q in "select * from messages" "select * from summary" "select fingerprint from runs"; do
     [ "$(sqlite3 "$TMP/d1.db" "$q")" = "$(sqlite3 "$TMP/d2.db" "$q")" ] || fail "locale/time zone changed: $q"
 done
+# 10. Sweeps: bad --vary / --require / options, exit status 2 and no file.
+T=scenarios/tune-bursty-workers.yaml
+OUT="--out $TMP/out/x.db"
+METRICS="published, completed, unfinished, duration_s, throughput_per_s, mean_latency_ms, p50_latency_ms, p95_latency_ms, p99_latency_ms, max_latency_ms, mean_wait_ms, p50_wait_ms, p95_wait_ms, p99_wait_ms, max_wait_ms, consumers_max, consumers_mean, consumer_seconds, utilisation, order_violations, order_inversions, requeues, events"
+expect_error 2 "--vary: 'workers': expected KEY=V1,V2,... or KEY=LO..HI:STEP (for example container.workers=1,2,4)" -- \
+    "$LSIM" sweep $T --vary workers $OUT
+expect_error 2 "--vary: 'container.workers=': the list of values is empty" -- \
+    "$LSIM" sweep $T --vary container.workers= $OUT
+expect_error 2 "--vary: 'container.workers=1,,3': value 2 of the list is empty" -- \
+    "$LSIM" sweep $T --vary container.workers=1,,3 $OUT
+expect_error 2 "--vary: 'container.workers=8..2:2': the range is empty (2 is below 8)" -- \
+    "$LSIM" sweep $T --vary container.workers=8..2:2 $OUT
+expect_error 2 "--vary: 'container.workers=2..8:0': the step must be greater than zero" -- \
+    "$LSIM" sweep $T --vary container.workers=2..8:0 $OUT
+expect_error 2 "--vary: 'container.workers=1.5..3': give a step (LO..HI:STEP)" -- \
+    "$LSIM" sweep $T --vary container.workers=1.5..3 $OUT
+expect_error 2 "--vary: 'container.workers=2..8:fast': LO..HI:STEP takes numbers (1..8:1), durations (100ms..1s:100ms) or numbers with one unit (10/s..50/s:10/s)" -- \
+    "$LSIM" sweep $T --vary container.workers=2..8:fast $OUT
+expect_error 2 "--vary: 'queue.arrivals={kind: poisson': a bracket is not closed" -- \
+    "$LSIM" sweep $T --vary 'queue.arrivals={kind: poisson' $OUT
+expect_error 2 "--vary container.worker:1:1: unknown key 'worker' in container; expected one of: kind, startLatency, workerServiceTimes, workerSpeeds, workers" -- \
+    "$LSIM" sweep $T --vary container.worker=1,2 $OUT
+expect_error 2 "--vary contaner.workers:1:1: unknown key 'contaner'; expected one of: name, description, seed, duration, tail, warmup, sample_interval, container, broker, queue, queues, nodes, host" -- \
+    "$LSIM" sweep $T --vary contaner.workers=1,2 $OUT
+expect_error 2 "--vary container.workers:1:1: workers: 0 is out of range (1 to 100000)" -- \
+    "$LSIM" sweep $T --vary container.workers=2,0 $OUT
+expect_error 2 "--vary: 'seed=1,2': replications vary the seed (replication r runs with seed + r); use --reps" -- \
+    "$LSIM" sweep $T --vary seed=1,2 $OUT
+expect_error 2 "--vary: 'container.workers=3': container.workers is already varied" -- \
+    "$LSIM" sweep $T --vary container.workers=1,2 --vary container.workers=3 $OUT
+expect_error 2 "--require: 'p99_latency_ms=500': expected METRIC OP NUMBER with OP one of <, <=, >, >= (for example p99_latency_ms<=500)" -- \
+    "$LSIM" sweep $T --vary container.workers=1,2 --require p99_latency_ms=500 $OUT
+expect_error 2 "--require: 'p99_latency_ms<=fast': 'fast' is not a number" -- \
+    "$LSIM" sweep $T --vary container.workers=1,2 --require 'p99_latency_ms<=fast' $OUT
+expect_error 2 "--require: 'p99<=500': unknown metric 'p99'; the summary metrics are: $METRICS" -- \
+    "$LSIM" sweep $T --vary container.workers=1,2 --require 'p99<=500' $OUT
+expect_error 2 "--minimize: unknown metric 'cost'; the summary metrics are: $METRICS" -- \
+    "$LSIM" sweep $T --vary container.workers=1,2 --minimize cost $OUT
+expect_error 2 "lsim: give one objective: --minimize or --maximize, once" -- \
+    "$LSIM" sweep $T --vary container.workers=1,2 --minimize events --maximize events $OUT
+expect_error 2 "lsim: --reps: '0' is not a whole number from 1 to 100000" -- \
+    "$LSIM" sweep $T --vary container.workers=1,2 --reps 0 $OUT
+expect_error 2 "lsim: -j: 'many' is not a whole number from 1 to 1024" -- \
+    "$LSIM" sweep $T --vary container.workers=1,2 -j many $OUT
+expect_error 2 "lsim: --plan writes jobs into its folder: give the database to lsim merge -o, not --out or --shard here" -- \
+    "$LSIM" sweep $T --vary container.workers=1,2 --plan "$TMP/out/plan" $OUT
+expect_error 2 "lsim: cannot write $TMP/out/missing/x.db: No such file or directory" -- \
+    "$LSIM" sweep $T --vary container.workers=1,2 --out "$TMP/out/missing/x.db"
+expect_error 2 "lsim: usage: lsim merge DIR -o FILE.db" -- "$LSIM" merge "$TMP/out"
+expect_error 2 "lsim: $TMP/out: no shard-*.db files: has the plan run?" -- "$LSIM" merge "$TMP/out" -o "$TMP/out/x.db"
 
 echo "$count command-line checks, $failures failed"
 [ "$failures" -eq 0 ]

@@ -1,0 +1,90 @@
+/* cmd_merge.c -- `lsim merge DIR -o FILE.db [--json]`: the shards a plan's
+ * jobs wrote (DIR/shard-*.db) folded into one sweep database, the same as
+ * a local sweep's (but for runs.started_at), and its answer printed.
+ *
+ * The sweep's settings come from the shards' own sweep tables, so merge
+ * needs neither the scenario nor the command line of the sweep; shards of
+ * different sweeps, a run twice or a run missing are refused (exit 2), and
+ * no database is written.
+ */
+#include "cli.h"
+#include "mem.h"
+#include "sweep_merge.h"
+#include "sweep_plan.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int parse_args(int argc, char **argv, const char **dir, const char **out, bool *json)
+{
+    for (int i = 0; i < argc; i++) {
+        int err = 0;
+        const char *v;
+        if ((v = cli_option(argc, argv, &i, "-o", &err)) ||
+            (v = cli_option(argc, argv, &i, "--out", &err)))
+            *out = v;
+        else if (err)
+            return CLI_USAGE;
+        else if (strcmp(argv[i], "--json") == 0)
+            *json = true;
+        else if (strcmp(argv[i], "--quiet") == 0)
+            continue;
+        else if (argv[i][0] == '-' && argv[i][1])
+            return cli_bad_usage("unknown option '%s'", argv[i]);
+        else if (!*dir)
+            *dir = argv[i];
+        else
+            return cli_bad_usage("unexpected argument '%s'", argv[i]);
+    }
+    if (!*dir || !*out)
+        return cli_bad_usage("%s", "usage: lsim merge DIR -o FILE.db");
+    return 0;
+}
+
+/* Surveys the shards, rebuilds the sweep from their settings, folds them. */
+static int merge(const char *dir, char **paths, size_t n, const char *out, bool json, char *err,
+                 size_t errsize)
+{
+    shard_survey sv = { 0 };
+    sweep_spec s = { 0 };
+    sim_diag d = { 0 };
+    int rc = CLI_USAGE;
+    if (merge_survey(paths, n, &sv, err, errsize) != 0) {
+        /* err says why */
+    } else if (sweep_spec_from_settings(sv.settings, &s, &d) != SIM_OK) {
+        diag_format(&d, err, errsize);
+    } else if (merge_check_complete(&sv, s.nruns, err, errsize) != 0) {
+        size_t len = strlen(err);
+        snprintf(err + len, errsize - len, ": run those lines of %s/jobs.txt again", dir);
+    } else {
+        int frc = sweep_fold(&s, &sv, out, json, err, errsize);
+        rc = frc == SIM_OK ? CLI_OK : frc == SIM_EINPUT ? CLI_USAGE : CLI_FAILURE;
+    }
+    sweep_spec_fini(&s);
+    merge_survey_fini(&sv);
+    return rc;
+}
+
+int cmd_merge(int argc, char **argv)
+{
+    const char *dir = NULL, *out = NULL;
+    bool json = false;
+    int rc = parse_args(argc, argv, &dir, &out, &json);
+    if (rc)
+        return rc;
+    char err[1024] = "";
+    char **paths = NULL;
+    size_t n = 0;
+    rc = CLI_USAGE;
+    if (sweep_list_shards(dir, &paths, &n, err, sizeof err) == 0 && n == 0)
+        snprintf(err, sizeof err, "%s: no shard-*.db files: has the plan run?", dir);
+    else if (n > 0)
+        rc = merge(dir, paths, n, out, json, err, sizeof err);
+    if (err[0])
+        fprintf(stderr, "lsim: %s\n", err);
+    for (size_t i = 0; i < n; i++)
+        free(paths[i]);
+    free(paths);
+    return rc;
+}

@@ -1,0 +1,405 @@
+/* cmd_sweep.c -- `lsim sweep`: a grid of points, replications, an answer.
+ *
+ *   lsim sweep SCENARIO --vary KEY=V1,V2,... [--vary ...] [--reps R] [-j N]
+ *              [--require EXPR]... [--minimize METRIC | --maximize METRIC]
+ *              [--seed N] [--set KEY=VALUE]... [--detail summary|samples|messages]
+ *              [--out FILE.db | --plan DIR] [--json] [--quiet]
+ *   lsim sweep ... --shard K --out FILE.db      (one run: what a plan's job runs)
+ *
+ * Everything the user can get wrong is checked before any run starts and
+ * before any file exists: the expressions, the metric names, and every
+ * point built once (so a key the scenario does not have, or a value out of
+ * range, is reported with its --vary).  Then the runs go to -j workers
+ * (sweep_exec.c), their shards are folded into the database and the
+ * answer printed (sweep_merge.c, sweep_answer.c); or, with --plan, they are
+ * written out as jobs (sweep_plan.c).
+ */
+#include "cli.h"
+#include "engine.h"
+#include "mem.h"
+#include "sweep_exec.h"
+#include "sweep_merge.h"
+#include "sweep_plan.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define DEFAULT_REPS 5
+#define MAX_JOBS 1024
+
+typedef struct sweep_args {
+    const char *scenario, *out, *plan, *seed;
+    int64_t jobs, shard;           /* shard 0: the whole sweep */
+    bool json, quiet;
+} sweep_args;
+
+static int parse_whole(const char *option, const char *v, int64_t lo, int64_t hi, int64_t *out)
+{
+    char *end;
+    errno = 0;
+    long long x = strtoll(v, &end, 10);
+    if (errno || *end || end == v || x < lo || x > hi) {
+        fprintf(stderr, "lsim: %s: '%s' is not a whole number from %lld to %lld\n", option, v,
+                (long long)lo, (long long)hi);
+        return CLI_USAGE;
+    }
+    *out = x;
+    return 0;
+}
+
+static int set_objective(sweep_spec *s, const char *name, bool maximize)
+{
+    if (s->objective)
+        return cli_bad_usage("%s", "give one objective: --minimize or --maximize, once");
+    s->objective = xstrdup(name);
+    s->maximize = maximize;
+    return 0;
+}
+
+/* A sweep's values go into jobs.txt lines and sweep table rows: one line. */
+static int one_line(const char *option, const char *v)
+{
+    for (const char *p = v; *p; p++)
+        if ((unsigned char)*p < 0x20 && *p != '\t') {
+            fprintf(stderr, "lsim: %s: '%s': a sweep's values must be on one line\n", option, v);
+            return CLI_USAGE;
+        }
+    return 0;
+}
+
+/* One option at argv[*i]; 1 when it was not a sweep option. */
+static int parse_option(int argc, char **argv, int *i, sweep_args *a, sweep_spec *s)
+{
+    int err = 0;
+    const char *v;
+    sim_diag d = { 0 };
+    if ((v = cli_option(argc, argv, i, "--vary", &err))) {
+        vary vy;
+        if (one_line("--vary", v) || expr_parse_vary(v, &vy, &d) != SIM_OK)
+            return d.is_set ? cli_report(&d) : CLI_USAGE;
+        sweep_spec_add_vary(s, &vy);
+    } else if ((v = cli_option(argc, argv, i, "--require", &err))) {
+        requirement r;
+        if (one_line("--require", v) || expr_parse_require(v, &r, &d) != SIM_OK)
+            return d.is_set ? cli_report(&d) : CLI_USAGE;
+        sweep_spec_add_require(s, &r);
+    } else if ((v = cli_option(argc, argv, i, "--set", &err))) {
+        if (one_line("--set", v))
+            return CLI_USAGE;
+        sweep_spec_add_set(s, v);
+    } else if ((v = cli_option(argc, argv, i, "--minimize", &err))) {
+        return set_objective(s, v, false);
+    } else if ((v = cli_option(argc, argv, i, "--maximize", &err))) {
+        return set_objective(s, v, true);
+    } else if ((v = cli_option(argc, argv, i, "--reps", &err))) {
+        return parse_whole("--reps", v, 1, SWEEP_MAX_REPS, &s->reps);
+    } else if ((v = cli_option(argc, argv, i, "-j", &err)) ||
+               (v = cli_option(argc, argv, i, "--jobs", &err))) {
+        return parse_whole("-j", v, 1, MAX_JOBS, &a->jobs);
+    } else if (strncmp(argv[*i], "-j", 2) == 0 && argv[*i][2]) {
+        return parse_whole("-j", argv[*i] + 2, 1, MAX_JOBS, &a->jobs);
+    } else if ((v = cli_option(argc, argv, i, "--shard", &err))) {
+        return parse_whole("--shard", v, 1, SWEEP_MAX_RUNS, &a->shard);
+    } else if ((v = cli_option(argc, argv, i, "--detail", &err))) {
+        static const char *const names[] = { "summary", "samples", "messages" };
+        for (int k = 0; k < 3; k++)
+            if (strcmp(v, names[k]) == 0) {
+                s->detail = k;
+                return 0;
+            }
+        return cli_bad_usage("--detail: '%s' is not one of summary, samples, messages", v);
+    } else if ((v = cli_option(argc, argv, i, "--seed", &err))) {
+        a->seed = v;
+    } else if ((v = cli_option(argc, argv, i, "--out", &err)) ||
+               (v = cli_option(argc, argv, i, "-o", &err))) {
+        a->out = v;
+    } else if ((v = cli_option(argc, argv, i, "--plan", &err))) {
+        a->plan = v;
+    } else if (!err) {
+        return 1;
+    }
+    return err ? CLI_USAGE : 0;
+}
+
+static int parse_args(int argc, char **argv, sweep_args *a, sweep_spec *s)
+{
+    memset(a, 0, sizeof *a);
+    a->jobs = 1;
+    s->reps = DEFAULT_REPS;
+    s->detail = SIM_DETAIL_SUMMARY;
+    for (int i = 0; i < argc; i++) {
+        int rc = parse_option(argc, argv, &i, a, s);
+        if (rc != 1) {
+            if (rc)
+                return rc;
+        } else if (strcmp(argv[i], "--json") == 0) {
+            a->json = true;
+        } else if (strcmp(argv[i], "--quiet") == 0) {
+            a->quiet = true;
+        } else if (argv[i][0] == '-' && argv[i][1]) {
+            return cli_bad_usage("unknown option '%s'", argv[i]);
+        } else if (!a->scenario) {
+            a->scenario = argv[i];
+        } else {
+            return cli_bad_usage("unexpected argument '%s'", argv[i]);
+        }
+    }
+    if (!a->scenario)
+        return cli_bad_usage("%s", "which scenario? (lsim sweep SCENARIO --vary KEY=V1,V2,...)");
+    if (a->plan && (a->out || a->shard))
+        return cli_bad_usage("%s", "--plan writes jobs into its folder: give the database to "
+                             "lsim merge -o, not --out or --shard here");
+    if (a->shard && !a->out)
+        return cli_bad_usage("%s", "--shard needs --out FILE.db");
+    s->scenario_path = xstrdup(a->scenario);
+    return 0;
+}
+
+/* ---- checks before anything runs ----------------------------------------------- */
+
+/* The engine's summary metrics: the summary of an empty run (summary.c
+ * fixes the names and their order). */
+static sim_ctx *empty_summary(void)
+{
+    sim_ctx *ctx = sim_ctx_create(1);
+    sim_summarise(ctx);
+    return ctx;
+}
+
+static bool has_metric(const sim_ctx *ctx, const char *name)
+{
+    return sim_find_metric(ctx, name) != NULL;
+}
+
+/* A name the engine does not have may be a model's own (added at the end of
+ * a run): `probe` is a finished run to look in, or NULL. */
+static int check_metric(const char *option, const char *name, const char *expr,
+                        const sim_ctx *engine, const sim_ctx *probe, bool *unknown)
+{
+    if (has_metric(engine, name) || (probe && has_metric(probe, name)))
+        return 0;
+    if (!probe) {
+        *unknown = true;
+        return 0;
+    }
+    strbuf b = { 0 };
+    for (size_t i = 0; i < probe->nmetrics; i++)
+        sb_addf(&b, "%s%s", i ? ", " : "", probe->metrics[i].name);
+    if (expr)
+        fprintf(stderr, "%s: '%s': unknown metric '%s'; the summary metrics are: %s\n", option,
+                expr, name, b.s);
+    else
+        fprintf(stderr, "%s: unknown metric '%s'; the summary metrics are: %s\n", option, name,
+                b.s);
+    sb_free(&b);
+    return CLI_USAGE;
+}
+
+static int check_metrics(const sweep_spec *s, const sim_ctx *engine, const sim_ctx *probe,
+                         bool *unknown)
+{
+    *unknown = false;
+    for (size_t i = 0; i < s->nreqs; i++)
+        if (check_metric("--require", s->reqs[i].metric, s->reqs[i].text, engine, probe, unknown))
+            return CLI_USAGE;
+    if (s->objective && check_metric(s->maximize ? "--maximize" : "--minimize", s->objective,
+                                     NULL, engine, probe, unknown))
+        return CLI_USAGE;
+    return 0;
+}
+
+/* The scenario's name and the seed of replication 0 (after --seed, --set). */
+static int read_base(const sweep_args *a, sweep_spec *s)
+{
+    sim_diag d = { 0 };
+    cfg_doc doc = { 0 };
+    int rc = cfg_load_file(a->scenario, &doc, &d);
+    if (rc == SIM_OK && doc.root->kind != CFG_MAP)
+        rc = diag_at(&d, doc.root, "the scenario must be a mapping (key: value)");
+    if (rc == SIM_OK && a->seed) {
+        char *end;
+        errno = 0;
+        unsigned long long v = strtoull(a->seed, &end, 10);
+        char assign[64];
+        snprintf(assign, sizeof assign, "seed=%llu", v);
+        if (errno || *end || a->seed[0] == '-' || !a->seed[0] || v > INT64_MAX)
+            rc = diag_file(&d, "--seed", 0, 0, "'%s' is not a seed (a whole number >= 0)",
+                           a->seed);
+        else
+            rc = cfg_apply_set(&doc, assign, &d);
+    }
+    for (size_t i = 0; rc == SIM_OK && i < s->nsets; i++)
+        rc = cfg_apply_set(&doc, s->sets[i], &d);
+    int64_t seed;
+    const char *name;
+    if (rc == SIM_OK)
+        rc = cfg_get_int(doc.root, "seed", 1, 0, INT64_MAX, 0, &seed, &d);
+    if (rc == SIM_OK)
+        rc = cfg_get_string(doc.root, "name", NULL, CFG_REQUIRED, &name, &d);
+    if (rc == SIM_OK) {
+        s->seed = (uint64_t)seed;
+        s->name = xstrdup(name);
+    }
+    cfg_doc_free(&doc);
+    return rc == SIM_OK ? 0 : cli_report(&d);
+}
+
+static void note_warnings(const sim_ctx *ctx, strbuf *seen, bool quiet)
+{
+    for (size_t i = 0; i < ctx->nwarnings; i++) {
+        if (seen->s && strstr(seen->s, ctx->warnings[i]))
+            continue;
+        sb_addf(seen, "%s\n", ctx->warnings[i]);
+        if (!quiet)
+            fprintf(stderr, "lsim: warning: %s\n", ctx->warnings[i]);
+    }
+}
+
+/* Builds every point once (replication 0); with `probe`, runs point 0 too
+ * and hands it back for its metric names. */
+static int check_points(const sweep_spec *s, bool quiet, run **probe, cfg_doc *probe_doc)
+{
+    strbuf seen = { 0 };
+    int rc = 0;
+    for (int64_t p = 0; rc == 0 && p < s->npoints; p++) {
+        cfg_doc doc;
+        run *r;
+        sim_diag d = { 0 };
+        if (sweep_build_run(s, sweep_run_id(s, p, 0), &doc, &r, &d) != SIM_OK)
+            rc = cli_report(&d);
+        else
+            note_warnings(r->ctx, &seen, quiet);
+        if (rc == 0 && p == 0 && probe) {
+            char err[1024];
+            if (run_execute(r, NULL, NULL, err, sizeof err) != SIM_OK) {
+                fprintf(stderr, "lsim: %s\n", err);
+                rc = CLI_FAILURE;
+            }
+            *probe = r;
+            *probe_doc = doc;
+            continue;
+        }
+        run_free(r);
+        cfg_doc_free(&doc);
+    }
+    sb_free(&seen);
+    return rc;
+}
+
+static int validate(const sweep_args *a, sweep_spec *s)
+{
+    sim_diag d = { 0 };
+    int rc = read_base(a, s);
+    if (rc == 0 && sweep_spec_finish(s, &d) != SIM_OK)
+        rc = cli_report(&d);
+    if (rc || a->shard)
+        return rc;
+    sim_ctx *engine = empty_summary();
+    bool unknown;
+    rc = check_metrics(s, engine, NULL, &unknown);
+    run *probe = NULL;
+    cfg_doc probe_doc = { 0 };
+    if (rc == 0)
+        rc = check_points(s, a->quiet, unknown ? &probe : NULL, &probe_doc);
+    if (rc == 0 && unknown)
+        rc = check_metrics(s, engine, probe->ctx, &unknown);
+    run_free(probe);
+    cfg_doc_free(&probe_doc);
+    sim_ctx_destroy(engine);
+    return rc;
+}
+
+/* ---- running ------------------------------------------------------------------- */
+
+static int exit_status(int sim_rc)
+{
+    return sim_rc == SIM_OK ? CLI_OK : sim_rc == SIM_EINPUT ? CLI_USAGE : CLI_FAILURE;
+}
+
+static int run_shard(const sweep_args *a, const sweep_spec *s)
+{
+    if (a->shard > s->nruns) {
+        fprintf(stderr, "lsim: --shard: the sweep has runs 1 to %lld\n", (long long)s->nruns);
+        return CLI_USAGE;
+    }
+    char err[1024] = "";
+    int rc = sweep_shard_one(s, a->shard, a->out, err, sizeof err);
+    if (rc != SIM_OK)
+        fprintf(stderr, "lsim: %s\n", err);
+    return exit_status(rc);
+}
+
+static int run_plan(const sweep_args *a, const sweep_spec *s)
+{
+    char err[1024] = "";
+    int rc = sweep_write_plan(s, a->plan, err, sizeof err);
+    if (rc != SIM_OK) {
+        fprintf(stderr, "lsim: %s\n", err);
+        return exit_status(rc);
+    }
+    sweep_print_plan(s, a->plan, a->json);
+    return CLI_OK;
+}
+
+/* Runs the sweep in a folder of shards beside `out`, then folds them. */
+static int run_local(const sweep_args *a, const sweep_spec *s, const char *out)
+{
+    strbuf dir = { 0 };
+    sb_addf(&dir, "%s.parts-XXXXXX", out);
+    if (!mkdtemp(dir.s)) {
+        fprintf(stderr, "lsim: cannot write %s: %s\n", out, strerror(errno));
+        sb_free(&dir);
+        return CLI_USAGE;
+    }
+    char err[1024] = "";
+    char **paths;
+    size_t n;
+    int rc = sweep_execute(s, (int)a->jobs, !a->quiet && isatty(2), dir.s, &paths, &n, err,
+                           sizeof err);
+    shard_survey sv = { 0 };
+    if (rc == SIM_OK && merge_survey(paths, n, &sv, err, sizeof err) != 0)
+        rc = SIM_EIO;
+    if (rc == SIM_OK && merge_check_complete(&sv, s->nruns, err, sizeof err) != 0)
+        rc = SIM_EIO;
+    if (rc == SIM_OK)
+        rc = sweep_fold(s, &sv, out, a->json, err, sizeof err);
+    if (err[0])
+        fprintf(stderr, "lsim: %s\n", err);
+    merge_survey_fini(&sv);
+    for (size_t i = 0; i < n; i++)
+        free(paths[i]);
+    free(paths);
+    sweep_remove_dir(dir.s);
+    sb_free(&dir);
+    return exit_status(rc);
+}
+
+int cmd_sweep(int argc, char **argv)
+{
+    sweep_args a;
+    sweep_spec s = { 0 };
+    int rc = parse_args(argc, argv, &a, &s);
+    if (rc == 0)
+        rc = validate(&a, &s);
+    if (rc == 0 && a.shard) {
+        rc = run_shard(&a, &s);
+    } else if (rc == 0 && a.plan) {
+        rc = run_plan(&a, &s);
+    } else if (rc == 0) {
+        strbuf out = { 0 };
+        if (a.out) {
+            sb_add(&out, a.out);
+        } else {
+            mkdir("output", 0777);
+            sb_addf(&out, "output/%s-sweep.db", s.name);
+        }
+        rc = run_local(&a, &s, out.s);
+        sb_free(&out);
+    }
+    sweep_spec_fini(&s);
+    return rc;
+}

@@ -1,0 +1,113 @@
+#!/bin/sh
+# sweep.sh LSIM -- sweeps from the command line: the same database with
+# -j 1, -j 2 and as a plan run by GNU parallel and merged (the points table
+# value for value, and every other table but runs.started_at); the plan's
+# Slurm script runs a task; merge refuses missing or foreign shards; an
+# interrupted sweep leaves no database.  Run from the top of the repository.
+set -u
+LSIM=${1:-build/lsim}
+PY=/usr/bin/python3
+TMP=$(mktemp -d /tmp/lsim-sweep-XXXXXX)
+trap 'rm -rf "$TMP"' EXIT
+failures=0
+count=0
+
+fail() {
+    echo "FAIL: $*"
+    failures=$((failures + 1))
+}
+
+cat >"$TMP/mmc.yaml" <<'YAML'
+name: mmc
+warmup: 100s
+queue:
+  count: 5000
+  arrivals: { kind: poisson, rate: 8/s }
+  service: { kind: exponential, mean: 1s }
+container: { kind: competing, workers: 10 }
+YAML
+ARGS="--vary container.workers=10..13 --vary container.startLatency=0s,1ms --reps 4 --minimize consumers_max --detail samples --quiet"
+
+# every table of a database as exact values, runs.started_at left out
+dump() {
+    $PY - "$1" <<'PY'
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+for (t,) in db.execute("select name from sqlite_master where type='table' order by name"):
+    cols = [r[1] for r in db.execute(f"pragma table_info({t})") if r[1] != "started_at"]
+    for row in db.execute(f"select {','.join(cols)} from {t} order by rowid"):
+        print(t, [x.hex() if isinstance(x, float) else x for x in row])
+PY
+}
+points() {
+    $PY -c "import sqlite3, sys
+for r in sqlite3.connect(sys.argv[1]).execute('select * from points order by rowid'):
+    print([x.hex() if isinstance(x, float) else x for x in r])" "$1"
+}
+
+# 1. -j 1, -j 2, and a plan run by GNU parallel then merged.
+count=$((count + 1))
+"$LSIM" sweep "$TMP/mmc.yaml" $ARGS --require 'p99_wait_ms<=520' -j 1 --out "$TMP/j1.db" >"$TMP/j1.txt" || fail "sweep -j 1"
+"$LSIM" sweep "$TMP/mmc.yaml" $ARGS --require 'p99_wait_ms<=520' -j 2 --out "$TMP/j2.db" >"$TMP/j2.txt" || fail "sweep -j 2"
+"$LSIM" sweep "$TMP/mmc.yaml" $ARGS --require 'p99_wait_ms<=520' --plan "$TMP/plan" >/dev/null || fail "sweep --plan"
+[ "$(wc -l <"$TMP/plan/jobs.txt")" -eq 32 ] || fail "plan: expected 32 jobs"
+SLURM_ARRAY_TASK_ID=3 sh "$TMP/plan/slurm.sh" || fail "slurm.sh task 3"
+[ -f "$TMP/plan/shard-03.db" ] || fail "slurm.sh task 3 wrote no shard-03.db"
+parallel --will-cite --halt now,fail=1 --jobs 2 <"$TMP/plan/jobs.txt" || fail "parallel < jobs.txt"
+"$LSIM" merge "$TMP/plan" -o "$TMP/m.db" >"$TMP/m.txt" || fail "merge"
+points "$TMP/j1.db" >"$TMP/j1.points"
+[ "$(wc -l <"$TMP/j1.points")" -eq 184 ] || fail "points: expected 8 points x 23 metrics"
+points "$TMP/j2.db" | cmp -s - "$TMP/j1.points" || fail "points differ between -j 1 and -j 2"
+points "$TMP/m.db" | cmp -s - "$TMP/j1.points" || fail "points differ between -j 1 and plan + merge"
+dump "$TMP/j1.db" >"$TMP/j1.dump"
+dump "$TMP/j2.db" | cmp -s - "$TMP/j1.dump" || fail "databases differ between -j 1 and -j 2"
+dump "$TMP/m.db" | cmp -s - "$TMP/j1.dump" || fail "databases differ between -j 1 and plan + merge"
+sed "s|$TMP/j1.db|X|" "$TMP/j1.txt" >"$TMP/j1.norm"
+sed "s|$TMP/m.db|X|" "$TMP/m.txt" | cmp -s - "$TMP/j1.norm" || fail "merge prints another answer than the sweep"
+grep -q '^best: point 6: container.workers=13, container.startLatency=0s$' "$TMP/j1.txt" || fail "best point: $(grep best "$TMP/j1.txt")"
+[ -z "$(ls "$TMP" | grep parts)" ] || fail "shard folders left behind: $(ls "$TMP")"
+
+# 2. --json: the documented keys.
+count=$((count + 1))
+"$LSIM" sweep "$TMP/mmc.yaml" $ARGS --require 'p99_wait_ms<=520' --json --out "$TMP/json.db" >"$TMP/json" || fail "sweep --json"
+$PY - "$TMP/json" <<'PY' || fail "sweep --json: keys"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["answer"] == "best" and d["points"] == 8 and d["replications"] == 4, d
+assert d["best"]["params"] == {"container.workers": "13", "container.startLatency": "0s"}, d["best"]
+assert d["runner_up"]["params"]["container.workers"] == "13", d["runner_up"]
+assert d["objective"] == {"minimize": "consumers_max"} and d["requirements"] == ["p99_wait_ms<=520"]
+m = d["best"]["metrics"]["p99_wait_ms"]
+assert m["n"] == 4 and m["ci_high"] <= 520 and m["ci_low"] <= m["mean"] <= m["ci_high"], m
+assert len(d["table"]) == 8 and d["closest"] is None
+PY
+
+# 3. merge refuses an incomplete plan, foreign shards and an empty folder.
+count=$((count + 1))
+mkdir "$TMP/part" && cp "$TMP/plan/shard-0"[1-4].db "$TMP/part/"
+"$LSIM" merge "$TMP/part" -o "$TMP/part.db" 2>"$TMP/err" && fail "merge of 4 of 32 shards succeeded"
+grep -q "28 of 32 runs are missing (runs 5, 6, 7, 8, 9, ...): run those lines of $TMP/part/jobs.txt again" "$TMP/err" || fail "merge: missing runs: $(cat "$TMP/err")"
+"$LSIM" sweep "$TMP/mmc.yaml" --vary container.workers=10,11 --reps 2 --shard 1 --out "$TMP/part/shard-99.db" --quiet
+"$LSIM" merge "$TMP/part" -o "$TMP/part.db" 2>"$TMP/err" && fail "merge of foreign shards succeeded"
+grep -q "belongs to another sweep" "$TMP/err" || fail "merge: foreign shard: $(cat "$TMP/err")"
+mkdir "$TMP/empty"
+"$LSIM" merge "$TMP/empty" -o "$TMP/part.db" 2>"$TMP/err"; [ $? -eq 2 ] || fail "merge of an empty folder: exit status"
+[ ! -e "$TMP/part.db" ] || fail "a failed merge left a database"
+"$LSIM" sweep "$TMP/mmc.yaml" $ARGS --plan "$TMP/plan" 2>"$TMP/err" >/dev/null && fail "--plan into a planned folder succeeded"
+grep -q "already holds a plan" "$TMP/err" || fail "--plan twice: $(cat "$TMP/err")"
+
+# 4. An interrupted sweep leaves neither a database nor shards.
+count=$((count + 1))
+"$LSIM" sweep "$TMP/mmc.yaml" --set queue.count=3000000 --vary container.workers=10,11,12 --reps 2 -j 2 \
+    --out "$TMP/int.db" --quiet >/dev/null 2>"$TMP/err" &
+pid=$!
+sleep 1
+kill -INT $pid
+wait $pid
+status=$?
+[ $status -eq 1 ] || fail "interrupted sweep: exit status $status"
+grep -q "interrupted (SIGINT): no database written" "$TMP/err" || fail "interrupted sweep: $(cat "$TMP/err")"
+[ -z "$(ls "$TMP" | grep '^int\.db')" ] || fail "interrupted sweep left: $(ls "$TMP" | grep '^int')"
+
+echo "$count sweep checks, $failures failed"
+[ "$failures" -eq 0 ]

@@ -1,0 +1,279 @@
+/* test_sweep.c -- sweeps: the expressions, common random numbers, and the
+ * answer of a sweep against queueing theory.
+ *
+ * M/M/c with lambda 8/s and mu 1/s (a = 8): the wait W of a message is 0
+ * with probability 1 - C(c, a) and otherwise exponential with rate
+ * c*mu - lambda (Erlang C), so P(W > t) = C(c, a) exp(-(c*mu - lambda) t)
+ * and the 99th percentile is ln(100 C) / (c*mu - lambda) (0 when C <= 1 %).
+ * For c = 10..16 that is 1856, 1066, 660, 406, 228, 94 and 0 ms.  With the
+ * requirement p99_wait_ms <= 520 the smallest c is 13; the limit sits 21 %
+ * above c = 13 and 27 % below c = 12, far outside the 95 % intervals of 10
+ * replications of 40,000 messages (half-widths of 30-45 ms), so a sweep
+ * that answers anything but 13 is wrong, not unlucky.
+ */
+#include "testutil.h"
+
+#include <math.h>
+
+#include "cli.h"
+#include "expr.h"
+
+static const double LAMBDA = 8.0, MU = 1.0, LIMIT_MS = 520.0;
+
+static const char *const MMC =
+    "name: mmc\n"
+    "seed: 1\n"
+    "warmup: 200s\n"
+    "queue:\n"
+    "  count: 40000\n"
+    "  arrivals: { kind: poisson, rate: 8/s }\n"
+    "  service: { kind: exponential, mean: 1s }\n"
+    "container: { kind: competing, workers: 10 }\n";
+
+static double erlang_c(int c, double a)
+{
+    double sum = 0, term = 1;
+    for (int k = 0; k < c; k++) {
+        sum += term;
+        term *= a / (k + 1);
+    }
+    double top = term * c / (c - a);
+    return top / (sum + top);
+}
+
+static double p99_wait_ms(int c)
+{
+    double cc = erlang_c(c, LAMBDA / MU);
+    return cc <= 0.01 ? 0.0 : log(100.0 * cc) / (c * MU - LAMBDA) * 1000.0;
+}
+
+static void write_text(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    assert_int_equal(fclose(f), 0);
+}
+
+/* Runs `lsim sweep` in this process; returns its exit status. */
+static int sweep(const char *const *args)
+{
+    char *argv[32];
+    int argc = 0;
+    for (; args[argc]; argc++)
+        argv[argc] = (char *)args[argc];
+    argv[argc] = NULL;
+    return cmd_sweep(argc, argv);
+}
+
+static char *sweep_value_of(const char *db, const char *key)
+{
+    char sql[200];
+    snprintf(sql, sizeof sql, "SELECT value FROM sweep WHERE key = '%s'", key);
+    return tu_db_text(db, sql);
+}
+
+static void mmc_sweep_finds_smallest_c_by_erlang_c(void **state)
+{
+    (void)state;
+    char *dir = tu_tmpdir(), *scen = tu_path(dir, "mmc.yaml"), *db = tu_path(dir, "s.db");
+    write_text(scen, MMC);
+    const char *args[] = { scen, "--vary", "container.workers=10..16", "--reps", "10",
+                           "--require", "p99_wait_ms<=520", "--minimize", "consumers_max",
+                           "-j", "2", "--quiet", "--out", db, NULL };
+    assert_int_equal(sweep(args), 0);
+
+    int expect = 0;
+    for (int c = 16; c >= 10; c--)
+        if (p99_wait_ms(c) <= LIMIT_MS)
+            expect = c;
+    assert_int_equal(expect, 13);
+    char *answer = sweep_value_of(db, "answer"), *best = sweep_value_of(db, "best");
+    char *runner = sweep_value_of(db, "runner_up");
+    assert_string_equal(answer, "best\n");
+    assert_string_equal(best, "container.workers=13\n");
+    assert_string_equal(runner, "container.workers=14\n");
+    for (int c = 10; c <= 16; c++) {
+        char sql[300];
+        snprintf(sql, sizeof sql, "SELECT %s FROM points p JOIN point_params k USING (point) "
+                 "WHERE p.metric = 'p99_wait_ms' AND k.value = '%d'", "%s", c);
+        char q[400];
+        snprintf(q, sizeof q, sql, "mean");
+        double mean = tu_db_double(db, q);
+        snprintf(q, sizeof q, sql, "ci_high");
+        double high = tu_db_double(db, q);
+        snprintf(q, sizeof q, sql, "ci_high - ci_low");
+        double width = tu_db_double(db, q);
+        snprintf(q, sizeof q, sql, "n");
+        assert_int_equal((int)tu_db_double(db, q), 10);
+        double exact = p99_wait_ms(c);
+        print_message("c=%d: p99 wait %.1f ms +- %.1f (Erlang C %.1f)\n", c, mean, width / 2,
+                      exact);
+        /* the interval's bound decides, and agrees with the theory */
+        assert_int_equal(high <= LIMIT_MS, exact <= LIMIT_MS);
+        assert_true(fabs(mean - exact) <= width / 2 + 0.05 * exact + 5.0);
+        /* unambiguous: the interval is far narrower than its distance to the limit */
+        assert_true(width / 2 < fabs(exact - LIMIT_MS) / 2);
+    }
+    free(answer);
+    free(best);
+    free(runner);
+    tu_rmtree(dir);
+    free(scen);
+    free(db);
+    free(dir);
+}
+
+/* No point can keep p99 under 50 ms with c <= 14: the answer says so and
+ * names the closest, c = 14. */
+static void no_point_meets_names_the_closest(void **state)
+{
+    (void)state;
+    char *dir = tu_tmpdir(), *scen = tu_path(dir, "mmc.yaml"), *db = tu_path(dir, "s.db");
+    write_text(scen, MMC);
+    const char *args[] = { scen, "--vary", "container.workers=10,12,14", "--reps", "3",
+                           "--set", "queue.count=10000", "--require", "p99_wait_ms<=50",
+                           "--quiet", "--out", db, NULL };
+    assert_int_equal(sweep(args), 0);
+    char *answer = sweep_value_of(db, "answer"), *closest = sweep_value_of(db, "closest");
+    char *best = sweep_value_of(db, "best");
+    assert_string_equal(answer, "none\n");
+    assert_string_equal(closest, "container.workers=14\n");
+    assert_string_equal(best, "");
+    free(answer);
+    free(closest);
+    free(best);
+    tu_rmtree(dir);
+    free(scen);
+    free(db);
+    free(dir);
+}
+
+/* Replication r runs with seed 1 + r at every point: the same arrivals
+ * whatever the worker count, other arrivals in another replication. */
+static void replications_share_arrivals_across_points(void **state)
+{
+    (void)state;
+    char *dir = tu_tmpdir(), *scen = tu_path(dir, "crn.yaml"), *db = tu_path(dir, "s.db");
+    write_text(scen, "name: crn\nduration: 100s\n"
+                     "queue: { arrivals: { kind: poisson, rate: 5/s },"
+                     " service: { kind: exponential, mean: 500ms } }\n"
+                     "container: { kind: competing, workers: 2 }\n");
+    const char *args[] = { scen, "--vary", "container.workers=2,3,5", "--reps", "2",
+                           "--detail", "messages", "--seed", "7", "--quiet", "--out", db, NULL };
+    assert_int_equal(sweep(args), 0);
+    char *seeds = tu_db_text(db, "SELECT group_concat(seed, ' ') FROM (SELECT seed FROM runs "
+                             "ORDER BY run)");
+    assert_string_equal(seeds, "7 8 7 8 7 8\n");
+    /* publish times per run (in message order), compared between points */
+    static const char *const per_run =
+        "(SELECT r.run, r.point, r.replication, (SELECT group_concat(t_publish, ',') FROM"
+        " (SELECT t_publish FROM messages m WHERE m.run = r.run ORDER BY msg)) AS h FROM runs r)";
+    char sql[600];
+    snprintf(sql, sizeof sql, "SELECT count(DISTINCT h) FROM %s GROUP BY replication "
+             "ORDER BY replication", per_run);
+    char *same = tu_db_text(db, sql);
+    assert_string_equal(same, "1\n1\n");
+    snprintf(sql, sizeof sql, "SELECT count(DISTINCT h) FROM %s WHERE point = 0", per_run);
+    char *differ = tu_db_text(db, sql);
+    assert_string_equal(differ, "2\n");
+    free(seeds);
+    free(same);
+    free(differ);
+    tu_rmtree(dir);
+    free(scen);
+    free(db);
+    free(dir);
+}
+
+static void check_vary(const char *text, const char *expect)
+{
+    vary v;
+    sim_diag d = { 0 };
+    if (expr_parse_vary(text, &v, &d) != SIM_OK)
+        fail_msg("%s: %s", text, d.msg);
+    strbuf b = { 0 };
+    sb_add(&b, v.key);
+    for (size_t i = 0; i < v.n; i++)
+        sb_addf(&b, "%s%s", i ? "|" : "=", v.values[i]);
+    assert_string_equal(b.s, expect);
+    sb_free(&b);
+    vary_fini(&v);
+}
+
+static void vary_lists_and_ranges(void **state)
+{
+    (void)state;
+    check_vary("container.workers=1,2,4", "container.workers=1|2|4");
+    check_vary("a.b=1..5", "a.b=1|2|3|4|5");
+    check_vary("a.b=2..9:3", "a.b=2|5|8");
+    check_vary("a.b=0.1..0.5:0.1", "a.b=0.1|0.2|0.3|0.4|0.5");
+    check_vary("a.b=100ms..1s:300ms", "a.b=100ms|400ms|700ms|1s");
+    check_vary("a.b=10/s..30/s:10/s", "a.b=10/s|20/s|30/s");
+    check_vary("q.arrivals={kind: poisson, rate: 5/s}, [1, 2]",
+               "q.arrivals={kind: poisson, rate: 5/s}|[1, 2]");
+    check_vary("a.b='x,y',z", "a.b='x,y'|z");
+}
+
+static void check_bad_vary(const char *text, const char *msg)
+{
+    vary v;
+    sim_diag d = { 0 };
+    assert_int_equal(expr_parse_vary(text, &v, &d), SIM_EINPUT);
+    assert_string_equal(d.file, "--vary");
+    assert_string_equal(d.msg, msg);
+}
+
+static void vary_errors(void **state)
+{
+    (void)state;
+    check_bad_vary("a.b=", "'a.b=': the list of values is empty");
+    check_bad_vary("a.b=3..1", "'a.b=3..1': the range is empty (1 is below 3)");
+    check_bad_vary("a.b=1..3:-1", "'a.b=1..3:-1': the step must be greater than zero");
+    check_bad_vary("a.b=1ms..3s:1", "'a.b=1ms..3s:1': LO..HI:STEP takes numbers (1..8:1), "
+                   "durations (100ms..1s:100ms) or numbers with one unit (10/s..50/s:10/s)");
+    check_bad_vary("a.b={x: 1", "'a.b={x: 1': a bracket is not closed");
+}
+
+static void requirements(void **state)
+{
+    (void)state;
+    static const struct { const char *text, *metric; req_op op; double limit; } ok[] = {
+        { "p99_latency_ms<=500", "p99_latency_ms", REQ_LE, 500 },
+        { " utilisation >= 0.5 ", "utilisation", REQ_GE, 0.5 },
+        { "mean_wait_ms<1e3", "mean_wait_ms", REQ_LT, 1000 },
+        { "throughput_per_s>-2", "throughput_per_s", REQ_GT, -2 },
+    };
+    for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+        requirement r;
+        sim_diag d = { 0 };
+        assert_int_equal(expr_parse_require(ok[i].text, &r, &d), SIM_OK);
+        assert_string_equal(r.metric, ok[i].metric);
+        assert_int_equal(r.op, ok[i].op);
+        assert_true(r.limit == ok[i].limit);
+        requirement_fini(&r);
+    }
+    static const char *const bad[] = { "p99=5", "p99==5", "p99<=", "<=5", "p99<>5", "p99 5" };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        requirement r;
+        sim_diag d = { 0 };
+        assert_int_equal(expr_parse_require(bad[i], &r, &d), SIM_EINPUT);
+    }
+    requirement r = { .op = REQ_LE, .limit = 5 };
+    assert_true(req_holds(&r, 5) && !req_holds(&r, 5.01));
+    r.op = REQ_LT;
+    assert_false(req_holds(&r, 5));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(vary_lists_and_ranges),
+        cmocka_unit_test(vary_errors),
+        cmocka_unit_test(requirements),
+        cmocka_unit_test(replications_share_arrivals_across_points),
+        cmocka_unit_test(no_point_meets_names_the_closest),
+        cmocka_unit_test(mmc_sweep_finds_smallest_c_by_erlang_c),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
