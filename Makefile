@@ -23,7 +23,9 @@ BUILD   = build
 
 SIM_OBJ = sim/mem.o sim/config.o sim/scenario.o sim/calendar.o sim/random.o sim/dist.o \
           sim/stats.o sim/order.o sim/engine.o sim/message.o sim/summary.o sim/timeline.o \
-          sim/trace.o sim/workload_file.o sim/run.o sim/cli.o sim/cmd_run.o
+          sim/trace.o sim/workload_file.o sim/run.o sim/cli.o sim/cmd_run.o \
+          sim/svg.o sim/plot.o sim/plot_timeline.o sim/plot_gantt.o sim/plot_groups.o \
+          sim/cmd_plot.o
 MDL_OBJ = models/registry.o models/world.o models/workload.o models/arrivals.o \
           models/arrivals_replay.o models/groups.o models/host.o models/broker_pull.o \
           models/container_competing.o
@@ -31,7 +33,8 @@ LIB_OBJ = $(addprefix $(BUILD)/,$(SIM_OBJ) $(MDL_OBJ))
 MAIN_OBJ = $(BUILD)/sim/main.o
 
 UNIT_TESTS = test_calendar test_config test_stats test_order test_random test_trace \
-             test_timeline test_seed_competing test_queueing test_determinism
+             test_timeline test_seed_competing test_queueing test_determinism test_svg \
+             test_plot
 UNIT_BIN = $(addprefix $(BUILD)/tests/,$(UNIT_TESTS))
 
 DEBIAN_PACKAGES = build-essential pkg-config libgsl-dev libsqlite3-dev libyaml-dev \
@@ -69,6 +72,7 @@ unit: $(UNIT_BIN)
 
 cli-tests: $(BUILD)/lsim
 	tests/cli/run_all.sh $(BUILD)/lsim
+	tests/cli/plot_test.sh $(BUILD)/lsim
 
 test: all unit cli-tests
 

@@ -20,6 +20,7 @@ static int usage(void)
           "  lsim run SCENARIO [--seed N] [--set KEY=VALUE]... [--out FILE.db]\n"
           "                    [--detail summary|samples|messages] [--trace FILE.csv] [--json] [--quiet]\n"
           "  lsim check SCENARIO [--set KEY=VALUE]...\n"
+          "  lsim plot FILE.db --kind timeline|gantt|groups -o FILE.svg [--run N]\n"
           "  lsim version\n",
           stderr);
     return CLI_USAGE;
@@ -72,6 +73,7 @@ static const struct {
 } commands[] = {
     { "run", cmd_run },
     { "check", cmd_check },
+    { "plot", cmd_plot },
     { "version", cmd_version },
 };
 

@@ -15,6 +15,7 @@ int cli_main(int argc, char **argv);
 
 int cmd_run(int argc, char **argv);
 int cmd_check(int argc, char **argv);
+int cmd_plot(int argc, char **argv);
 
 /* "lsim: " + message on stderr; returns CLI_USAGE. fmt takes one %s. */
 int cli_bad_usage(const char *fmt, const char *arg);
