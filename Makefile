@@ -6,6 +6,8 @@
 #   make test       every test (unit, golden, analytical, command line)
 #   make asan       the tests under AddressSanitizer + UBSan
 #   make bench      the benchmarks (events/s, messages/s, peak memory)
+#   make notebooks  execute the notebooks headless on fresh runs: HTML in output/
+#                   (FIGDIR=docs/img also saves their main figures there)
 
 # == settings: override on the command line ==
 CC      = cc
@@ -19,6 +21,7 @@ LDFLAGS =
 LDLIBS  = -lgsl -lgslcblas -lsqlite3 -lyaml -lm -pthread
 PYTHON  = /usr/bin/python3
 BUILD   = build
+FIGDIR  =
 # == end of settings ==
 
 SIM_OBJ = sim/mem.o sim/config.o sim/scenario.o sim/calendar.o sim/random.o sim/dist.o \
@@ -38,10 +41,11 @@ UNIT_TESTS = test_calendar test_config test_stats test_order test_random test_tr
 UNIT_BIN = $(addprefix $(BUILD)/tests/,$(UNIT_TESTS))
 
 DEBIAN_PACKAGES = build-essential pkg-config libgsl-dev libsqlite3-dev libyaml-dev \
-                  libcmocka-dev sqlite3 python3 python3-simpy valgrind
+                  libcmocka-dev sqlite3 python3 python3-simpy valgrind \
+                  jupyter-nbconvert python3-ipykernel python3-pandas python3-matplotlib
 SUDO = $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all deps run test unit cli-tests asan bench clean
+.PHONY: all deps run test unit cli-tests asan bench notebooks clean
 
 all: $(BUILD)/lsim
 
@@ -82,6 +86,9 @@ asan:
 
 bench: $(BUILD)/lsim $(BUILD)/bench
 	tests/bench/run.sh $(BUILD) $(PYTHON)
+
+notebooks: $(BUILD)/lsim
+	tests/notebooks/run_notebooks.sh $(BUILD)/lsim output $(FIGDIR)
 
 clean:
 	rm -rf build build-asan
