@@ -11,9 +11,10 @@
  *      median and maximum per 1/LAT_BINS of the run, and every message as
  *      a dot when there are at most MAX_DOTS of them.
  *
- * Lines that would have more points than the panel has pixels keep one
- * point a pixel column, the highest there, so a long run stays a small file
- * and peaks stay visible.  Lines of several nodes at the same value would
+ * Lines that would have more points than the panel has pixels keep, per
+ * pixel column, the lowest and the highest value there (queue depth,
+ * consumers: no peak or dip is lost) or the mean (busy consumers: the
+ * level), so a long run stays a small file (draw_series).  Lines of several nodes at the same value would
  * hide each other: each node's lines are shifted by a pixel or two.
  * An empty scaling table (a container that never scales) is no error.
  */
@@ -185,22 +186,35 @@ static double vmax(const dvec *v)
     return m;
 }
 
-/* A line of (t ms, value) in panel pixels, shifted by dy pixels; one point
- * a pixel column (the highest) when there are more points than columns. */
+/* A line of (t ms, value) in panel pixels, shifted by dy pixels.  With more
+ * points than pixel columns, each column keeps either its lowest and
+ * highest value, drawn as a vertical stroke (is_mean false: where the value
+ * changes faster than the picture can show, the line becomes a band of its
+ * range), or the mean of its samples (is_mean true: busy consumers, whose
+ * band would hide the level that matters). */
 static void draw_series(svg *s, const svg_panel *pn, const dvec *t, const dvec *v, double dy,
-                        const char *color, bool is_dashed)
+                        const char *color, bool is_dashed, bool is_mean)
 {
     dvec xs = { 0 }, ys = { 0 };
     bool thin = t->n > 2 * (size_t)pn->w;
-    for (size_t i = 0; i < t->n; i++) {
-        double x = svg_map(&pn->sx, t->v[i] / 1000), y = svg_map(&pn->sy, v->v[i]) + dy;
-        if (thin && xs.n > 0 && floor(x) == floor(xs.v[xs.n - 1])) {
-            if (y < ys.v[ys.n - 1])
-                ys.v[ys.n - 1] = y;        /* higher on the page: a larger value */
-            continue;
+    for (size_t i = 0; i < t->n;) {
+        double x = svg_map(&pn->sx, t->v[i] / 1000);
+        double top = svg_map(&pn->sy, v->v[i]) + dy, bottom = top, sum = top;
+        size_t j = i + 1;
+        while (thin && j < t->n && floor(svg_map(&pn->sx, t->v[j] / 1000)) == floor(x)) {
+            double y = svg_map(&pn->sy, v->v[j]) + dy;
+            top = y < top ? y : top;
+            bottom = y > bottom ? y : bottom;
+            sum += y;
+            j++;
         }
         dvec_push(&xs, x);
-        dvec_push(&ys, y);
+        dvec_push(&ys, is_mean ? sum / (double)(j - i) : top);
+        if (!is_mean && bottom != top) {
+            dvec_push(&xs, x);
+            dvec_push(&ys, bottom);
+        }
+        i = j;
     }
     svg_polyline(s, xs.v, ys.v, xs.n, color, 1.6, is_dashed, true);
     dvec_free(&xs);
@@ -221,7 +235,7 @@ static void draw_depth(plot_src *p, svg *s, const tl_data *d, double y)
     double top = svg_nice_ceil(vmax(&d->qdepth) > 0 ? vmax(&d->qdepth) : 1);
     svg_panel pn = panel_at(p, y, 150, top, true);
     svg_axes(s, &pn, NULL, "queue depth (messages)");
-    draw_series(s, &pn, &d->qt, &d->qdepth, 0, "#222222", false);
+    draw_series(s, &pn, &d->qt, &d->qdepth, 0, "#222222", false, false);
     svg_legend_item it = { SVG_LEGEND_LINE, "#222222", "ready in the broker" };
     svg_legend(s, LEGEND_X, y + 12, "queue depth", &it, 1);
 }
@@ -263,8 +277,8 @@ static void draw_consumers(plot_src *p, svg *s, const tl_data *d, double y)
     for (size_t i = 0; i < d->nnodes; i++) {
         const series *sr = &d->nodes[i];
         double dy = d->nnodes > 1 ? ((double)i - (double)(d->nnodes - 1) / 2) * 1.5 : 0;
-        draw_series(s, &pn, &sr->t, &sr->consumers, dy, node_color(sr), false);
-        draw_series(s, &pn, &sr->t, &sr->busy, dy, node_color(sr), true);
+        draw_series(s, &pn, &sr->t, &sr->consumers, dy, node_color(sr), false, false);
+        draw_series(s, &pn, &sr->t, &sr->busy, dy, node_color(sr), true, true);
         if (sr->node > 0)
             snprintf(labels[nitems], sizeof labels[0], "node %d", sr->node);
         else
@@ -274,6 +288,10 @@ static void draw_consumers(plot_src *p, svg *s, const tl_data *d, double y)
     }
     draw_decisions(s, &pn, d);
     double ly = svg_legend(s, LEGEND_X, y + 12, "consumers (busy dashed)", items, nitems);
+    if (d->nnodes > 0 && d->nodes[0].t.n > 2 * (size_t)PANEL_W) {
+        svg_text(s, LEGEND_X, ly, "start", "note", "busy: mean per pixel");
+        ly += 18;
+    }
     if (d->ndec == 0) {
         svg_text(s, LEGEND_X, ly + 6, "start", "label", "scaling");
         svg_text(s, LEGEND_X, ly + 24, "start", "note", "no decisions recorded");

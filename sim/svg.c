@@ -259,7 +259,7 @@ void svg_polyline(svg *s, const double *xs, const double *ys, size_t n, const ch
         return;
     sb_add(&s->b, "<polyline points=\"");
     for (size_t i = 0; i < n; i++) {
-        if (is_step && i > 0)
+        if (is_step && i > 0 && xs[i] != xs[i - 1])
             sb_addf(&s->b, "%.2f,%.2f ", xs[i], ys[i - 1]);
         sb_addf(&s->b, "%.2f,%.2f%s", xs[i], ys[i], i + 1 < n ? " " : "");
     }

@@ -80,7 +80,7 @@ void svg_rect(svg *s, double x, double y, double w, double h, const char *fill,
 void svg_line(svg *s, double x1, double y1, double x2, double y2, const char *stroke,
               double width, bool is_dashed);
 /* A polyline through n points (pixels); with is_step, a step function that
- * holds each value until the next point. */
+ * holds each value until the next point (points at one x: a vertical stroke). */
 void svg_polyline(svg *s, const double *xs, const double *ys, size_t n, const char *stroke,
                   double width, bool is_dashed, bool is_step);
 /* A filled circle of radius r, with the given opacity. */

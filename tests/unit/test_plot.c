@@ -198,6 +198,63 @@ static void many_groups_fold_into_other(void **state)
     free(doc);
 }
 
+/* The y values of the n-th <polyline> of a document, in out (at most max). */
+static size_t polyline_ys(const char *doc, int nth, double *out, size_t max)
+{
+    const char *p = doc;
+    for (int i = 0; i <= nth; i++) {
+        p = strstr(p, "<polyline points=\"");
+        assert_non_null(p);
+        p += strlen("<polyline points=\"");
+    }
+    size_t n = 0;
+    while (*p != '"') {
+        double x, y;
+        int used;
+        assert_int_equal(sscanf(p, "%lf,%lf%n", &x, &y, &used), 2);
+        if (n < max)
+            out[n] = y;
+        n++;
+        p += used;
+        while (*p == ' ')
+            p++;
+    }
+    return n;
+}
+
+static void long_lines_keep_range_or_mean_per_pixel(void **state)
+{
+    fixture *f = *state;
+    /* 10000 samples, 1 ms apart: depth 0/10 and busy 0/2 alternating. */
+    strbuf sql = { 0 };
+    sb_add(&sql, "INSERT INTO runs(run, scenario, seed) VALUES (1, 's', 1);"
+                 "WITH RECURSIVE k(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM k WHERE i < 9999)"
+                 " INSERT INTO samples SELECT 1, i, 1, (i % 2) * 10, 2, (i % 2) * 2, 0 FROM k;");
+    make_db(f->db, sql.s);
+    sb_free(&sql);
+    char *doc = draw(f->db, plot_timeline);
+    static double ys[4000];
+    /* Polylines: depth, consumers, busy.  Depth: a vertical stroke a column
+     * from the top (10) to the bottom (0) of its range, and the step to it. */
+    size_t n = polyline_ys(doc, 0, ys, 4000);
+    assert_true(n > 3 * 600 && n <= 3 * 681);
+    double top = ys[0], bottom = ys[1];
+    assert_true(bottom - top > 100);               /* 0..10 on a 150-pixel panel */
+    for (size_t i = 0; i < n; i++)
+        assert_true(ys[i] == top || ys[i] == bottom);
+    /* Busy: one point a column (the step adds one), each the mean, near 1. */
+    n = polyline_ys(doc, 2, ys, 4000);
+    assert_true(n > 2 * 600 && n <= 2 * 681);
+    double lo = ys[1], hi = ys[1];
+    for (size_t i = 1; i + 1 < n; i++) {          /* the last column holds one sample */
+        lo = ys[i] < lo ? ys[i] : lo;
+        hi = ys[i] > hi ? ys[i] : hi;
+    }
+    assert_true(hi - lo < 0.25 * (bottom - top));  /* a level, not a 0..2 band */
+    assert_non_null(strstr(doc, ">busy: mean per pixel</text>"));
+    free(doc);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -207,6 +264,7 @@ int main(void)
                                         teardown),
         cmocka_unit_test_setup_teardown(unfinished_messages_run_to_the_end, setup, teardown),
         cmocka_unit_test_setup_teardown(many_groups_fold_into_other, setup, teardown),
+        cmocka_unit_test_setup_teardown(long_lines_keep_range_or_mean_per_pixel, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
