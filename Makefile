@@ -6,6 +6,8 @@
 #   make test       every test (unit, golden, analytical, command line)
 #   make asan       the tests under AddressSanitizer + UBSan
 #   make bench      the benchmarks (events/s, messages/s, peak memory)
+#   make notebooks  execute the notebooks headless on fresh runs: HTML in output/
+#                   (FIGDIR=docs/img also saves their main figures there)
 
 # == settings: override on the command line ==
 CC      = cc
@@ -19,6 +21,7 @@ LDFLAGS =
 LDLIBS  = -lgsl -lgslcblas -lsqlite3 -lyaml -lm -pthread
 PYTHON  = /usr/bin/python3
 BUILD   = build
+FIGDIR  =
 # == end of settings ==
 
 SIM_OBJ = sim/mem.o sim/config.o sim/scenario.o sim/calendar.o sim/random.o sim/dist.o \
@@ -26,7 +29,9 @@ SIM_OBJ = sim/mem.o sim/config.o sim/scenario.o sim/calendar.o sim/random.o sim/
           sim/trace.o sim/workload_file.o sim/run.o sim/cli.o sim/cmd_run.o \
           sim/timeline_data.o sim/compare.o sim/cmd_compare.o sim/fit.o sim/cmd_fit.o \
           sim/expr.o sim/sweep_spec.o sim/sweep_exec.o sim/sweep_merge.o sim/sweep_answer.o \
-          sim/sweep_plan.o sim/cmd_sweep.o sim/cmd_merge.o
+          sim/sweep_plan.o sim/cmd_sweep.o sim/cmd_merge.o \
+          sim/svg.o sim/plot.o sim/plot_timeline.o sim/plot_gantt.o sim/plot_groups.o \
+          sim/cmd_plot.o
 MDL_OBJ = models/registry.o models/world.o models/workload.o models/arrivals.o \
           models/arrivals_replay.o models/groups.o models/host.o models/broker_pull.o \
           models/container_competing.o
@@ -35,18 +40,19 @@ MAIN_OBJ = $(BUILD)/sim/main.o
 
 UNIT_TESTS = test_calendar test_config test_stats test_order test_random test_trace \
              test_timeline test_seed_competing test_queueing test_determinism test_compare \
-             test_sweep
+             test_sweep test_svg test_plot
 UNIT_BIN = $(addprefix $(BUILD)/tests/,$(UNIT_TESTS))
 
 DEBIAN_PACKAGES = build-essential pkg-config libgsl-dev libsqlite3-dev libyaml-dev \
-                  libcmocka-dev sqlite3 python3 python3-simpy valgrind time parallel
+                  libcmocka-dev sqlite3 python3 python3-simpy valgrind time parallel \
+                  jupyter-nbconvert python3-ipykernel python3-pandas python3-matplotlib
 SUDO = $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 FUZZ_TARGETS = fuzz_scenario fuzz_trace fuzz_set
 FUZZ_SECONDS = 60
 FUZZ_BIN = $(addprefix $(BUILD)/tests/fuzz/,$(FUZZ_TARGETS))
 
-.PHONY: all deps run test unit cli-tests fuzz-regressions asan bench fuzz clean
+.PHONY: all deps run test unit cli-tests fuzz-regressions asan bench notebooks fuzz clean
 
 all: $(BUILD)/lsim
 
@@ -78,6 +84,7 @@ unit: $(UNIT_BIN)
 cli-tests: $(BUILD)/lsim
 	tests/cli/run_all.sh $(BUILD)/lsim
 	tests/cli/sweep.sh $(BUILD)/lsim
+	tests/cli/plot_test.sh $(BUILD)/lsim
 
 # Every input in the fuzz corpora (seeds and the inputs that once broke a
 # target) run through the targets, without libFuzzer.
@@ -116,6 +123,9 @@ fuzz:
 	    fi; \
 	    grep -E 'stat::number_of_executed_units|stat::average_exec_per_sec|Done' build-fuzz/$$t.log; \
 	done
+
+notebooks: $(BUILD)/lsim
+	tests/notebooks/run_notebooks.sh $(BUILD)/lsim output $(FIGDIR)
 
 clean:
 	rm -rf build build-asan build-fuzz

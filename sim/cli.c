@@ -88,6 +88,7 @@ static int usage(void)
           "                      [--seed N] [--set KEY=VALUE]... [--detail summary|samples|messages]\n"
           "                      [--out FILE.db | --plan DIR] [--json] [--quiet]\n"
           "  lsim merge DIR -o FILE.db [--json]\n"
+          "  lsim plot FILE.db --kind timeline|gantt|groups -o FILE.svg [--run N]\n"
           "  lsim version\n",
           stderr);
     return CLI_USAGE;
@@ -144,6 +145,7 @@ static const struct {
     { "fit", cmd_fit },
     { "sweep", cmd_sweep },
     { "merge", cmd_merge },
+    { "plot", cmd_plot },
     { "version", cmd_version },
 };
 

@@ -1,0 +1,148 @@
+/* cmd_plot.c -- `lsim plot FILE.db --kind timeline|gantt|groups -o FILE.svg
+ * [--run N]`: a picture of one run of a database as standalone SVG, for
+ * a user without Jupyter (the notebooks in notebooks/ draw the same).
+ *
+ * Exit status: 2 for bad usage or a database that cannot give the picture
+ * (missing, not SQLite, without the tables or rows the kind needs), with
+ * "FILE.db: what is wrong" on standard error; 1 when the SVG cannot be
+ * written.  The picture is built in memory and written to a temporary file
+ * renamed into place, so a failure leaves no partial file.
+ */
+#include "cli.h"
+#include "plot.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const struct {
+    const char *name;
+    int (*draw)(plot_src *p, svg *s);
+} kinds[] = {
+    { "timeline", plot_timeline },
+    { "gantt", plot_gantt },
+    { "groups", plot_groups },
+};
+
+#define NKINDS (sizeof kinds / sizeof kinds[0])
+
+typedef struct plot_args {
+    const char *db, *out;
+    int kind;                      /* index in kinds, -1 unset */
+    int64_t run;                   /* -1: the first */
+} plot_args;
+
+static int parse_kind(const char *v, plot_args *a)
+{
+    for (size_t k = 0; k < NKINDS; k++)
+        if (strcmp(v, kinds[k].name) == 0) {
+            a->kind = (int)k;
+            return 0;
+        }
+    return cli_bad_usage("--kind: '%s' is not one of timeline, gantt, groups", v);
+}
+
+static int parse_run(const char *v, plot_args *a)
+{
+    char *end;
+    errno = 0;
+    long long r = strtoll(v, &end, 10);
+    if (errno || *end || !v[0] || r < 0)
+        return cli_bad_usage("--run: '%s' is not a run number", v);
+    a->run = r;
+    return 0;
+}
+
+static int parse_plot_args(int argc, char **argv, plot_args *a)
+{
+    *a = (plot_args){ .kind = -1, .run = -1 };
+    for (int i = 0; i < argc; i++) {
+        int err = 0, rc = 0;
+        const char *v;
+        if ((v = cli_option(argc, argv, &i, "--kind", &err)))
+            rc = parse_kind(v, a);
+        else if ((v = cli_option(argc, argv, &i, "-o", &err)) ||
+                 (v = cli_option(argc, argv, &i, "--out", &err)))
+            a->out = v;
+        else if ((v = cli_option(argc, argv, &i, "--run", &err)))
+            rc = parse_run(v, a);
+        else if (err)
+            return CLI_USAGE;
+        else if (argv[i][0] == '-' && argv[i][1])
+            return cli_bad_usage("unknown option '%s'", argv[i]);
+        else if (!a->db)
+            a->db = argv[i];
+        else
+            return cli_bad_usage("unexpected argument '%s'", argv[i]);
+        if (rc)
+            return rc;
+    }
+    if (!a->db)
+        return cli_bad_usage("%s", "which database? (lsim plot FILE.db --kind "
+                                   "timeline|gantt|groups -o FILE.svg)");
+    if (a->kind < 0)
+        return cli_bad_usage("%s", "--kind is required: timeline, gantt or groups");
+    if (!a->out)
+        return cli_bad_usage("%s", "-o FILE.svg is required");
+    return 0;
+}
+
+/* Writes text to path through a temporary file; 0, or -1 with a message. */
+static int write_whole(const char *path, const char *text)
+{
+    size_t n = strlen(path) + 32;
+    char *tmp = xmalloc(n);
+    snprintf(tmp, n, "%s.tmp-%ld", path, (long)getpid());
+    int rc = 0;
+    FILE *f = fopen(tmp, "wb");
+    if (!f) {
+        fprintf(stderr, "lsim: cannot write %s: %s\n", path, strerror(errno));
+        free(tmp);
+        return -1;
+    }
+    size_t len = strlen(text);
+    if (fwrite(text, 1, len, f) != len)
+        rc = -1;
+    if (fclose(f) != 0)
+        rc = -1;
+    if (rc != 0)
+        fprintf(stderr, "lsim: cannot write %s: %s\n", path, strerror(errno));
+    else if (rename(tmp, path) != 0) {
+        fprintf(stderr, "lsim: cannot write %s: %s\n", path, strerror(errno));
+        rc = -1;
+    }
+    if (rc != 0)
+        unlink(tmp);
+    free(tmp);
+    return rc;
+}
+
+int cmd_plot(int argc, char **argv)
+{
+    plot_args a;
+    int rc = parse_plot_args(argc, argv, &a);
+    if (rc)
+        return rc;
+    plot_src p;
+    svg s = { 0 };
+    rc = plot_open(&p, a.db, a.run);
+    if (rc == SIM_OK)
+        rc = kinds[a.kind].draw(&p, &s);
+    if (rc != SIM_OK) {
+        fprintf(stderr, "%s\n", p.err);
+        svg_free(&s);
+        plot_close(&p);
+        return CLI_USAGE;
+    }
+    char *text = svg_finish(&s);
+    rc = write_whole(a.out, text) == 0 ? CLI_OK : CLI_FAILURE;
+    if (rc == CLI_OK && p.warning)
+        fprintf(stderr, "lsim: warning: %s\n", p.warning);
+    if (rc == CLI_OK)
+        printf("%s: %s\n", kinds[a.kind].name, a.out);
+    free(text);
+    plot_close(&p);
+    return rc;
+}
