@@ -58,6 +58,7 @@ static const sim_event_type ev_change = { "smlc.change", on_change };
 
 static void cycle_begin(sim_ctx *ctx, smlc *s, smlc_consumer *k);
 static void loop_or_exit(sim_ctx *ctx, smlc *s, smlc_consumer *k);
+static void consumer_exit(sim_ctx *ctx, smlc *s, smlc_consumer *k);
 
 /* ---- the local queue -------------------------------------------------------- */
 
@@ -153,6 +154,9 @@ static void run_waiter(sim_ctx *ctx, smlc *s, smlc_waiter w)
         break;
     case W_FIRST_LOOP:
         loop_or_exit(ctx, s, w.k);
+        break;
+    case W_EXIT:
+        consumer_exit(ctx, s, w.k);
         break;
     case W_CHANGE:
         smlc_change_run(ctx, s, w.change, 0);
@@ -483,8 +487,12 @@ static void on_poll_end(sim_ctx *ctx, void *self, void *arg)
     k->timer = 0;
     if (s->f.is_null_poll_thrown && k->is_cancelled) {
         /* ConsumerCancelledException: out of the loop, nothing acked; the
-         * channel's close requeues what this cycle took. */
-        consumer_exit(ctx, s, k);
+         * channel's close requeues what this cycle took.  killOrRestart's
+         * isActive check takes the lock first. */
+        if (s->is_locked)
+            smlc_wait(s, W_EXIT, k, 0);
+        else
+            consumer_exit(ctx, s, k);
         return;
     }
     if (!s->is_documented || k->polls >= s->batch)

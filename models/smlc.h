@@ -76,7 +76,7 @@ typedef struct smlc_change {
 } smlc_change;
 
 /* Who waits for consumersLock, and what they do once they have it. */
-typedef enum { W_AFTER_CYCLE, W_FIRST_LOOP, W_CHANGE } smlc_wait_kind;
+typedef enum { W_AFTER_CYCLE, W_FIRST_LOOP, W_EXIT, W_CHANGE } smlc_wait_kind;
 
 typedef struct smlc_waiter {
     smlc_wait_kind kind;

@@ -397,6 +397,32 @@ static void immediate_scale_down_without_max_removes_nobody(void **state)
     done(&res);
 }
 
+/* ---- idle polling ------------------------------------------------------------------------------------ */
+
+static double events_of(const char *duration)
+{
+    char yaml[512];
+    snprintf(yaml, sizeof yaml,
+             "name: idle\nduration: %s\n"
+             "queue:\n  arrivals: { kind: burst, count: 1, at: 0s }\n"
+             "  service: { kind: constant, value: 10ms }\n"
+             "container: { kind: smlc, concurrentConsumers: 5, maxConcurrentConsumers: 5 }\n",
+             duration);
+    cfg_doc doc;
+    run *r = tu_run(yaml, NULL, SIM_DETAIL_SUMMARY, &doc);
+    double n = tu_metric(r, "events");
+    tu_done(r, &doc);
+    return n;
+}
+
+/* An idle consumer costs one event per receiveTimeout and no more: 100 s
+ * more of five idle consumers is 500 events more. */
+static void idle_poll_is_one_event_per_receive_timeout(void **state)
+{
+    (void)state;
+    assert_true(events_of("200s") - events_of("100s") == 500.0);
+}
+
 /* ---- setConcurrency's parser --------------------------------------------------------------------------- */
 
 static void concurrency_parser_is_integer_parse_int(void **state)
@@ -438,6 +464,7 @@ int main(void)
         cmocka_unit_test(set_concurrency_inflates_in_2_1_10_to_2_4_0),
         cmocka_unit_test(immediate_scale_down_stops_the_starter),
         cmocka_unit_test(immediate_scale_down_without_max_removes_nobody),
+        cmocka_unit_test(idle_poll_is_one_event_per_receive_timeout),
         cmocka_unit_test(concurrency_parser_is_integer_parse_int),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
