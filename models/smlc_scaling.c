@@ -133,11 +133,14 @@ static void mark_for_stop_if_excess(sim_ctx *ctx, smlc *s, smlc_consumer *k)
 
 void smlc_after_add(sim_ctx *ctx, smlc *s, smlc_consumer *k)
 {
-    if (s->is_immediate_scale_down && !s->is_documented)
+    if (s->is_immediate_scale_down)
         mark_for_stop_if_excess(ctx, s, k);
 }
 
-/* ---- the documented rules -------------------------------------------------------- */
+/* ---- the documented rules --------------------------------------------------------
+ * immediateScaleDown (4.1) is not in the reference documentation; its
+ * Javadoc (consumers above the minimum stop after their current message,
+ * whatever the idle trigger and interval) applies in both semantics. */
 
 static void documented(sim_ctx *ctx, smlc *s, smlc_consumer *k, bool received)
 {
@@ -153,10 +156,16 @@ static void documented(sim_ctx *ctx, smlc *s, smlc_consumer *k, bool received)
             s->last_started_ms = now;
             smlc_add_consumers(ctx, s, 1, H_CONSUMER, k, 0, 0, "documented: active cycles",
                                detail);
+            return;                /* smlc_after_add runs when the start is done */
         }
+        smlc_after_add(ctx, s, k);
         return;
     }
     k->msgs = 0;
+    if (s->is_immediate_scale_down) {
+        mark_for_stop_if_excess(ctx, s, k);
+        return;
+    }
     k->idles++;
     if (k->idles >= s->idle_trigger && s->size > s->concurrent &&
         now - s->last_stopped_ms >= s->stop_interval_ms) {
