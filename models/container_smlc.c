@@ -276,10 +276,11 @@ static void on_started(sim_ctx *ctx, void *self, void *arg)
 
 /* ---- removal and exit ---------------------------------------------------------------- */
 
-void smlc_remove(sim_ctx *ctx, smlc *s, smlc_consumer *k)
+void smlc_remove(sim_ctx *ctx, smlc *s, smlc_consumer *k, const char *reason)
 {
     if (!k->is_member)
         return;                    /* cancelled before: basicCancel again changes nothing */
+    k->stop_reason = reason;
     k->is_member = false;
     s->members--;
     if (s->f.is_removed_at_once) {
@@ -320,7 +321,7 @@ static void consumer_exit(sim_ctx *ctx, smlc *s, smlc_consumer *k)
         s->members--;
     }
     consumer_metrics(ctx, s, k);
-    sim_consumer_stopped(ctx, s->env.node, k->id, "scale-down");
+    sim_consumer_stopped(ctx, s->env.node, k->id, k->stop_reason ? k->stop_reason : "scale-down");
 }
 
 /* The while condition of AsyncMessageProcessingConsumer.run(), by version. */

@@ -49,6 +49,7 @@ typedef struct smlc_consumer {
     bool is_cancelled;             /* basic.cancel sent (1.3: quiesced) */
     bool is_marked_for_stop;       /* 4.1 markForStopIfExcess */
     bool has_failed;               /* the listener threw in this cycle */
+    const char *stop_reason;       /* for the consumers table: "scale-down" or "change" */
     bool is_continuable;           /* 1.3.0-1.4.5: the last cycle received, not transacted */
     int64_t cycles, idle_cycles, failures;
 } smlc_consumer;
@@ -144,8 +145,9 @@ static inline int64_t smlc_now_ms(const sim_ctx *ctx)
  * `rule` and `detail` (taken) go on each start's scaling row. */
 void smlc_add_consumers(sim_ctx *ctx, smlc *s, int n, smlc_holder_kind kind, smlc_consumer *k,
                         int change, int op, const char *rule, char *detail);
-/* basicCancel(true) and removal from `consumers`, as the version does it. */
-void smlc_remove(sim_ctx *ctx, smlc *s, smlc_consumer *k);
+/* basicCancel(true) and removal from `consumers`, as the version does it;
+ * `reason` goes on the consumer's row when its thread ends. */
+void smlc_remove(sim_ctx *ctx, smlc *s, smlc_consumer *k, const char *reason);
 /* The queue a consumer waits in for consumersLock. */
 void smlc_wait(smlc *s, smlc_wait_kind kind, smlc_consumer *k, int change);
 

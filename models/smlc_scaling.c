@@ -105,7 +105,7 @@ static void consider_stopping(sim_ctx *ctx, smlc *s, smlc_consumer *k, int count
     }
     char *detail = rule_detail(ctx, s, k, false, counter);
     bool was_member = k->is_member;
-    smlc_remove(ctx, s, k);
+    smlc_remove(ctx, s, k, "scale-down");
     s->last_stopped_ms = now;      /* even for a consumer removed before (1.3-1.6) */
     if (was_member)
         stop_row(ctx, s, "considerStoppingAConsumer", detail);
@@ -123,7 +123,7 @@ static void mark_for_stop_if_excess(sim_ctx *ctx, smlc *s, smlc_consumer *k)
     sb_addf(&b, "{\"consumer\":%d,\"consumers_before\":%d,\"concurrentConsumers\":%d}", k->id,
             s->size, s->concurrent);
     bool was_member = k->is_member;
-    smlc_remove(ctx, s, k);
+    smlc_remove(ctx, s, k, "scale-down");
     k->is_marked_for_stop = true;
     if (was_member)
         stop_row(ctx, s, "markForStopIfExcess", sb_take(&b));
@@ -170,7 +170,7 @@ static void documented(sim_ctx *ctx, smlc *s, smlc_consumer *k, bool received)
     if (k->idles >= s->idle_trigger && s->size > s->concurrent &&
         now - s->last_stopped_ms >= s->stop_interval_ms) {
         char *detail = rule_detail(ctx, s, k, false, k->idles);
-        smlc_remove(ctx, s, k);
+        smlc_remove(ctx, s, k, "scale-down");
         s->last_stopped_ms = now;
         stop_row(ctx, s, "documented: idle cycles", detail);
     }
@@ -253,7 +253,7 @@ static int adjust(sim_ctx *ctx, smlc *s, int i, int op, int delta, int from)
             if (!k->is_member)
                 continue;
             char *detail = setter_detail(s, i, o, from, delta);
-            smlc_remove(ctx, s, k);
+            smlc_remove(ctx, s, k, "change");
             done++;
             stop_row(ctx, s, o->setter, detail);
         }

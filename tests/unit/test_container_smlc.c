@@ -257,9 +257,10 @@ static void g9_drain_of_250_buffered_messages(void **state)
              "  changes: [ { at: 10s, concurrentConsumers: 1 } ]\n");
     char *rows = query(&res, SCALING);
     assert_string_equal(rows, "10000.0|stop|1|setConcurrentConsumers\n");
-    char *cons = query(&res, "select consumer, t_stop, messages from consumers order by consumer");
+    char *cons = query(&res, "select consumer, t_stop, messages, stop_reason from consumers "
+                             "order by consumer");
     /* 249 buffered after the one in hand: S + 2490 ms; the other keeps 100/s */
-    assert_string_equal(cons, "1|12490.0|1249\n2|20000.0|2000\n");
+    assert_string_equal(cons, "1|12490.0|1249|change\n2|20000.0|2000|end\n");
     assert_int_equal((int)tu_metric(res.r, "requeues"), 0);
     free(rows);
     free(cons);
