@@ -5,7 +5,8 @@
  * otherwise the reader waits in line and the next publish goes to the reader
  * that has waited longest.  Nothing is pushed ahead of a request, so there is
  * no prefetch.  An ack ends the message; a reject with requeue puts it back
- * at the head.
+ * at the head.  Cancel stops a reader's wait; there are no multiple acks
+ * (ack_upto and nack_upto are NULL: nothing is delivered ahead of a request).
  */
 #include "mem.h"
 #include "model.h"
@@ -119,6 +120,14 @@ static void pull_unpull(sim_ctx *ctx, broker *base, consumer_port *p)
     b->spare = w;
 }
 
+/* basic.cancel on a pull queue: nothing was pushed ahead of a request, so
+ * cancelling is just no longer waiting for a message; the reader keeps what
+ * it has and acks it as before. */
+static void pull_cancel(sim_ctx *ctx, broker *base, consumer_port *p)
+{
+    pull_unpull(ctx, base, p);
+}
+
 static void pull_subscribe(sim_ctx *ctx, broker *base, consumer_port *p)
 {
     (void)ctx;
@@ -182,7 +191,7 @@ const broker_ops broker_pull = {
     .kind = "pull", .create = pull_create, .destroy = pull_destroy,
     .publish = pull_publish, .subscribe = pull_subscribe, .unsubscribe = pull_unpull,
     .ack = pull_ack, .reject = pull_reject, .pull = pull_pull, .unpull = pull_unpull,
-    .depth = pull_depth,
+    .depth = pull_depth, .cancel = pull_cancel,
 };
 
 static int pull_create(sim_ctx *ctx, cfg_node *cfg, broker **out, sim_diag *d)

@@ -33,7 +33,8 @@ struct consumer_port {
     void *owner;                   /* the container's consumer */
     int node, id;                  /* as numbered by the engine */
     int queue;
-    int prefetch;                  /* unacknowledged deliveries allowed; 0 = none (pull) */
+    int prefetch;                  /* unacknowledged deliveries allowed; 0 = none (pull);
+                                    * a RabbitMQ broker reads 0 as unlimited (basic.qos 0) */
     int priority;                  /* higher first (RabbitMQ x-priority, ActiveMQ) */
     void *broker_state;            /* the broker's, between subscribe and unsubscribe */
 };
@@ -61,6 +62,15 @@ typedef struct broker_ops {
     void (*unpull)(sim_ctx *ctx, broker *b, consumer_port *p);
     int64_t (*depth)(const broker *b, int queue);     /* ready messages */
     void (*finish)(sim_ctx *ctx, broker *b);          /* may be NULL */
+    /* basic.cancel: no more deliveries to p.  Nothing is requeued: p keeps
+     * what it was given and still acks it; unsubscribe (channel close) puts
+     * back whatever is left unacknowledged.  p stays subscribed until then. */
+    void (*cancel)(sim_ctx *ctx, broker *b, consumer_port *p);
+    /* AMQP multiple=true: settles every delivery to p up to and including m,
+     * in delivery order, as one ack (or one nack).  May be NULL (a broker
+     * without delivery tags): then ack or reject each message. */
+    void (*ack_upto)(sim_ctx *ctx, broker *b, consumer_port *p, sim_msg *m);
+    void (*nack_upto)(sim_ctx *ctx, broker *b, consumer_port *p, sim_msg *m, bool requeue);
 } broker_ops;
 
 /* ---- hosts: the CPU of a node ------------------------------------------------- */

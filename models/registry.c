@@ -6,15 +6,21 @@
 
 extern const sim_model_ops model_world;
 extern const broker_ops broker_pull;
+extern const broker_ops broker_rabbitmq;
 extern const container_ops container_competing;
+extern const container_ops container_smlc;
+extern const container_ops container_direct;
 
 const broker_ops *const registry_brokers[] = {
     &broker_pull,
+    &broker_rabbitmq,
     NULL,
 };
 
 const container_ops *const registry_containers[] = {
     &container_competing,
+    &container_smlc,
+    &container_direct,
     NULL,
 };
 

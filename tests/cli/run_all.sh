@@ -63,6 +63,16 @@ cmp -s "$TMP/normal.yaml" "$TMP/normal2.yaml" || fail "check is not a fixed poin
 grep -q '^  startLatency: 1ms$' "$TMP/normal.yaml" || fail "check: startLatency not normalised"
 grep -q '^tail: 0s$' "$TMP/normal.yaml" || fail "check: default tail not filled in"
 
+# 3b. the same for an SMLC scenario with runtime changes and defaults by version.
+count=$((count + 1))
+"$LSIM" check scenarios/smlc-change.yaml >"$TMP/smlc.yaml" || fail "check smlc-change"
+"$LSIM" check "$TMP/smlc.yaml" >"$TMP/smlc2.yaml" 2>"$TMP/stderr" || fail "check of smlc check's output: $(cat "$TMP/stderr")"
+cmp -s "$TMP/smlc.yaml" "$TMP/smlc2.yaml" || fail "smlc check is not a fixed point"
+grep -q '^  prefetchCount: 20$' "$TMP/smlc.yaml" || fail "check: smlc prefetchCount lost"
+"$LSIM" check scenarios/smlc-burst.yaml | grep -q '^  prefetchCount: 250$' || fail "check: smlc default prefetch"
+"$LSIM" check scenarios/smlc-burst.yaml --set container.version=1.7 | grep -q '^  prefetchCount: 1$' ||
+    fail "check: smlc 1.7 default prefetch"
+
 # 4. run --json: one object with the documented keys.
 count=$((count + 1))
 "$LSIM" run $SEED --json --out "$TMP/seed.db" >"$TMP/json" || fail "run --json"

@@ -18,6 +18,21 @@ static const char *const scenario =
     "nodes: [ { start: 0s }, { start: 7s } ]\n"
     "container: { kind: competing, workers: 3, startLatency: 3ms }\n";
 
+/* The Spring AMQP models: two SMLC nodes on one RabbitMQ queue with a
+ * failing listener (its own stream), runtime changes and consumersLock. */
+static const char *const smlc_scenario =
+    "name: determinism-smlc\n"
+    "seed: %d\n"
+    "duration: 2m\n"
+    "host: { cores: 2 }\n"
+    "queue:\n"
+    "  arrivals: { kind: poisson, rate: 25/s }\n"
+    "  service: { kind: exponential, mean: 150ms }\n"
+    "nodes: 2\n"
+    "container: { kind: smlc, concurrency: \"1-6\", startLatency: 5ms, cycleOverhead: 1ms,\n"
+    "  listenerFailureProbability: 0.01, stopConsumerMinInterval: 5s,\n"
+    "  changes: [ { at: 60s, concurrency: \"2-3\" } ] }\n";
+
 /* Every row of every table, in rowid order, without the wall clock. */
 static char *dump(const char *db)
 {
@@ -38,10 +53,10 @@ static char *dump(const char *db)
     return sb_take(&b);
 }
 
-static char *run_with_seed(const char *dir, const char *file, int seed)
+static char *run_with_seed(const char *fmt, const char *dir, const char *file, int seed)
 {
     char yaml[2048];
-    snprintf(yaml, sizeof yaml, scenario, seed);
+    snprintf(yaml, sizeof yaml, fmt, seed);
     char *db = tu_path(dir, file);
     cfg_doc doc;
     run *r = tu_run(yaml, db, SIM_DETAIL_MESSAGES, &doc);
@@ -51,13 +66,12 @@ static char *run_with_seed(const char *dir, const char *file, int seed)
     return d;
 }
 
-static void same_seed_same_database(void **state)
+static void check_scenario(const char *fmt)
 {
-    (void)state;
     char *dir = tu_tmpdir();
-    char *a = run_with_seed(dir, "a.db", 5);
-    char *b = run_with_seed(dir, "b.db", 5);
-    char *c = run_with_seed(dir, "c.db", 6);
+    char *a = run_with_seed(fmt, dir, "a.db", 5);
+    char *b = run_with_seed(fmt, dir, "b.db", 5);
+    char *c = run_with_seed(fmt, dir, "c.db", 6);
     assert_true(strlen(a) > 10000);                /* it did write rows */
     assert_string_equal(a, b);
     assert_string_not_equal(a, c);
@@ -68,10 +82,23 @@ static void same_seed_same_database(void **state)
     free(dir);
 }
 
+static void same_seed_same_database(void **state)
+{
+    (void)state;
+    check_scenario(scenario);
+}
+
+static void smlc_same_seed_same_database(void **state)
+{
+    (void)state;
+    check_scenario(smlc_scenario);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(same_seed_same_database),
+        cmocka_unit_test(smlc_same_seed_same_database),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

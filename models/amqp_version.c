@@ -1,0 +1,82 @@
+/* amqp_version.c -- Spring AMQP versions and what they change (see
+ * amqp_version.h; the facts come from specs/spring-amqp.md section 0 and
+ * docs/spring-amqp-notes.md). */
+#include "amqp_version.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#define NEWEST_KNOWN AMQP_VERSION(4, 1, 99)
+
+/* "4", "4.1" or "4.1.1": digits and dots, each part below 100. */
+static bool parse(const char *s, int *out)
+{
+    int part[3] = { 0, 0, 0 }, n = 0;
+    const char *p = s;
+    while (n < 3) {
+        if (*p < '0' || *p > '9')
+            return false;
+        int v = 0;
+        while (*p >= '0' && *p <= '9') {
+            v = v * 10 + (*p++ - '0');
+            if (v > 99)
+                return false;
+        }
+        part[n++] = v;
+        if (*p != '.')
+            break;
+        p++;
+    }
+    if (*p || n < 2)
+        return false;
+    *out = AMQP_VERSION(part[0], part[1], part[2]);
+    return true;
+}
+
+void amqp_version_format(int version, char *buf, size_t size)
+{
+    snprintf(buf, size, "%d.%d.%d", version / 10000, version / 100 % 100, version % 100);
+}
+
+int amqp_version_read(cfg_node *cfg, int oldest, const char *why, int *out, sim_diag *d)
+{
+    const char *text;
+    if (cfg_get_string(cfg, "version", AMQP_NEWEST, 0, &text, d) != SIM_OK)
+        return SIM_EINPUT;
+    cfg_node *n = cfg_peek(cfg, "version");
+    if (!parse(text, out))
+        return diag_at(d, n, "version: '%s' is not a Spring AMQP version (like \"1.7.15\" or "
+                       "\"2.4\")", text);
+    if (*out < oldest)
+        return diag_at(d, n, "version: %s is too old: %s", text, why);
+    if (*out > NEWEST_KNOWN)
+        return diag_at(d, n, "version: %s is newer than lsim knows (the newest is %s)", text,
+                       AMQP_NEWEST);
+    return SIM_OK;
+}
+
+void amqp_smlc_features(int v, smlc_features *f)
+{
+    memset(f, 0, sizeof *f);
+    f->is_tx_never_active = v < AMQP_VERSION(1, 4, 6);
+    f->is_member_checked = v >= AMQP_VERSION(1, 4, 0);
+    f->is_drained = v >= AMQP_VERSION(1, 4, 0);
+    f->is_cancel_sent = v >= AMQP_VERSION(1, 4, 0);
+    f->is_removed_at_once = v >= AMQP_VERSION(1, 7, 0);
+    f->is_loop_until_cancelled = v >= AMQP_VERSION(1, 7, 0);
+    f->is_null_poll_thrown = v >= AMQP_VERSION(1, 7, 0);
+    f->is_max_respected = v >= AMQP_VERSION(1, 7, 8) &&
+                          !(v >= AMQP_VERSION(2, 0, 0) && v < AMQP_VERSION(2, 0, 4));
+    if (v < AMQP_VERSION(2, 0, 0))
+        f->set_concurrency = SETCONC_NONE;
+    else if (v < AMQP_VERSION(2, 1, 10))
+        f->set_concurrency = SETCONC_PLAIN;
+    else if (v <= AMQP_VERSION(2, 4, 0))
+        f->set_concurrency = SETCONC_RESET_TO_1;
+    else
+        f->set_concurrency = SETCONC_MAX_NULL;
+    f->is_buffer_per_queue = v >= AMQP_VERSION(2, 4, 1);
+    f->is_nack_multiple = v >= AMQP_VERSION(2, 0, 0);
+    f->has_immediate_scale_down = v >= AMQP_VERSION(4, 1, 0);
+    f->default_prefetch = v >= AMQP_VERSION(2, 0, 0) ? 250 : 1;
+}
