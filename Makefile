@@ -26,7 +26,8 @@ SIM_OBJ = sim/mem.o sim/config.o sim/scenario.o sim/calendar.o sim/random.o sim/
           sim/trace.o sim/workload_file.o sim/run.o sim/cli.o sim/cmd_run.o
 MDL_OBJ = models/registry.o models/world.o models/workload.o models/arrivals.o \
           models/arrivals_replay.o models/groups.o models/host.o models/broker_pull.o \
-          models/container_competing.o
+          models/container_competing.o models/activemq_groups.o models/broker_activemq.o \
+          models/broker_activemq_stats.o models/dmlc_config.o models/container_dmlc.o
 LIB_OBJ = $(addprefix $(BUILD)/,$(SIM_OBJ) $(MDL_OBJ))
 MAIN_OBJ = $(BUILD)/sim/main.o
 

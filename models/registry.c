@@ -6,15 +6,19 @@
 
 extern const sim_model_ops model_world;
 extern const broker_ops broker_pull;
+extern const broker_ops broker_activemq;
 extern const container_ops container_competing;
+extern const container_ops container_dmlc;
 
 const broker_ops *const registry_brokers[] = {
     &broker_pull,
+    &broker_activemq,
     NULL,
 };
 
 const container_ops *const registry_containers[] = {
     &container_competing,
+    &container_dmlc,
     NULL,
 };
 
