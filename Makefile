@@ -32,7 +32,8 @@ LIB_OBJ = $(addprefix $(BUILD)/,$(SIM_OBJ) $(MDL_OBJ))
 MAIN_OBJ = $(BUILD)/sim/main.o
 
 UNIT_TESTS = test_calendar test_config test_stats test_order test_random test_trace \
-             test_timeline test_seed_competing test_queueing test_determinism
+             test_timeline test_seed_competing test_queueing test_determinism \
+             test_activemq test_dmlc test_jms_traces
 UNIT_BIN = $(addprefix $(BUILD)/tests/,$(UNIT_TESTS))
 
 DEBIAN_PACKAGES = build-essential pkg-config libgsl-dev libsqlite3-dev libyaml-dev \

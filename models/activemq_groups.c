@@ -61,10 +61,13 @@ void amqg_destroy(amqg_map *g)
 
 /* ---- Java's String.hashCode over UTF-16 ------------------------------------ */
 
-/* The next code point of s[0..len) at *i, or U+FFFD for a maximal
- * ill-formed subsequence (Unicode 15, table 3-7, and §3.9 "U+FFFD
- * substitution of maximal subparts", which the JDK's UTF-8 decoder
- * follows). */
+/* The next code point of s[0..len) at *i, or U+FFFD for an ill-formed
+ * subsequence, as the JDK 17 UTF-8 decoder (sun.nio.cs.UTF_8) replaces
+ * them: the longest prefix of a well-formed sequence (Unicode table 3-7)
+ * becomes one U+FFFD and decoding goes on at the byte that broke it, except
+ * that ED may take any continuation byte and an encoded surrogate
+ * (ED A0..BF xx) is then one U+FFFD for its three bytes.  Checked against
+ * new String(bytes, UTF_8) on OpenJDK 17. */
 static uint32_t next_code_point(const unsigned char *s, size_t len, size_t *i)
 {
     unsigned char b = s[*i];
@@ -83,8 +86,6 @@ static uint32_t next_code_point(const unsigned char *s, size_t len, size_t *i)
         cp = b & 0x0f;
         if (b == 0xe0)
             lo = 0xa0;
-        if (b == 0xed)
-            hi = 0x9f;
     } else if (b >= 0xf0 && b <= 0xf4) {
         need = 3;
         cp = b & 0x07;
@@ -107,7 +108,7 @@ static uint32_t next_code_point(const unsigned char *s, size_t len, size_t *i)
         cp = (cp << 6) | (c & 0x3f);
     }
     *i = j;
-    return cp;
+    return cp >= 0xd800 && cp <= 0xdfff ? 0xfffd : cp;
 }
 
 int32_t amqg_java_hash(const char *utf8, size_t len)
