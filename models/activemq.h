@@ -22,7 +22,7 @@ typedef struct amq_ptrq {          /* a ring of message pointers */
 /* What the broker learns about one consumer (node, id) over the run; it
  * outlives the consumer's subscriptions (cacheLevel NONE makes many). */
 typedef struct amq_cstats {
-    int node, id;
+    int node, id, queue;
     int64_t received;              /* messages it took (acknowledged) */
     int64_t groups;                /* group assignments it was given */
     sim_time starved_ns;           /* waiting in receive while messages waited elsewhere */
@@ -83,7 +83,7 @@ typedef struct amq_broker {
 void amq_kick(sim_ctx *ctx, amq_queue *q);
 
 /* broker_activemq_stats.c */
-amq_cstats *amq_stats_of(amq_broker *b, int node, int id);
+amq_cstats *amq_stats_of(amq_broker *b, const consumer_port *p);
 void amq_stats_fini(amq_broker *b);
 /* Brings the queue's integrals up to now (call before changing its state). */
 void amq_advance(amq_queue *q, sim_time now);

@@ -394,7 +394,7 @@ static void amq_subscribe(sim_ctx *ctx, broker *base, consumer_port *p)
     if (p->prefetch < 0)           /* the client's default, or the destination policy's */
         p->prefetch = b->prefetch;
     s->prefetch = p->prefetch;
-    s->stats = amq_stats_of(b, p->node, p->id);
+    s->stats = amq_stats_of(b, p);
     p->broker_state = s;
     if (q->nsubs == 0) {
         first_consumer(ctx, q);

@@ -11,11 +11,14 @@
  *                  (hoarded, M3, or pinned there by its group, M1).
  *   starved_buffered_ms  the part of starved_ms when the broker held none:
  *                  all that waited sat in other consumers' buffers.
- *   share          its part of all messages taken; summary: the largest
- *                  part and that part over the mean part (1 = even).
- *   groups         group assignments it was given; summary: group
- *                  assignments, reassignments (a group's owner changed),
- *                  evictions (cached map full), closes (JMSXGroupSeq < 0).
+ *   share          its part of the messages its queue's consumers took;
+ *                  summary: the largest part, and the largest of each
+ *                  queue's largest part over its mean part (1 = even).
+ *   groups         group assignments it was given; summary: their largest
+ *                  number and their mean over the consumers of queues that
+ *                  have groups; group assignments, reassignments (a group's
+ *                  owner changed), evictions (cached map full), closes
+ *                  (JMSXGroupSeq < 0).
  *   page_window_blocked_ms  time the store held messages but page-in was
  *                  stopped by maxPageSize pending ones (M4).
  *
@@ -31,15 +34,16 @@
 
 #include <stdlib.h>
 
-amq_cstats *amq_stats_of(amq_broker *b, int node, int id)
+amq_cstats *amq_stats_of(amq_broker *b, const consumer_port *p)
 {
     for (size_t i = b->nstats; i-- > 0;)
-        if (b->stats[i]->node == node && b->stats[i]->id == id)
+        if (b->stats[i]->node == p->node && b->stats[i]->id == p->id)
             return b->stats[i];
     xgrow((void **)&b->stats, &b->capstats, b->nstats + 1, sizeof *b->stats);
     amq_cstats *c = xcalloc(1, sizeof *c);
-    c->node = node;
-    c->id = id;
+    c->node = p->node;
+    c->id = p->id;
+    c->queue = p->queue;
     b->stats[b->nstats++] = c;
     return c;
 }
@@ -127,17 +131,41 @@ static void close_waits(amq_broker *b, sim_time now)
     }
 }
 
+/* Per queue: messages taken, consumers, the largest share, groups given. */
+typedef struct queue_sums {
+    int64_t received, consumers, groups;
+    double share_max;
+} queue_sums;
+
+static queue_sums *sum_queues(const amq_broker *b, size_t *nq)
+{
+    *nq = 0;
+    for (size_t i = 0; i < b->nstats; i++)
+        if ((size_t)b->stats[i]->queue + 1 > *nq)
+            *nq = (size_t)b->stats[i]->queue + 1;
+    queue_sums *qs = xcalloc(*nq ? *nq : 1, sizeof *qs);
+    for (size_t i = 0; i < b->nstats; i++) {
+        queue_sums *s = &qs[b->stats[i]->queue];
+        s->received += b->stats[i]->received;
+        s->consumers++;
+        s->groups += b->stats[i]->groups;
+    }
+    return qs;
+}
+
+/* Per-consumer figures (consumer_metrics) and the broker's summary metrics. */
 void amq_finish(sim_ctx *ctx, broker *base)
 {
     amq_broker *b = (amq_broker *)base;
     close_waits(b, sim_now(ctx));
-    int64_t total = 0, groups_max = 0, groups_sum = 0;
-    double starved_sum = 0, starved_max = 0, buffered_sum = 0, share_max = 0, blocked = 0;
-    for (size_t i = 0; i < b->nstats; i++)
-        total += b->stats[i]->received;
+    size_t nq;
+    queue_sums *qs = sum_queues(b, &nq);
+    int64_t groups_max = 0, grouped = 0, grouped_sum = 0;
+    double starved_sum = 0, starved_max = 0, buffered_sum = 0, share_max = 0, ratio_max = 0;
     for (size_t i = 0; i < b->nstats; i++) {
         const amq_cstats *c = b->stats[i];
-        double share = total ? (double)c->received / (double)total : 0;
+        queue_sums *s = &qs[c->queue];
+        double share = s->received ? (double)c->received / (double)s->received : 0;
         double starved = (double)c->starved_ns / 1e6, buffered = (double)c->buffered_ns / 1e6;
         sim_consumer_metric(ctx, c->node, c->id, "received", (double)c->received);
         sim_consumer_metric(ctx, c->node, c->id, "share", share);
@@ -147,21 +175,30 @@ void amq_finish(sim_ctx *ctx, broker *base)
         starved_sum += starved;
         buffered_sum += buffered;
         starved_max = starved > starved_max ? starved : starved_max;
-        share_max = share > share_max ? share : share_max;
-        groups_sum += c->groups;
+        s->share_max = share > s->share_max ? share : s->share_max;
         groups_max = c->groups > groups_max ? c->groups : groups_max;
+        if (s->groups > 0) {
+            grouped++;
+            grouped_sum += c->groups;
+        }
     }
+    for (size_t q = 0; q < nq; q++) {
+        share_max = qs[q].share_max > share_max ? qs[q].share_max : share_max;
+        double ratio = qs[q].share_max * (double)qs[q].consumers;
+        ratio_max = ratio > ratio_max ? ratio : ratio_max;
+    }
+    free(qs);
+    double blocked = 0;
     for (size_t i = 0; i < b->nq; i++)
         blocked += (double)b->q[i]->blocked_ns / 1e6;
-    double n = (double)b->nstats;
     sim_metric(ctx, "starvation_ms_total", starved_sum);
     sim_metric(ctx, "starvation_ms_max", starved_max);
     sim_metric(ctx, "starvation_buffered_ms_total", buffered_sum);
     sim_metric(ctx, "page_window_blocked_ms", blocked);
     sim_metric(ctx, "message_share_max", share_max);
-    sim_metric(ctx, "message_share_max_over_mean", share_max * n);
+    sim_metric(ctx, "message_share_max_over_mean", ratio_max);
     sim_metric(ctx, "groups_per_consumer_max", (double)groups_max);
-    sim_metric(ctx, "groups_per_consumer_mean", n > 0 ? (double)groups_sum / n : 0);
+    sim_metric(ctx, "groups_per_consumer_mean", grouped ? (double)grouped_sum / (double)grouped : 0);
     sim_metric(ctx, "group_assignments", (double)b->assignments);
     sim_metric(ctx, "group_reassignments", (double)b->reassignments);
     sim_metric(ctx, "group_evictions", (double)b->evictions);

@@ -684,7 +684,8 @@ int cfg_check_unknown(const cfg_node *root, sim_diag *d)
 
 static bool plain_ok(const char *s)
 {
-    if (!*s || strchr("-?:,[]{}#&*!|>'\"%@` ", s[0]) || s[strlen(s) - 1] == ' ')
+    bool negative = s[0] == '-' && s[1] >= '0' && s[1] <= '9';   /* -1 is a plain scalar */
+    if (!*s || (!negative && strchr("-?:,[]{}#&*!|>'\"%@` ", s[0])) || s[strlen(s) - 1] == ' ')
         return false;
     for (const char *p = s; *p; p++)
         if ((*p == ':' && (p[1] == ' ' || !p[1])) || (*p == ' ' && p[1] == '#') ||
