@@ -17,6 +17,7 @@
 #include "activemq_groups.h"
 #include "mem.h"
 
+#include <assert.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -160,8 +161,10 @@ static int32_t index_of(amqg_map *g, int group, const char *name)
         memset(g->bucket + g->nbucket, 0, (n - g->nbucket) * sizeof *g->bucket);
         g->nbucket = n;
     }
-    if (!g->bucket[group])
+    if (!g->bucket[group]) {
+        assert(name);              /* amqg_wants_name() said so */
         g->bucket[group] = amqg_bucket_of(amqg_java_hash(name, strlen(name)), g->size) + 1;
+    }
     return g->bucket[group] - 1;
 }
 
@@ -203,6 +206,11 @@ static void lru_unlink(amqg_map *g, int32_t i)
     e->lprev = e->lnext = 0;
 }
 
+/* Moves entry i to the newest end (a use).  Dispatch passes use the same
+ * group many times in a row (a hot group's backlog), so the common case is
+ * an entry that is already the newest. */
+static void lru_touch(amqg_map *g, int32_t i);
+
 static void lru_append(amqg_map *g, int32_t i)
 {
     entry *e = &g->e[i];
@@ -213,6 +221,14 @@ static void lru_append(amqg_map *g, int32_t i)
     else
         g->lhead = i + 1;
     g->ltail = i + 1;
+}
+
+static void lru_touch(amqg_map *g, int32_t i)
+{
+    if (g->ltail == i + 1)
+        return;
+    lru_unlink(g, i);
+    lru_append(g, i);
 }
 
 /* Takes entry i out of the map. */
@@ -229,14 +245,17 @@ static void drop(amqg_map *g, int32_t i)
 
 /* ---- the map operations ------------------------------------------------------ */
 
+bool amqg_wants_name(const amqg_map *g, int group)
+{
+    return g->kind == AMQG_BUCKET && ((size_t)group >= g->nbucket || !g->bucket[group]);
+}
+
 amqg_owner *amqg_get(amqg_map *g, int group, const char *name)
 {
     int32_t i = index_of(g, group, name);
     entry *e = &g->e[i];
-    if (e->owner && g->kind == AMQG_CACHED) {
-        lru_unlink(g, i);
-        lru_append(g, i);
-    }
+    if (e->owner && g->kind == AMQG_CACHED)
+        lru_touch(g, i);
     return e->owner;
 }
 
@@ -252,8 +271,7 @@ amqg_owner *amqg_put(amqg_map *g, int group, const char *name, amqg_owner *owner
     if (g->kind != AMQG_CACHED)
         return NULL;
     if (!is_new) {
-        lru_unlink(g, i);
-        lru_append(g, i);
+        lru_touch(g, i);
         return NULL;
     }
     lru_append(g, i);

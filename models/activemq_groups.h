@@ -17,6 +17,7 @@
 #ifndef LSIM_MODELS_ACTIVEMQ_GROUPS_H
 #define LSIM_MODELS_ACTIVEMQ_GROUPS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -32,6 +33,9 @@ typedef struct amqg_map amqg_map;
 amqg_map *amqg_create(amqg_kind kind, int size);
 void amqg_destroy(amqg_map *g);
 
+/* Whether the next call about `group` needs its name (a bucket map hashes
+ * each group's name once); otherwise the name may be NULL. */
+bool amqg_wants_name(const amqg_map *g, int group);
 /* The owner of group index `group` (named `name`, NUL-terminated), or NULL.
  * The cached map counts this as a use of the entry (LRU). */
 amqg_owner *amqg_get(amqg_map *g, int group, const char *name);

@@ -205,9 +205,15 @@ static amq_sub *first_open(const amq_queue *q)
 
 /* ---- groups (Queue.assignMessageGroup / assignGroup) ------------------------------- */
 
+/* The group's name, only when the map needs it (to hash it). */
+static const char *name_for(sim_ctx *ctx, const amq_queue *q, const sim_msg *m)
+{
+    return amqg_wants_name(q->groups, m->group) ? sim_group_name(ctx, m->group) : NULL;
+}
+
 static void assign(sim_ctx *ctx, amq_queue *q, sim_msg *m, amq_sub *s)
 {
-    const char *name = sim_group_name(ctx, m->group);
+    const char *name = name_for(ctx, q, m);
     int evicted = -1;
     amq_sub *old = sub_of_owner(amqg_put(q->groups, m->group, name, &s->own, &evicted));
     if (old) {                     /* CachedMessageGroupMap.removeEldestEntry */
@@ -234,7 +240,7 @@ static amq_sub *choose(sim_ctx *ctx, amq_queue *q, sim_msg *m)
         assign(ctx, q, m, t);
         return t;
     }
-    const char *name = sim_group_name(ctx, m->group);
+    const char *name = name_for(ctx, q, m);
     amq_sub *o = sub_of_owner(amqg_get(q->groups, m->group, name));
     if (!o) {
         t = first_open(q);
