@@ -195,13 +195,23 @@ static amq_sub *first_open(const amq_queue *q)
     return NULL;
 }
 
-/* Runs `change` on s and keeps n_open right (invariant 2). */
-#define OPEN_UPDATE(q, s, change)                                                      \
-    do {                                                                               \
-        bool was_full_ = is_full(s);                                                   \
-        change;                                                                        \
-        (q)->n_open += (int)was_full_ - (int)is_full(s);                               \
-    } while (0)
+/* After a change to s that may open or fill it: keeps n_open right
+ * (invariant 2), given whether s was full before. */
+static void recount(amq_queue *q, const amq_sub *s, bool was_full)
+{
+    q->n_open += (int)was_full - (int)is_full(s);
+}
+
+/* Takes m off s's dispatched list (acknowledged or rejected). */
+static void undispatch(amq_queue *q, amq_sub *s, const sim_msg *m)
+{
+    bool was_full = is_full(s);
+    bool found = pq_remove(&s->dispatched, m);
+    assert(found);
+    (void)found;
+    recount(q, s, was_full);
+    q->buffered--;
+}
 
 /* ---- groups (Queue.assignMessageGroup / assignGroup) ------------------------------- */
 
@@ -261,11 +271,11 @@ static amq_sub *choose(sim_ctx *ctx, amq_queue *q, sim_msg *m)
 
 static void send(sim_ctx *ctx, amq_queue *q, amq_sub *s, sim_msg *m)
 {
-    OPEN_UPDATE(q, s, {
-        pq_push(&s->dispatched, m);
-        if (s->prefetch == 0)
-            s->extension--;
-    });
+    bool was_full = is_full(s);
+    pq_push(&s->dispatched, m);
+    if (s->prefetch == 0)
+        s->extension--;
+    recount(q, s, was_full);
     q->buffered++;
     if (s->is_waiting)
         amq_wait_end(q, s);
@@ -457,11 +467,7 @@ static void amq_ack(sim_ctx *ctx, broker *base, consumer_port *p, sim_msg *m)
     amq_queue *q = queue_at((amq_broker *)base, p->queue);
     amq_sub *s = p->broker_state;
     amq_advance(q, sim_now(ctx));
-    bool found;
-    OPEN_UPDATE(q, s, found = pq_remove(&s->dispatched, m));
-    assert(found);
-    (void)found;
-    q->buffered--;
+    undispatch(q, s, m);
     s->stats->received++;
     amq_kick(ctx, q);
 }
@@ -471,11 +477,7 @@ static void amq_reject(sim_ctx *ctx, broker *base, consumer_port *p, sim_msg *m,
     amq_queue *q = queue_at((amq_broker *)base, p->queue);
     amq_sub *s = p->broker_state;
     amq_advance(q, sim_now(ctx));
-    bool found;
-    OPEN_UPDATE(q, s, found = pq_remove(&s->dispatched, m));
-    assert(found);
-    (void)found;
-    q->buffered--;
+    undispatch(q, s, m);
     if (requeue) {
         ml_push(&q->redeliv, m);
         sim_msg_requeued(ctx, m);
@@ -490,8 +492,11 @@ static void amq_pull(sim_ctx *ctx, broker *base, consumer_port *p)
     amq_queue *q = queue_at((amq_broker *)base, p->queue);
     amq_sub *s = p->broker_state;
     amq_advance(q, sim_now(ctx));
-    if (s->prefetch == 0)          /* PrefetchSubscription.pullMessage: extension = 1 */
-        OPEN_UPDATE(q, s, s->extension = 1);
+    if (s->prefetch == 0) {        /* PrefetchSubscription.pullMessage: extension = 1 */
+        bool was_full = is_full(s);
+        s->extension = 1;
+        recount(q, s, was_full);
+    }
     if (!s->is_waiting)
         amq_wait_begin(q, s);
     amq_kick(ctx, q);
@@ -504,8 +509,11 @@ static void amq_unpull(sim_ctx *ctx, broker *base, consumer_port *p)
     if (!s)
         return;
     amq_advance(q, sim_now(ctx));
-    if (s->prefetch == 0)          /* the pull timed out (pullTimeout) */
-        OPEN_UPDATE(q, s, s->extension = 0);
+    if (s->prefetch == 0) {        /* the pull timed out (pullTimeout) */
+        bool was_full = is_full(s);
+        s->extension = 0;
+        recount(q, s, was_full);
+    }
     if (s->is_waiting)
         amq_wait_end(q, s);
     amq_settle(q);
