@@ -403,6 +403,44 @@ static void sequence_one_reassigns(void **state)
     done(&f);
 }
 
+/* sequence: true, closeEvery: 3, prefetch 1: one group's messages carry
+ * JMSXGroupSeq 1, 2, -1, 1, 2, -1.  m3 (-1) waits while its owner C1 is full;
+ * m4 (seq 1) takes the group to C2 at once; the waiting m3 now belongs to C2
+ * and closes the group there, so m5 is assigned afresh (to C1): the group
+ * runs on two consumers at once.  With sequence: false m4 waits for m3 to
+ * close the group on C1. */
+static void sequence_one_after_a_waiting_close(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *sequence, *runs;
+        int violations, assignments;
+    } cases[] = {
+        { "true", "1|1,2,5,6\n2|4,3\n", 3, 3 },
+        { "false", "1|1,2,3\n2|4,5,6\n", 2, 2 },
+    };
+    for (size_t i = 0; i < 2; i++) {
+        char yaml[1024];
+        snprintf(yaml, sizeof yaml,
+                 "name: seq\n"
+                 "queue:\n"
+                 "  arrivals: { kind: burst, count: 6, at: 1ms }\n"
+                 "  service: { kind: constant, value: 1s }\n"
+                 "  groups: { kind: sequential, count: 1, sequence: %s, closeEvery: 3 }\n"
+                 "broker: { kind: activemq, queuePrefetch: 1 }\n"
+                 "container: { kind: dmlc, concurrency: \"2-2\", startLatency: 0s }\n",
+                 cases[i].sequence);
+        fixture f;
+        run_yaml(&f, yaml);
+        expect(&f, "select consumer, group_concat(msg) from (select * from messages "
+                   "order by t_begin) group by consumer", cases[i].runs);
+        assert_true(tu_metric(f.r, "order_violations") == cases[i].violations);
+        assert_true(tu_metric(f.r, "group_assignments") == cases[i].assignments);
+        assert_true(tu_metric(f.r, "group_closes") == 2);
+        done(&f);
+    }
+}
+
 /* ---- delayed dispatch start ------------------------------------------------------------ */
 
 /* Three consumers subscribe at 0, 1.5 s and 2.5 s (three nodes); 30
@@ -459,6 +497,7 @@ int main(void)
         cmocka_unit_test(cached_map_evicts_least_recently_used),
         cmocka_unit_test(closing_a_group_moves_it),
         cmocka_unit_test(sequence_one_reassigns),
+        cmocka_unit_test(sequence_one_after_a_waiting_close),
         cmocka_unit_test(delayed_start_shares_the_backlog),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
