@@ -36,14 +36,15 @@ MDL_OBJ = models/registry.o models/world.o models/workload.o models/arrivals.o \
           models/arrivals_replay.o models/groups.o models/host.o models/broker_pull.o \
           models/container_competing.o models/amqp_version.o models/broker_rabbitmq.o \
           models/container_smlc.o models/smlc_scaling.o models/smlc_config.o \
-          models/container_direct.o
+          models/container_direct.o models/activemq_groups.o models/broker_activemq.o \
+          models/broker_activemq_stats.o models/dmlc_config.o models/container_dmlc.o
 LIB_OBJ = $(addprefix $(BUILD)/,$(SIM_OBJ) $(MDL_OBJ))
 MAIN_OBJ = $(BUILD)/sim/main.o
 
 UNIT_TESTS = test_calendar test_config test_stats test_order test_random test_trace \
              test_timeline test_seed_competing test_queueing test_determinism test_compare \
              test_sweep test_svg test_plot test_broker_rabbitmq test_container_smlc \
-             test_container_direct test_trace_smlc
+             test_container_direct test_trace_smlc test_activemq test_dmlc test_jms_traces
 UNIT_BIN = $(addprefix $(BUILD)/tests/,$(UNIT_TESTS))
 
 DEBIAN_PACKAGES = build-essential pkg-config libgsl-dev libsqlite3-dev libyaml-dev \

@@ -61,7 +61,7 @@ static bool file_next(sim_ctx *ctx, arrivals *a, arrival *out)
         return false;
     out->t = f->base.start + row.t_ns;
     out->group = row.group[0] ? sim_group_intern(ctx, row.group, strlen(row.group)) : -1;
-    out->group_seq = 0;
+    out->group_seq = row.group_seq;
     out->service = row.service_ns >= 0 ? row.service_ns : ARRIVAL_DRAW_SERVICE;
     return true;
 }

@@ -29,6 +29,11 @@ int groups_init(sim_ctx *ctx, cfg_node *cfg, const char *stream, group_chooser *
         cfg_get_double(cfg, "s", 1.0, 0, 100, 0, &g->s, d) != SIM_OK)
         return SIM_EINPUT;
     g->count = (int)count;
+    if (cfg_get_bool(cfg, "sequence", false, 0, &g->has_sequence, d) != SIM_OK ||
+        cfg_get_int(cfg, "closeEvery", 0, 0, INT32_MAX, 0, &g->close_every, d) != SIM_OK)
+        return SIM_EINPUT;
+    if (g->has_sequence || g->close_every > 0)
+        g->sent = xcalloc((size_t)g->count, sizeof *g->sent);
     for (int i = 1; i <= g->count; i++) {
         char name[24];
         int n = snprintf(name, sizeof name, "g%d", i);
@@ -64,8 +69,22 @@ int groups_choose(group_chooser *g)
     }
 }
 
+int32_t groups_seq(group_chooser *g, int group)
+{
+    if (!g->sent || group < g->first || group >= g->first + g->count)
+        return 0;
+    int64_t *k = &g->sent[group - g->first];
+    ++*k;
+    if (g->close_every > 0 && *k == g->close_every) {
+        *k = 0;
+        return -1;
+    }
+    return g->has_sequence ? (int32_t)(*k > INT32_MAX ? INT32_MAX : *k) : 0;
+}
+
 void groups_fini(group_chooser *g)
 {
+    free(g->sent);
     if (g->zipf)
         gsl_ran_discrete_free(g->zipf);
     memset(g, 0, sizeof *g);

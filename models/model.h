@@ -12,7 +12,11 @@
  * Ownership: the world owns the broker, the hosts and the containers; a
  * container owns its consumers and their ports; the broker borrows ports
  * between subscribe and unsubscribe; messages belong to the engine (sim.h)
- * and the broker holds them from publish until it calls sim_msg_done().
+ * and the broker holds them from publish until it calls sim_msg_done(),
+ * except that a broker whose acknowledgement comes before the listener has
+ * run (ActiveMQ with AUTO_ACKNOWLEDGE, acknowledged inside receive()) hands
+ * the message over at the ack, and the container calls sim_msg_done() when
+ * its listener returns.
  */
 #ifndef LSIM_MODELS_MODEL_H
 #define LSIM_MODELS_MODEL_H

@@ -7,13 +7,16 @@
 extern const sim_model_ops model_world;
 extern const broker_ops broker_pull;
 extern const broker_ops broker_rabbitmq;
+extern const broker_ops broker_activemq;
 extern const container_ops container_competing;
 extern const container_ops container_smlc;
 extern const container_ops container_direct;
+extern const container_ops container_dmlc;
 
 const broker_ops *const registry_brokers[] = {
     &broker_pull,
     &broker_rabbitmq,
+    &broker_activemq,
     NULL,
 };
 
@@ -21,6 +24,7 @@ const container_ops *const registry_containers[] = {
     &container_competing,
     &container_smlc,
     &container_direct,
+    &container_dmlc,
     NULL,
 };
 

@@ -44,8 +44,13 @@ static void on_arrival(sim_ctx *ctx, void *self, void *arg)
     (void)arg;
     workload *w = self;
     sim_msg *m = sim_msg_create(ctx, w->queue);
-    m->group = w->next.group == ARRIVAL_CHOOSE_GROUP ? groups_choose(&w->groups) : w->next.group;
-    m->group_seq = w->next.group_seq;
+    if (w->next.group == ARRIVAL_CHOOSE_GROUP) {
+        m->group = groups_choose(&w->groups);
+        m->group_seq = groups_seq(&w->groups, m->group);
+    } else {
+        m->group = w->next.group;
+        m->group_seq = w->next.group_seq;
+    }
     m->service_ns = w->next.service == ARRIVAL_DRAW_SERVICE
                         ? dist_draw(&w->service, w->service_rng) : w->next.service;
     sim_msg_published(ctx, m);

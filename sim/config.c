@@ -686,7 +686,8 @@ int cfg_check_unknown(const cfg_node *root, sim_diag *d)
  * cannot be mistaken for YAML syntax in a block or a flow collection. */
 static bool plain_ok(const char *s)
 {
-    if (!*s || strchr("-?: ", s[0]) || s[strlen(s) - 1] == ' ')
+    bool negative = s[0] == '-' && s[1] >= '0' && s[1] <= '9';   /* -1 is a plain scalar */
+    if (!*s || (!negative && strchr("-?: ", s[0])) || s[strlen(s) - 1] == ' ')
         return false;
     for (const char *p = s; *p; p++)
         if (strchr(",[]{}#&*!|>'\"%@`", *p) || (*p == ':' && (p[1] == ' ' || !p[1])) ||

@@ -5,14 +5,32 @@
  * in a fixed order.  Models add their own after these, from finish().
  */
 #include "engine.h"
+#include "mem.h"
+
+#include <stdlib.h>
+#include <string.h>
 
 static double ms(double ns)
 {
     return ns / 1e6;
 }
 
+/* Moves the models' metrics (added by finish(), before these) after the
+ * engine's, keeping both in the order they were added. */
+static void models_last(sim_ctx *ctx, size_t nmodel)
+{
+    if (nmodel == 0 || nmodel == ctx->nmetrics)
+        return;
+    metric *tmp = xmalloc(nmodel * sizeof *tmp);
+    memcpy(tmp, ctx->metrics, nmodel * sizeof *tmp);
+    memmove(ctx->metrics, ctx->metrics + nmodel, (ctx->nmetrics - nmodel) * sizeof *tmp);
+    memcpy(ctx->metrics + ctx->nmetrics - nmodel, tmp, nmodel * sizeof *tmp);
+    free(tmp);
+}
+
 void sim_summarise(sim_ctx *ctx)
 {
+    size_t nmodel = ctx->nmetrics;
     double seconds = (double)ctx->now / 1e9;
     double cons_area = 0, busy_area = 0;
     for (int n = 0; n < ctx->nnodes; n++) {
@@ -42,4 +60,5 @@ void sim_summarise(sim_ctx *ctx)
     sim_metric(ctx, "order_inversions", (double)ctx->inversions);
     sim_metric(ctx, "requeues", (double)ctx->requeues);
     sim_metric(ctx, "events", (double)ctx->events);
+    models_last(ctx, nmodel);
 }

@@ -10,11 +10,13 @@
 #include <string.h>
 
 #define WFILE_HEADER "t_ms,msg,group,service_ms"
+#define WFILE_HEADER_SEQ WFILE_HEADER ",group_seq"
 
 struct wfile {
     FILE *f;
     char *path;
     int line;
+    int nfields;                   /* 4, or 5 with group_seq */
     int64_t last_t;
     char buf[4098];
 };
@@ -67,8 +69,10 @@ int wfile_open(const char *path, wfile **out, sim_diag *d)
         }
         if (w->buf[0] == '#')
             continue;
-        if (strcmp(w->buf, WFILE_HEADER) != 0)
-            rc = bad(w, d, "wrong header: expected '" WFILE_HEADER "'", "");
+        w->nfields = strcmp(w->buf, WFILE_HEADER_SEQ) == 0 ? 5 : 4;
+        if (w->nfields == 4 && strcmp(w->buf, WFILE_HEADER) != 0)
+            rc = bad(w, d, "wrong header: expected '" WFILE_HEADER "' (or '" WFILE_HEADER_SEQ
+                     "')", "");
         break;
     }
     if (rc != SIM_OK) {
@@ -79,6 +83,18 @@ int wfile_open(const char *path, wfile **out, sim_diag *d)
     return SIM_OK;
 }
 
+/* JMSXGroupSeq: an optional sign and digits, within a Java int. */
+static bool parse_seq(const char *s, int32_t *out)
+{
+    errno = 0;
+    char *end;
+    long long v = strtoll(s, &end, 10);
+    if (errno || *end || end == s || v < INT32_MIN || v > INT32_MAX)
+        return false;
+    *out = (int32_t)v;
+    return true;
+}
+
 int wfile_next(wfile *w, wfile_row *row, sim_diag *d)
 {
     int rc;
@@ -87,14 +103,15 @@ int wfile_next(wfile *w, wfile_row *row, sim_diag *d)
         if (rc <= 0)
             return rc;
     } while (w->buf[0] == '#' || w->buf[0] == '\0');
-    char *f[4], *p = w->buf;
-    for (int i = 0; i < 4; i++) {
+    char *f[5], *p = w->buf;
+    int last = w->nfields - 1;
+    for (int i = 0; i <= last; i++) {
         f[i] = p;
         char *c = strchr(p, ',');
-        if (i < 3 && !c)
-            return bad(w, d, "expected 4 fields (" WFILE_HEADER "), found fewer", "");
-        if (i == 3 && c)
-            return bad(w, d, "expected 4 fields (" WFILE_HEADER "), found more", "");
+        if ((i < last && !c) || (i == last && c))
+            return bad(w, d, w->nfields == 5 ? "expected 5 fields (" WFILE_HEADER_SEQ "), found "
+                                             : "expected 4 fields (" WFILE_HEADER "), found ",
+                       c ? "more" : "fewer");
         if (c) {
             *c = '\0';
             p = c + 1;
@@ -114,5 +131,10 @@ int wfile_next(wfile *w, wfile_row *row, sim_diag *d)
     row->service_ns = -1;
     if (f[3][0] && (why = trace_parse_ms(f[3], &row->service_ns)) != NULL)
         return bad(w, d, "service_ms ", why);
+    row->group_seq = 0;
+    if (w->nfields == 5 && f[4][0] && !parse_seq(f[4], &row->group_seq))
+        return bad(w, d, "group_seq is not a whole number (a Java int): ", f[4]);
+    if (row->group_seq != 0 && !row->group[0])
+        return bad(w, d, "group_seq needs a group", "");
     return 1;
 }

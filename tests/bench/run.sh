@@ -17,6 +17,10 @@ echo "== SMLC 1-10 consumers, 1,000,000 messages in bursts, steady phases and id
 "$B/bench" tests/bench/smlc.yaml summary 5 | tail -n 1
 echo "== the same SMLC run, --detail messages (a row per message into SQLite), 3 runs"
 "$B/bench" tests/bench/smlc.yaml messages 3 | tail -n 1
+echo "== ActiveMQ + DMLC on 3 nodes, 1,000,000 messages over 500 groups, --detail summary, 5 runs"
+"$B/bench" tests/bench/jms-groups.yaml summary 5 | tail -n 1
+echo "== ActiveMQ, a full page window rescanned at every acknowledgement (worst case), 200,000 messages, 5 runs"
+"$B/bench" tests/bench/jms-window.yaml summary 5 | tail -n 1
 
 echo "== SimPy (Debian python3-simpy $("$PY" -c 'import SimPy; print(SimPy.__version__)' 2>/dev/null || echo 2)) on the same M/M/8, 200,000 messages, 3 runs"
 simpy=$(for i in 1 2 3; do "$PY" tests/bench/mmc_simpy.py 200000; done | awk '{print $3}' | median)

@@ -72,6 +72,23 @@ grep -q '^  prefetchCount: 20$' "$TMP/smlc.yaml" || fail "check: smlc prefetchCo
 "$LSIM" check scenarios/smlc-burst.yaml | grep -q '^  prefetchCount: 250$' || fail "check: smlc default prefetch"
 "$LSIM" check scenarios/smlc-burst.yaml --set container.version=1.7 | grep -q '^  prefetchCount: 1$' ||
     fail "check: smlc 1.7 default prefetch"
+# 3b. the same for the JMS models, whose defaults depend on version and executor
+count=$((count + 1))
+cat >"$TMP/jms.yaml" <<YAML
+name: jms
+queues:
+  - { name: data, arrivals: { kind: burst, count: 3 }, service: { kind: constant, value: 1s },
+      groups: { kind: zipf, count: 5, closeEvery: 3 } }
+  - { name: events, arrivals: { kind: burst, count: 3 }, service: { kind: constant, value: 1s } }
+broker: { kind: activemq, messageGroupMapFactoryType: bucket }
+container: { kind: dmlc, concurrency: 5, perQueue: { data: { concurrency: 5-5 } },
+             changes: [ { at: 5s, queue: data, concurrency: 2-3 } ] }
+YAML
+"$LSIM" check "$TMP/jms.yaml" >"$TMP/jms1.yaml" || fail "check jms.yaml"
+"$LSIM" check "$TMP/jms1.yaml" >"$TMP/jms2.yaml" 2>"$TMP/stderr" || fail "check of check's output: $(cat "$TMP/stderr")"
+cmp -s "$TMP/jms1.yaml" "$TMP/jms2.yaml" || fail "check is not a fixed point for dmlc"
+grep -q '^  maxMessagesPerTask: -1$' "$TMP/jms1.yaml" || fail "check: maxMessagesPerTask default"
+grep -q '^  idleReceivesPerTaskLimit: 10$' "$TMP/jms1.yaml" || fail "check: 6.2 idleReceivesPerTaskLimit default"
 
 # 4. run --json: one object with the documented keys.
 count=$((count + 1))

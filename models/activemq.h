@@ -1,0 +1,97 @@
+/* activemq.h -- the inside of `broker.kind: activemq`, shared by
+ * broker_activemq.c (dispatch) and broker_activemq_stats.c (starvation,
+ * shares and group figures).  Nothing else includes it: other models see
+ * the broker through broker_ops (model.h).
+ */
+#ifndef LSIM_MODELS_ACTIVEMQ_H
+#define LSIM_MODELS_ACTIVEMQ_H
+
+#include "activemq_groups.h"
+#include "model.h"
+
+typedef struct amq_list {          /* messages linked by next/prev */
+    sim_msg *head, *tail;
+    int64_t n;
+} amq_list;
+
+typedef struct amq_ptrq {          /* a ring of message pointers */
+    sim_msg **v;
+    size_t cap, head, n;
+} amq_ptrq;
+
+/* What the broker learns about one consumer (node, id) over the run; it
+ * outlives the consumer's subscriptions (cacheLevel NONE makes many). */
+typedef struct amq_cstats {
+    int node, id, queue;
+    int64_t received;              /* messages it took (acknowledged) */
+    int64_t groups;                /* group assignments it was given */
+    sim_time starved_ns;           /* waiting in receive while messages waited elsewhere */
+    sim_time buffered_ns;          /* ... and none of them in the broker */
+} amq_cstats;
+
+typedef struct amq_sub {
+    consumer_port *port;           /* borrowed from the container */
+    struct amq_queue *q;
+    int prefetch;                  /* resolved at subscribe */
+    int extension;                 /* prefetch 0: 1 while a pull is outstanding */
+    amq_ptrq dispatched;           /* sent, not acknowledged, in order sent */
+    int64_t groups;                /* ConsumerInfo.assignedGroupCount */
+    amqg_owner own;                /* its entries in the group map */
+    bool is_waiting;               /* its consumer waits in receive() */
+    sim_time mark_waiting, mark_buffered;   /* the queue's integrals when it began waiting */
+    amq_cstats *stats;
+} amq_sub;
+
+typedef struct amq_queue {
+    struct amq_broker *b;
+    amq_list store, redeliv, paged;
+    amq_sub **subs;                /* dispatch order */
+    size_t nsubs, cap;
+    int n_open;                    /* subscriptions not full */
+    int64_t buffered;              /* dispatched and not acknowledged, all consumers */
+    amqg_map *groups;
+    bool is_holding;               /* a delayed start holds dispatch */
+    int64_t latch;                 /* consumers still awaited */
+    sim_event_id release;
+    bool is_dispatching, again;
+    /* time integrals of the queue's state, up to `last` */
+    sim_time last;
+    bool has_waiting, has_buffered_only, is_blocked;
+    sim_time waiting_ns, buffered_ns, blocked_ns;
+} amq_queue;
+
+typedef struct amq_broker {
+    broker base;
+    /* settings */
+    int prefetch;                  /* queuePrefetch */
+    int64_t max_page;              /* maxPageSize */
+    amqg_kind map_kind;            /* messageGroupMapFactoryType */
+    int map_size;                  /* groupMapSize */
+    int64_t consumers_before;      /* consumersBeforeDispatchStarts */
+    sim_time time_before;          /* timeBeforeDispatchStarts */
+    /* state */
+    amq_queue **q;                 /* by queue index */
+    size_t nq;
+    amq_cstats **stats;            /* every consumer seen, in order first seen */
+    size_t nstats, capstats;
+    int64_t *last_owner;           /* by group: (node << 32 | id) + 1 of its last owner, 0 none */
+    size_t nlast;
+    int64_t assignments, reassignments, evictions, closes;
+} amq_broker;
+
+/* broker_activemq.c */
+void amq_kick(sim_ctx *ctx, amq_queue *q);
+
+/* broker_activemq_stats.c */
+amq_cstats *amq_stats_of(amq_broker *b, const consumer_port *p);
+void amq_stats_fini(amq_broker *b);
+/* Brings the queue's integrals up to now (call before changing its state). */
+void amq_advance(amq_queue *q, sim_time now);
+/* Recomputes the state the integrals follow (after a change). */
+void amq_settle(amq_queue *q);
+void amq_wait_begin(amq_queue *q, amq_sub *s);
+void amq_wait_end(amq_queue *q, amq_sub *s);
+void amq_note_assignment(sim_ctx *ctx, amq_broker *b, int group, const consumer_port *p);
+void amq_finish(sim_ctx *ctx, broker *base);
+
+#endif

@@ -1,0 +1,60 @@
+/* activemq_groups.h -- ActiveMQ's message group maps: which consumer owns a
+ * JMSXGroupID (specs/spring-jms-activemq.md §2.5).
+ *
+ *   cached  CachedMessageGroupMap: an access-ordered LRU of `size` groups
+ *           (cacheSize, default 1024).  Putting one group too many evicts
+ *           the least recently used; amqg_put() says whose it was.
+ *   bucket  MessageGroupHashBucket: `size` buckets (bucketCount, default
+ *           1024); a group's bucket is Java's String.hashCode() of its id
+ *           modulo the count, sign flipped.  Groups in one bucket share
+ *           their owner, and closing one closes the bucket.
+ *   simple  SimpleMessageGroupMap: every group, never evicted.
+ *
+ * Owners are opaque (an amqg_owner embedded in the broker's subscription);
+ * the map links each owner's entries so that a closing consumer releases
+ * them without a scan of the whole map.  A zeroed amqg_owner owns nothing.
+ */
+#ifndef LSIM_MODELS_ACTIVEMQ_GROUPS_H
+#define LSIM_MODELS_ACTIVEMQ_GROUPS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef enum { AMQG_CACHED, AMQG_BUCKET, AMQG_SIMPLE } amqg_kind;
+
+typedef struct amqg_owner {
+    int32_t head;                  /* first entry + 1; 0 = owns nothing */
+} amqg_owner;
+
+typedef struct amqg_map amqg_map;
+
+/* size: cacheSize (cached) or bucketCount (bucket); ignored for simple. */
+amqg_map *amqg_create(amqg_kind kind, int size);
+void amqg_destroy(amqg_map *g);
+
+/* Whether the next call about `group` needs its name (a bucket map hashes
+ * each group's name once); otherwise the name may be NULL. */
+bool amqg_wants_name(const amqg_map *g, int group);
+/* The owner of group index `group` (named `name`, NUL-terminated), or NULL.
+ * The cached map counts this as a use of the entry (LRU). */
+amqg_owner *amqg_get(amqg_map *g, int group, const char *name);
+/* Makes `owner` own the group.  If the cached map had to evict a group to
+ * make room, returns that group's owner and sets *evicted to its index;
+ * otherwise returns NULL. */
+amqg_owner *amqg_put(amqg_map *g, int group, const char *name, amqg_owner *owner,
+                     int *evicted);
+/* The group has no owner any more (JMSXGroupSeq < 0); for bucket, the
+ * whole bucket. */
+void amqg_remove_group(amqg_map *g, int group, const char *name);
+/* Every entry of `owner` goes (its consumer closed). */
+void amqg_remove_owner(amqg_map *g, amqg_owner *owner);
+
+/* Java's String.hashCode() of a UTF-8 string: s[0]*31^(n-1) + ... over its
+ * UTF-16 code units, in 32-bit two's complement.  Malformed UTF-8 decodes
+ * as Java's decoder does: each maximal bad subsequence becomes U+FFFD. */
+int32_t amqg_java_hash(const char *utf8, size_t len);
+/* MessageGroupHashBucket.getBucketNumber: hash % buckets, negated if < 0. */
+int amqg_bucket_of(int32_t hash, int buckets);
+
+#endif

@@ -1,0 +1,592 @@
+/* broker_activemq.c -- `broker.kind: activemq`: ActiveMQ Classic 5.17.2 queue
+ * dispatch with prefetch, the page window and message groups
+ * (specs/spring-jms-activemq.md §2; docs/activemq-dmlc-notes.md).
+ *
+ * Per queue the broker keeps, as org.apache.activemq.broker.region.Queue:
+ *   store    messages not paged in yet (the cursor), in publish order;
+ *   redeliv  redeliveredWaitingDispatch: what closed consumers held, in
+ *            dispatch order; always offered before paged;
+ *   paged    pagedInPendingDispatch: paged in, not dispatched;
+ *   subs     the consumers in dispatch order, kept stably sorted by
+ *            (priority desc, assigned groups asc) (Queue.orderedCompare).
+ * A subscription's `dispatched` list is what it was sent and has not
+ * acknowledged: its client buffer, since the consumer acknowledges on
+ * receive (AUTO_ACKNOWLEDGE).
+ *
+ * Dispatch (kick) runs rounds until a round changes nothing (spec §2.3):
+ * page in up to maxPageSize from the store while fewer than maxPageSize are
+ * pending, offer redeliv then paged to the consumers (dispatch_list, which
+ * is Queue.doActualDispatch), then the new page if nothing was left pending
+ * (Queue.doDispatch).  A message no consumer can take is skipped, not
+ * waited on.  Kicks follow every publish, subscribe, unsubscribe, ack and
+ * pull; a kick that arrives while one runs makes it run again.
+ *
+ * Invariants:
+ *  (1) a message is on exactly one of store, redeliv, paged, or one
+ *      subscription's dispatched list (or with the consumer, acked);
+ *  (2) n_open == the subscriptions that are not full (is_full);
+ *  (3) buffered == the sum of the dispatched lists;
+ *  (4) a group has an owner only while that subscription exists.
+ *
+ * Acknowledgement: AUTO_ACK acknowledges inside receive(), before the
+ * listener runs, so ack() frees the prefetch slot but leaves the message
+ * with the consumer, which calls sim_msg_done() when its listener returns.
+ *
+ * pull()/unpull(): a consumer waiting in receive() says so.  With prefetch
+ * 0 that is ActiveMQ's MessagePull (one message may be sent while it is
+ * outstanding); with prefetch > 0 it only marks the consumer idle, for the
+ * starvation figures (broker_activemq_stats.c).
+ */
+#include "activemq.h"
+#include "mem.h"
+
+#include <assert.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void on_release(sim_ctx *ctx, void *self, void *arg);
+static const sim_event_type ev_release = { "activemq.dispatch_starts", on_release };
+
+/* ---- message lists ----------------------------------------------------------- */
+
+static void ml_push(amq_list *l, sim_msg *m)
+{
+    m->next = NULL;
+    m->prev = l->tail;
+    if (l->tail)
+        l->tail->next = m;
+    else
+        l->head = m;
+    l->tail = m;
+    l->n++;
+}
+
+static void ml_unlink(amq_list *l, sim_msg *m)
+{
+    if (m->prev)
+        m->prev->next = m->next;
+    else
+        l->head = m->next;
+    if (m->next)
+        m->next->prev = m->prev;
+    else
+        l->tail = m->prev;
+    m->next = m->prev = NULL;
+    l->n--;
+}
+
+/* Moves every message of src to the end of dst. */
+static void ml_concat(amq_list *dst, amq_list *src)
+{
+    if (!src->head)
+        return;
+    if (dst->tail) {
+        dst->tail->next = src->head;
+        src->head->prev = dst->tail;
+    } else {
+        dst->head = src->head;
+    }
+    dst->tail = src->tail;
+    dst->n += src->n;
+    *src = (amq_list){ 0 };
+}
+
+/* ---- a subscription's dispatched list: a ring of pointers --------------------- */
+
+static void pq_push(amq_ptrq *q, sim_msg *m)
+{
+    if (q->n == q->cap) {
+        size_t cap = q->cap ? q->cap * 2 : 8;
+        sim_msg **v = xmalloc(cap * sizeof *v);
+        for (size_t i = 0; i < q->n; i++)
+            v[i] = q->v[(q->head + i) % q->cap];
+        free(q->v);
+        q->v = v;
+        q->cap = cap;
+        q->head = 0;
+    }
+    q->v[(q->head + q->n++) % q->cap] = m;
+}
+
+/* Removes m (almost always the oldest: clients take their buffer in order). */
+static bool pq_remove(amq_ptrq *q, const sim_msg *m)
+{
+    for (size_t i = 0; i < q->n; i++) {
+        if (q->v[(q->head + i) % q->cap] != m)
+            continue;
+        if (i == 0) {
+            q->head = (q->head + 1) % q->cap;
+        } else {
+            for (size_t j = i; j + 1 < q->n; j++)
+                q->v[(q->head + j) % q->cap] = q->v[(q->head + j + 1) % q->cap];
+        }
+        q->n--;
+        return true;
+    }
+    return false;
+}
+
+/* ---- consumers ------------------------------------------------------------------- */
+
+/* PrefetchSubscription.isFull(): with prefetch 0 a consumer may be sent a
+ * message only while its pull is outstanding. */
+static bool is_full(const amq_sub *s)
+{
+    if (s->prefetch == 0)
+        return s->extension == 0;
+    return (int64_t)s->dispatched.n >= s->prefetch;
+}
+
+static amq_sub *sub_of_owner(amqg_owner *o)
+{
+    return o ? (amq_sub *)(void *)((char *)o - offsetof(amq_sub, own)) : NULL;
+}
+
+/* Queue.orderedCompare: higher priority first, then fewer groups. */
+static int compare(const amq_sub *a, const amq_sub *b)
+{
+    if (a->port->priority != b->port->priority)
+        return b->port->priority - a->port->priority;
+    return (a->groups > b->groups) - (a->groups < b->groups);
+}
+
+/* Collections.sort is stable; insertion sort is, and the list is nearly
+ * sorted every time (one consumer moved or one count changed). */
+static void sort_subs(amq_queue *q)
+{
+    for (size_t i = 1; i < q->nsubs; i++) {
+        amq_sub *s = q->subs[i];
+        size_t j = i;
+        while (j > 0 && compare(q->subs[j - 1], s) > 0) {
+            q->subs[j] = q->subs[j - 1];
+            j--;
+        }
+        q->subs[j] = s;
+    }
+}
+
+static void remove_sub(amq_queue *q, const amq_sub *s)
+{
+    for (size_t i = 0; i < q->nsubs; i++)
+        if (q->subs[i] == s) {
+            memmove(q->subs + i, q->subs + i + 1, (q->nsubs - i - 1) * sizeof *q->subs);
+            q->nsubs--;
+            return;
+        }
+}
+
+/* Round robin: the consumer just sent a message goes to the end, then the
+ * list is sorted again (Queue.doActualDispatch, addToConsumerList). */
+static void rotate(amq_queue *q, amq_sub *s)
+{
+    if (q->nsubs < 2)
+        return;
+    remove_sub(q, s);
+    q->subs[q->nsubs++] = s;
+    sort_subs(q);
+}
+
+static amq_sub *first_open(const amq_queue *q)
+{
+    for (size_t i = 0; i < q->nsubs; i++)
+        if (!is_full(q->subs[i]))
+            return q->subs[i];
+    return NULL;
+}
+
+/* After a change to s that may open or fill it: keeps n_open right
+ * (invariant 2), given whether s was full before. */
+static void recount(amq_queue *q, const amq_sub *s, bool was_full)
+{
+    q->n_open += (int)was_full - (int)is_full(s);
+}
+
+/* Takes m off s's dispatched list (acknowledged or rejected). */
+static void undispatch(amq_queue *q, amq_sub *s, const sim_msg *m)
+{
+    bool was_full = is_full(s);
+    bool found = pq_remove(&s->dispatched, m);
+    assert(found);
+    (void)found;
+    recount(q, s, was_full);
+    q->buffered--;
+}
+
+/* ---- groups (Queue.assignMessageGroup / assignGroup) ------------------------------- */
+
+/* The group's name, only when the map needs it (to hash it). */
+static const char *name_for(sim_ctx *ctx, const amq_queue *q, const sim_msg *m)
+{
+    return amqg_wants_name(q->groups, m->group) ? sim_group_name(ctx, m->group) : NULL;
+}
+
+static void assign(sim_ctx *ctx, amq_queue *q, sim_msg *m, amq_sub *s)
+{
+    const char *name = name_for(ctx, q, m);
+    int evicted = -1;
+    amq_sub *old = sub_of_owner(amqg_put(q->groups, m->group, name, &s->own, &evicted));
+    if (old) {                     /* CachedMessageGroupMap.removeEldestEntry */
+        old->groups--;
+        q->b->evictions++;
+    }
+    s->groups++;
+    amq_note_assignment(ctx, q->b, m->group, s->port);
+}
+
+/* Which consumer takes m now, or NULL.  This is the consumer loop of
+ * doActualDispatch with assignMessageGroup folded in: for a group that has
+ * an owner every other consumer refuses, so the owner takes it if it is not
+ * full; otherwise the first consumer that is not full does.  The LRU is
+ * touched exactly when the real loop calls get(): when some consumer is
+ * not full (the caller checked that). */
+static amq_sub *choose(sim_ctx *ctx, amq_queue *q, sim_msg *m)
+{
+    if (m->group < 0)
+        return first_open(q);
+    amq_sub *t;
+    if (m->group_seq == 1) {       /* "if we can own the first, no-one else should own the rest" */
+        t = first_open(q);
+        assign(ctx, q, m, t);
+        return t;
+    }
+    const char *name = name_for(ctx, q, m);
+    amq_sub *o = sub_of_owner(amqg_get(q->groups, m->group, name));
+    if (!o) {
+        t = first_open(q);
+        assign(ctx, q, m, t);
+        return t;
+    }
+    if (is_full(o))
+        return NULL;
+    if (m->group_seq < 0) {        /* the end of the group: it goes to its owner, then no owner */
+        amqg_remove_group(q->groups, m->group, name);
+        o->groups--;
+        q->b->closes++;
+    }
+    return o;
+}
+
+/* ---- dispatch -------------------------------------------------------------------- */
+
+static void send(sim_ctx *ctx, amq_queue *q, amq_sub *s, sim_msg *m)
+{
+    bool was_full = is_full(s);
+    pq_push(&s->dispatched, m);
+    if (s->prefetch == 0)
+        s->extension--;
+    recount(q, s, was_full);
+    q->buffered++;
+    if (s->is_waiting)
+        amq_wait_end(q, s);
+    s->port->ops->deliver(ctx, s->port, m);
+}
+
+/* Offers the messages of l, in order, to the consumers; what nobody takes
+ * stays in l.  Stops when every consumer is full.  True if any was sent. */
+static bool dispatch_list(sim_ctx *ctx, amq_queue *q, amq_list *l)
+{
+    bool any = false;
+    for (sim_msg *m = l->head, *next; m && q->n_open > 0; m = next) {
+        next = m->next;
+        amq_sub *t = choose(ctx, q, m);
+        if (!t)
+            continue;
+        ml_unlink(l, m);
+        send(ctx, q, t, m);
+        rotate(q, t);
+        any = true;
+    }
+    return any;
+}
+
+/* One iterate(): page in, dispatch what was pending, then the new page. */
+static bool round_once(sim_ctx *ctx, amq_queue *q)
+{
+    const amq_broker *b = q->b;
+    if (q->is_holding || q->nsubs == 0)
+        return false;
+    amq_list fresh = { 0 };
+    int64_t pending = q->redeliv.n + q->paged.n;
+    if (pending < b->max_page && q->store.n > 0) {
+        for (int64_t k = 0; k < b->max_page && q->store.head; k++) {
+            sim_msg *m = q->store.head;
+            ml_unlink(&q->store, m);
+            ml_push(&fresh, m);
+        }
+    }
+    bool changed = fresh.n > 0;
+    changed |= dispatch_list(ctx, q, &q->redeliv);
+    changed |= dispatch_list(ctx, q, &q->paged);
+    if (fresh.n > 0 && q->redeliv.n + q->paged.n == 0)
+        dispatch_list(ctx, q, &fresh);
+    ml_concat(&q->paged, &fresh);
+    return changed;
+}
+
+void amq_kick(sim_ctx *ctx, amq_queue *q)
+{
+    if (q->is_dispatching) {
+        q->again = true;
+        return;
+    }
+    q->is_dispatching = true;
+    do {
+        q->again = false;
+        while (round_once(ctx, q)) {
+        }
+    } while (q->again);
+    q->is_dispatching = false;
+    amq_settle(q);
+}
+
+/* ---- delayed start (consumersBeforeDispatchStarts, timeBeforeDispatchStarts) ------- */
+
+/* Queue.addSubscription + the firstConsumer branch of Queue.iterate(). */
+static void first_consumer(sim_ctx *ctx, amq_queue *q)
+{
+    const amq_broker *b = q->b;
+    sim_time wait = 0;
+    if (b->consumers_before > 0) {
+        q->latch = b->consumers_before - 1;
+        if (q->latch > 0)
+            wait = b->time_before > 0 ? b->time_before : SIM_S;   /* "one second by default" */
+    } else if (b->time_before > 0) {
+        q->latch = 0;
+        wait = b->time_before;
+    }
+    if (wait == 0)
+        return;
+    if (q->release)
+        sim_cancel(ctx, q->release);
+    q->is_holding = true;
+    q->release = sim_schedule(ctx, wait, &ev_release, q, NULL);
+}
+
+static void on_release(sim_ctx *ctx, void *self, void *arg)
+{
+    (void)arg;
+    amq_queue *q = self;
+    amq_advance(q, sim_now(ctx));
+    q->release = 0;
+    q->is_holding = false;
+    amq_kick(ctx, q);
+}
+
+/* ---- the broker operations --------------------------------------------------------- */
+
+static amq_queue *queue_at(amq_broker *b, int queue)
+{
+    if ((size_t)queue >= b->nq) {
+        size_t n = (size_t)queue + 1;
+        b->q = xrealloc(b->q, n * sizeof *b->q);
+        for (size_t i = b->nq; i < n; i++) {
+            b->q[i] = xcalloc(1, sizeof *b->q[i]);
+            b->q[i]->b = b;
+            b->q[i]->groups = amqg_create(b->map_kind, b->map_size);
+        }
+        b->nq = n;
+    }
+    return b->q[queue];
+}
+
+static void amq_publish(sim_ctx *ctx, broker *base, sim_msg *m)
+{
+    amq_queue *q = queue_at((amq_broker *)base, m->queue);
+    amq_advance(q, sim_now(ctx));
+    ml_push(&q->store, m);
+    amq_kick(ctx, q);
+}
+
+static void amq_subscribe(sim_ctx *ctx, broker *base, consumer_port *p)
+{
+    amq_broker *b = (amq_broker *)base;
+    amq_queue *q = queue_at(b, p->queue);
+    assert(!q->is_dispatching);    /* containers subscribe from their own events */
+    amq_advance(q, sim_now(ctx));
+    amq_sub *s = xcalloc(1, sizeof *s);
+    s->port = p;
+    s->q = q;
+    if (p->prefetch < 0)           /* the client's default, or the destination policy's */
+        p->prefetch = b->prefetch;
+    s->prefetch = p->prefetch;
+    s->stats = amq_stats_of(b, p);
+    p->broker_state = s;
+    if (q->nsubs == 0) {
+        first_consumer(ctx, q);
+    } else if (q->is_holding && q->latch > 0 && --q->latch == 0) {
+        sim_cancel(ctx, q->release);    /* the latch opened before the timeout */
+        q->release = 0;
+        q->is_holding = false;
+    }
+    xgrow((void **)&q->subs, &q->cap, q->nsubs + 1, sizeof *q->subs);
+    q->subs[q->nsubs++] = s;
+    sort_subs(q);
+    q->n_open += !is_full(s);
+    amq_kick(ctx, q);
+}
+
+/* Queue.removeSubscription: groups released, unacknowledged messages put
+ * at the end of redeliveredWaitingDispatch (ahead of everything paged in)
+ * and dispatched at once.  The redelivery counter would count only messages
+ * up to the last one delivered to the application (RemoveInfo
+ * lastDeliveredSequenceId); under AUTO_ACK that one is already acknowledged,
+ * so none of these is counted as redelivered by ActiveMQ. */
+static void amq_unsubscribe(sim_ctx *ctx, broker *base, consumer_port *p)
+{
+    amq_broker *b = (amq_broker *)base;
+    amq_queue *q = queue_at(b, p->queue);
+    amq_sub *s = p->broker_state;
+    assert(s && !q->is_dispatching);
+    amq_advance(q, sim_now(ctx));
+    if (s->is_waiting)
+        amq_wait_end(q, s);
+    q->n_open -= !is_full(s);
+    remove_sub(q, s);
+    amqg_remove_owner(q->groups, &s->own);
+    for (size_t i = 0; i < s->dispatched.n; i++) {
+        sim_msg *m = s->dispatched.v[(s->dispatched.head + i) % s->dispatched.cap];
+        ml_push(&q->redeliv, m);
+        sim_msg_requeued(ctx, m);
+        q->buffered--;
+    }
+    free(s->dispatched.v);
+    free(s);
+    p->broker_state = NULL;
+    if (q->redeliv.n > 0 && q->nsubs > 0) {    /* doDispatch(new OrderedPendingList()) */
+        q->is_dispatching = true;
+        dispatch_list(ctx, q, &q->redeliv);
+        dispatch_list(ctx, q, &q->paged);
+        q->is_dispatching = false;
+    }
+    amq_kick(ctx, q);
+}
+
+static void amq_ack(sim_ctx *ctx, broker *base, consumer_port *p, sim_msg *m)
+{
+    amq_queue *q = queue_at((amq_broker *)base, p->queue);
+    amq_sub *s = p->broker_state;
+    amq_advance(q, sim_now(ctx));
+    undispatch(q, s, m);
+    s->stats->received++;
+    amq_kick(ctx, q);
+}
+
+static void amq_reject(sim_ctx *ctx, broker *base, consumer_port *p, sim_msg *m, bool requeue)
+{
+    amq_queue *q = queue_at((amq_broker *)base, p->queue);
+    amq_sub *s = p->broker_state;
+    amq_advance(q, sim_now(ctx));
+    undispatch(q, s, m);
+    if (requeue) {
+        ml_push(&q->redeliv, m);
+        sim_msg_requeued(ctx, m);
+    } else {
+        sim_msg_done(ctx, m);      /* to the dead-letter queue: gone from here */
+    }
+    amq_kick(ctx, q);
+}
+
+static void amq_pull(sim_ctx *ctx, broker *base, consumer_port *p)
+{
+    amq_queue *q = queue_at((amq_broker *)base, p->queue);
+    amq_sub *s = p->broker_state;
+    amq_advance(q, sim_now(ctx));
+    if (s->prefetch == 0) {        /* PrefetchSubscription.pullMessage: extension = 1 */
+        bool was_full = is_full(s);
+        s->extension = 1;
+        recount(q, s, was_full);
+    }
+    if (!s->is_waiting)
+        amq_wait_begin(q, s);
+    amq_kick(ctx, q);
+}
+
+static void amq_unpull(sim_ctx *ctx, broker *base, consumer_port *p)
+{
+    amq_queue *q = queue_at((amq_broker *)base, p->queue);
+    amq_sub *s = p->broker_state;
+    if (!s)
+        return;
+    amq_advance(q, sim_now(ctx));
+    if (s->prefetch == 0) {        /* the pull timed out (pullTimeout) */
+        bool was_full = is_full(s);
+        s->extension = 0;
+        recount(q, s, was_full);
+    }
+    if (s->is_waiting)
+        amq_wait_end(q, s);
+    amq_settle(q);
+}
+
+static int64_t amq_depth(const broker *base, int queue)
+{
+    const amq_broker *b = (const amq_broker *)base;
+    if ((size_t)queue >= b->nq)
+        return 0;
+    const amq_queue *q = b->q[queue];
+    return q->store.n + q->redeliv.n + q->paged.n;
+}
+
+static void amq_destroy(broker *base)
+{
+    amq_broker *b = (amq_broker *)base;
+    if (!b)
+        return;
+    for (size_t i = 0; i < b->nq; i++) {
+        amq_queue *q = b->q[i];
+        for (size_t k = 0; k < q->nsubs; k++) {   /* the ports went with their containers */
+            free(q->subs[k]->dispatched.v);
+            free(q->subs[k]);
+        }
+        free(q->subs);
+        amqg_destroy(q->groups);
+        free(q);
+    }
+    free(b->q);
+    amq_stats_fini(b);
+    free(b);
+}
+
+static int amq_create(sim_ctx *ctx, cfg_node *cfg, broker **out, sim_diag *d);
+
+const broker_ops broker_activemq = {
+    .kind = "activemq", .create = amq_create, .destroy = amq_destroy,
+    .publish = amq_publish, .subscribe = amq_subscribe, .unsubscribe = amq_unsubscribe,
+    .ack = amq_ack, .reject = amq_reject, .pull = amq_pull, .unpull = amq_unpull,
+    .depth = amq_depth, .finish = amq_finish,
+};
+
+static const char *const map_kinds[] = { "cached", "bucket", "simple", NULL };
+
+/* The policy entry's names and defaults (PolicyEntry, BaseDestination,
+ * ActiveMQPrefetchPolicy; spec §2.1). */
+static int amq_create(sim_ctx *ctx, cfg_node *cfg, broker **out, sim_diag *d)
+{
+    (void)ctx;
+    amq_broker *b = xcalloc(1, sizeof *b);
+    b->base.ops = &broker_activemq;
+    *out = &b->base;
+    int64_t prefetch, page, before, size = 0;
+    int kind;
+    if (cfg_get_int(cfg, "queuePrefetch", 1000, 0, 1000000, 0, &prefetch, d) != SIM_OK ||
+        cfg_get_int(cfg, "maxPageSize", 200, 1, 1000000, 0, &page, d) != SIM_OK ||
+        cfg_get_enum(cfg, "messageGroupMapFactoryType", map_kinds, AMQG_CACHED, 0, &kind, d) !=
+            SIM_OK ||
+        cfg_get_int(cfg, "consumersBeforeDispatchStarts", 0, 0, 1000000, 0, &before, d) !=
+            SIM_OK ||
+        cfg_get_duration(cfg, "timeBeforeDispatchStarts", 0, 0, &b->time_before, d) != SIM_OK)
+        return SIM_EINPUT;
+    if (kind == AMQG_SIMPLE && cfg_has(cfg, "groupMapSize"))
+        return diag_at(d, cfg_peek(cfg, "groupMapSize"), "groupMapSize: the simple group map "
+                       "has no size (it keeps every group)");
+    if (kind != AMQG_SIMPLE &&
+        cfg_get_int(cfg, "groupMapSize", 1024, 1, 100000000, 0, &size, d) != SIM_OK)
+        return SIM_EINPUT;
+    b->prefetch = (int)prefetch;
+    b->max_page = page;
+    b->map_kind = (amqg_kind)kind;
+    b->map_size = (int)size;
+    b->consumers_before = before;
+    return SIM_OK;
+}
