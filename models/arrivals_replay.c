@@ -264,6 +264,8 @@ static int trace_check(const char *path, sim_time *end, sim_diag *d)
         last = ev.t_ns;
     if (trace_shutdown_ns(r) > last)
         last = trace_shutdown_ns(r);
+    if (trace_observed_ns(r) > last)
+        last = trace_observed_ns(r);
     trace_reader_close(r);
     *end = last;
     return rc == 0 ? SIM_OK : SIM_EINPUT;

@@ -437,9 +437,10 @@ static void cycle_end(sim_ctx *ctx, smlc *s, smlc_consumer *k)
      * an exception leaves it as it was. */
     if (!k->has_failed)
         k->is_continuable = k->ntaken > 0 && !s->is_transacted;
-    if (k->ntaken > 0 && s->cycle_overhead > 0) {
+    sim_time overhead = duration_steps_at(&s->cycle_overhead, sim_now(ctx));
+    if (k->ntaken > 0 && overhead > 0) {
         k->state = SC_GAP;
-        k->timer = sim_schedule(ctx, s->cycle_overhead, &ev_gap_end, k, NULL);
+        k->timer = sim_schedule(ctx, overhead, &ev_gap_end, k, NULL);
         return;
     }
     after_cycle(ctx, s, k);
@@ -571,6 +572,7 @@ static void smlc_destroy(container *base)
         free(s->cons[i]);
     }
     free(s->cons);
+    duration_steps_fini(&s->cycle_overhead);
     for (int i = 0; i < s->nchanges; i++)
         free(s->changes[i].ops);
     free(s->changes);

@@ -101,7 +101,8 @@ struct smlc {
     int batch;                     /* batchSize (txSize) */
     int prefetch;                  /* max(prefetchCount, batchSize) */
     int64_t buffer_cap;            /* the local queue's capacity */
-    sim_time start_latency, cycle_overhead, idle_overhead;
+    sim_time start_latency, idle_overhead;
+    duration_steps cycle_overhead; /* may change during the run (JVM warm-up) */
     bool is_transacted, is_immediate_scale_down, is_requeue_rejected;
     double failure_p;
     gsl_rng *failure_rng;

@@ -157,7 +157,7 @@ static int read_timing(cfg_node *cfg, smlc *s, sim_diag *d)
         read_ms(cfg, "stopConsumerMinInterval", 60000, &s->stop_interval_ms, d) != SIM_OK ||
         read_ms(cfg, "receiveTimeout", 1000, &rt_ms, d) != SIM_OK ||
         cfg_get_duration(cfg, "startLatency", 0, 0, &s->start_latency, d) != SIM_OK ||
-        cfg_get_duration(cfg, "cycleOverhead", 0, 0, &s->cycle_overhead, d) != SIM_OK ||
+        cfg_get_duration_steps(cfg, "cycleOverhead", 0, &s->cycle_overhead, d) != SIM_OK ||
         cfg_get_duration(cfg, "idlePollOverhead", 0, 0, &s->idle_overhead, d) != SIM_OK)
         return SIM_EINPUT;
     s->active_trigger = (int)at;

@@ -453,6 +453,52 @@ int cfg_get_duration(cfg_node *map, const char *key, int64_t def, unsigned flags
     return cfg_read_duration(n, key, flags, out, d);
 }
 
+void duration_steps_fini(duration_steps *s)
+{
+    free(s->from);
+    free(s->value);
+    memset(s, 0, sizeof *s);
+}
+
+static void steps_one(duration_steps *out, int64_t value)
+{
+    out->n = 1;
+    out->from = xcalloc(1, sizeof *out->from);
+    out->value = xcalloc(1, sizeof *out->value);
+    out->value[0] = value;
+}
+
+int cfg_get_duration_steps(cfg_node *map, const char *key, int64_t def, duration_steps *out,
+                           sim_diag *d)
+{
+    memset(out, 0, sizeof *out);
+    cfg_node *n = cfg_peek(map, key);
+    if (!n || n->kind != CFG_SEQ) {
+        int64_t v;
+        if (cfg_get_duration(map, key, def, 0, &v, d) != SIM_OK)
+            return SIM_EINPUT;
+        steps_one(out, v);
+        return SIM_OK;
+    }
+    cfg_get(map, key);
+    if (n->n == 0)
+        return diag_at(d, n, "%s: the list of steps is empty", key);
+    out->from = xcalloc(n->n, sizeof *out->from);
+    out->value = xcalloc(n->n, sizeof *out->value);
+    for (size_t i = 0; i < n->n; i++) {
+        cfg_node *it = n->items[i];
+        if (cfg_expect_map(it, key, d) != SIM_OK ||
+            cfg_get_duration(it, "from", 0, CFG_REQUIRED, &out->from[i], d) != SIM_OK ||
+            cfg_get_duration(it, "value", 0, CFG_REQUIRED, &out->value[i], d) != SIM_OK)
+            return SIM_EINPUT;
+        out->n = i + 1;
+        if (i > 0 && out->from[i] <= out->from[i - 1])
+            return diag_at(d, cfg_peek(it, "from"), "%s: each step's 'from' must come after "
+                           "the one before", key);
+    }
+    return SIM_OK;
+}
+
 int cfg_get_rate(cfg_node *map, const char *key, sim_rate def, unsigned flags, sim_rate *out,
                  sim_diag *d)
 {

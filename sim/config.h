@@ -131,6 +131,26 @@ int cfg_get_string(cfg_node *map, const char *key, const char *def, unsigned fla
 int cfg_get_enum(cfg_node *map, const char *key, const char *const names[], int def,
                  unsigned flags, int *out, sim_diag *d);
 
+/* A duration that changes during a run: a plain duration (from 0s on), or
+ * a list [ {from: 0s, value: 3.8ms}, {from: 3.3s, value: 2.1ms}, ... ] with
+ * `from` increasing: the value at time t is the last one whose `from` <= t
+ * (0 before the first). */
+typedef struct duration_steps {
+    size_t n;
+    int64_t *from, *value;
+} duration_steps;
+
+int cfg_get_duration_steps(cfg_node *map, const char *key, int64_t def, duration_steps *out,
+                           sim_diag *d);
+static inline int64_t duration_steps_at(const duration_steps *s, int64_t t)
+{
+    for (size_t i = s->n; i-- > 0;)
+        if (s->from[i] <= t)
+            return s->value[i];
+    return 0;
+}
+void duration_steps_fini(duration_steps *s);
+
 /* Reads of a scalar node itself (sequence items); `what` names it in
  * messages (NULL: the position says enough). */
 int cfg_read_duration(cfg_node *n, const char *what, unsigned flags, int64_t *out, sim_diag *d);

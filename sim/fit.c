@@ -319,6 +319,23 @@ static void nodes_yaml(strbuf *b, const run_data *rd)
     free(start);
 }
 
+/* "x.y.z" after `marker` in the text (the library's version), into buf. */
+static bool version_after(const char *text, const char *marker, char *buf, size_t size)
+{
+    const char *p = text ? strstr(text, marker) : NULL;
+    if (!p)
+        return false;
+    p += strlen(marker);
+    size_t n = strspn(p, "0123456789.");
+    while (n && p[n - 1] == '.')
+        n--;
+    if (n == 0 || n >= size)
+        return false;
+    memcpy(buf, p, n);
+    buf[n] = '\0';
+    return true;
+}
+
 static void container_yaml(strbuf *b, const run_data *rd,
                            const char *(*meta)(const void *, const char *), const void *src)
 {
@@ -332,12 +349,26 @@ static void container_yaml(strbuf *b, const run_data *rd,
     const char *container = meta(src, "container");
     nodes_yaml(b, rd);
     sb_addf(b, "# consumers per node: %d at the start, at most %d at once\n", min, max);
-    if (container && strstr(container, "DefaultMessageListenerContainer"))
-        sb_addf(b, "broker: { kind: activemq }\ncontainer: { kind: dmlc, concurrency: \"%d-%d\" }\n",
+    const char *source = meta(src, "source");
+    char v[32];
+    if (container && strstr(container, "DefaultMessageListenerContainer")) {
+        sb_addf(b, "broker: { kind: activemq }\ncontainer: { kind: dmlc, concurrency: \"%d-%d\"",
                 min ? min : 1, max ? max : 1);
-    else if (container && strstr(container, "SimpleMessageListenerContainer"))
-        sb_addf(b, "broker: { kind: rabbitmq }\ncontainer: { kind: smlc, concurrency: \"%d-%d\" }\n",
+        /* lsim knows the DMLC by its major.minor line (4.3, 5.3, 6.2) */
+        if (version_after(source, "Spring JMS ", v, sizeof v) && strchr(v, '.')) {
+            char *second = strchr(strchr(v, '.') + 1, '.');
+            if (second)
+                *second = '\0';
+            sb_addf(b, ", version: \"%s\"", v);
+        }
+        sb_add(b, " }\n");
+    } else if (container && strstr(container, "SimpleMessageListenerContainer")) {
+        sb_addf(b, "broker: { kind: rabbitmq }\ncontainer: { kind: smlc, concurrency: \"%d-%d\"",
                 min ? min : 1, max ? max : 1);
+        if (version_after(container, "spring-rabbit ", v, sizeof v))
+            sb_addf(b, ", version: \"%s\"", v);
+        sb_add(b, " }\n");
+    }
     else
         sb_addf(b, "container: { kind: competing, workers: %d }\n", max ? max : 1);
 }

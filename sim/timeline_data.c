@@ -173,7 +173,11 @@ int run_data_from_trace(const char *path, name_table *groups, run_data *out, sim
         else if (ev.kind == TEV_PUBLISH || ev.kind == TEV_BEGIN || ev.kind == TEV_END)
             on_message_event(&l, &ev);
     }
-    out->end_ms = l.shutdown_ns >= 0 ? (double)l.shutdown_ns / 1e6 : last;
+    /* The end of the observation: the recording's shutdown, or the time it
+     * says it watched until, or its last event. */
+    int64_t observed = trace_observed_ns(r);
+    out->end_ms = l.shutdown_ns >= 0 ? (double)l.shutdown_ns / 1e6
+                : observed >= 0     ? fmax((double)observed / 1e6, last) : last;
     trace_reader_close(r);
     names_fini(&l.ids);
     for (size_t i = 0; i < l.ncn; i++)

@@ -211,7 +211,8 @@ struct trace_reader {
     char **meta_keys, **meta_vals;
     size_t nmeta, capmeta;
     int64_t last_t;
-    int64_t shutdown_ns;
+    int64_t shutdown_ns;           /* shutdown_ms: stops from then on are the recording's */
+    int64_t observed_ns;           /* observed_until_ms: the recording's end */
     idset published;               /* ids of every publish */
     hset begun;                    /* messages begun and not ended */
     bool pending;                  /* buf holds the first event line already */
@@ -308,6 +309,11 @@ int64_t trace_shutdown_ns(const trace_reader *r)
     return r->shutdown_ns;
 }
 
+int64_t trace_observed_ns(const trace_reader *r)
+{
+    return r->observed_ns;
+}
+
 void trace_reader_close(trace_reader *r)
 {
     if (!r)
@@ -326,6 +332,22 @@ void trace_reader_close(trace_reader *r)
     free(r);
 }
 
+/* A time in the metadata ("45537.919 (container.shutdown() called; ...)"):
+ * the number before any remark.  -1 when the key is absent. */
+static int meta_time(trace_reader *r, const char *key, int64_t *ns, sim_diag *d)
+{
+    const char *v = trace_meta(r, key);
+    *ns = -1;
+    if (!v)
+        return SIM_OK;
+    char num[64];
+    size_t k = strcspn(v, " (");
+    snprintf(num, sizeof num, "%.*s", (int)(k < 63 ? k : 63), v);
+    if (trace_parse_ms(num, ns) != NULL)
+        return diag_file(d, r->path, 0, 0, "metadata %s: '%s' is not a time", key, v);
+    return SIM_OK;
+}
+
 /* Metadata and the header. */
 static int read_head(trace_reader *r, sim_diag *d)
 {
@@ -341,14 +363,9 @@ static int read_head(trace_reader *r, sim_diag *d)
             return bad(r, d, "wrong header: expected '%s'", TRACE_HEADER);
         break;
     }
-    const char *sd = trace_meta(r, "shutdown_ms");
-    if (sd) {
-        char num[64];
-        size_t k = strcspn(sd, " (");
-        snprintf(num, sizeof num, "%.*s", (int)(k < 63 ? k : 63), sd);
-        if (trace_parse_ms(num, &r->shutdown_ns) != NULL)
-            return diag_file(d, r->path, 0, 0, "metadata shutdown_ms: '%s' is not a time", sd);
-    }
+    if (meta_time(r, "shutdown_ms", &r->shutdown_ns, d) != SIM_OK ||
+        meta_time(r, "observed_until_ms", &r->observed_ns, d) != SIM_OK)
+        return SIM_EINPUT;
     return SIM_OK;
 }
 
@@ -358,6 +375,7 @@ int trace_reader_open(const char *path, trace_reader **out, sim_diag *d)
     trace_reader *r = xcalloc(1, sizeof *r);
     r->path = xstrdup(path);
     r->shutdown_ns = -1;
+    r->observed_ns = -1;
     r->f = fopen(path, "rb");
     if (!r->f) {
         int rc = diag_file(d, path, 0, 0, "cannot open: %s", strerror(errno));

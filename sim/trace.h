@@ -38,6 +38,9 @@ int trace_reader_next(trace_reader *r, trace_event *ev, sim_diag *d);
 const char *trace_meta(const trace_reader *r, const char *key);
 /* `shutdown_ms` in ns, or -1 when the trace has none. */
 int64_t trace_shutdown_ns(const trace_reader *r);
+/* `observed_until_ms` (the end of the recording, after its last event
+ * perhaps) in ns, or -1. */
+int64_t trace_observed_ns(const trace_reader *r);
 void trace_reader_close(trace_reader *r);
 
 /* Parses a t_ms field ("1001.371") into ns. NULL on success, else why not. */
