@@ -17,6 +17,7 @@
  * `changes`; concurrentConsumers is always set before maxConcurrentConsumers.
  */
 #include "dmlc.h"
+#include "java.h"
 #include "mem.h"
 
 #include <stdlib.h>
@@ -32,32 +33,6 @@ enum { LEVEL_NONE, LEVEL_CONNECTION, LEVEL_SESSION, LEVEL_CONSUMER, LEVEL_AUTO }
 
 /* ---- setConcurrency ------------------------------------------------------------- */
 
-/* Integer.parseInt over s[0..n): an optional sign, then ASCII digits, in
- * the range of a Java int. */
-static bool java_parse_int(const char *s, size_t n, int64_t *out)
-{
-    size_t i = 0;
-    bool neg = false;
-    if (n > 0 && (s[0] == '+' || s[0] == '-')) {
-        neg = s[0] == '-';
-        i = 1;
-    }
-    if (i == n)
-        return false;
-    int64_t v = 0;
-    for (; i < n; i++) {
-        if (s[i] < '0' || s[i] > '9')
-            return false;
-        v = v * 10 + (s[i] - '0');
-        if (v > (int64_t)INT32_MAX + 1)
-            return false;
-    }
-    v = neg ? -v : v;
-    if (v > INT32_MAX || v < INT32_MIN)
-        return false;
-    *out = v;
-    return true;
-}
 
 const char *dmlc_parse_concurrency(const char *text, int64_t *min, int64_t *max)
 {

@@ -10,6 +10,7 @@
  * because of the current minimum, say) is found while running and reported
  * as a warning (smlc_scaling.c).
  */
+#include "java.h"
 #include "mem.h"
 #include "smlc.h"
 
@@ -19,29 +20,6 @@
 
 /* ---- setConcurrency's parser ---------------------------------------------- */
 
-/* Integer.parseInt: an optional sign, then ASCII digits, within an int. */
-static bool java_parse_int(const char *s, size_t len, int64_t *out)
-{
-    size_t i = 0;
-    bool neg = false;
-    if (i < len && (s[i] == '+' || s[i] == '-'))
-        neg = s[i++] == '-';
-    if (i == len)
-        return false;
-    int64_t v = 0;
-    for (; i < len; i++) {
-        if (s[i] < '0' || s[i] > '9')
-            return false;
-        v = v * 10 + (s[i] - '0');
-        if (v > (int64_t)INT32_MAX + 1)
-            return false;
-    }
-    v = neg ? -v : v;
-    if (v > INT32_MAX)
-        return false;
-    *out = v;
-    return true;
-}
 
 /* The text before the first '-' is the minimum, the rest the maximum (so
  * "-1" has an empty minimum), as setConcurrency splits it. */

@@ -271,19 +271,33 @@ static const struct {
     { "d", 86400000000000LL },
 };
 
-const char *parse_duration(const char *s, int64_t *ns)
+/* The number that starts a duration or a rate: spaces skipped, no sign.
+ * Returns why it is not one (`what` names the kind), or NULL and its end. */
+static const char *leading_number(const char *s, uint64_t *mant, int *frac, const char *what,
+                                  const char **end)
 {
     while (*s == ' ')
         s++;
     if (*s == '-')
         return "must not be negative";
-    uint64_t mant;
-    int frac = 0;
-    const char *unit = parse_decimal(s, &mant, &frac);
-    if (!unit && frac < 0)
+    *frac = 0;
+    *end = parse_decimal(s, mant, frac);
+    if (!*end && *frac < 0)
         return "is too large";
-    if (!unit)
-        return *s ? "is not a duration (like 250ms, 1.5s, 2m, 1h)" : "is empty";
+    if (!*end)
+        return *s ? what : "is empty";
+    return NULL;
+}
+
+const char *parse_duration(const char *s, int64_t *ns)
+{
+    uint64_t mant;
+    int frac;
+    const char *unit;
+    const char *why = leading_number(s, &mant, &frac,
+                                     "is not a duration (like 250ms, 1.5s, 2m, 1h)", &unit);
+    if (why)
+        return why;
     if (!*unit) {
         if (mant == 0)
             *ns = 0;
@@ -323,17 +337,13 @@ void format_duration(int64_t ns, char *buf, size_t size)
 
 const char *parse_rate(const char *s, sim_rate *r)
 {
-    while (*s == ' ')
-        s++;
-    if (*s == '-')
-        return "must not be negative";
     uint64_t mant;
-    int frac = 0;
-    const char *slash = parse_decimal(s, &mant, &frac);
-    if (!slash && frac < 0)
-        return "is too large";
-    if (!slash)
-        return *s ? "is not a rate (like 20/s, 5/m, 100/h)" : "is empty";
+    int frac;
+    const char *slash;
+    const char *why = leading_number(s, &mant, &frac, "is not a rate (like 20/s, 5/m, 100/h)",
+                                     &slash);
+    if (why)
+        return why;
     if (*slash != '/')
         return "needs a unit (/s, /m or /h), like 20/s";
     const char *u = slash + 1;
