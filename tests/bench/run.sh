@@ -35,16 +35,21 @@ echo "trace: $(wc -l < /tmp/lsim-bench-10m.csv) lines, $(du -m /tmp/lsim-bench-1
 /usr/bin/time -f "replay: %e s wall, peak RSS %M KB" "$B/lsim" run tests/bench/replay.yaml --detail summary \
     --out /tmp/lsim-bench-r.db --quiet >/dev/null
 rm -f /tmp/lsim-bench-10m.csv /tmp/lsim-bench-w.db /tmp/lsim-bench-r.db
-# A sweep: 100 points (10 worker counts x 10 start latencies) x 10 replications
-# = 1,000 runs of one virtual hour (about 98,000 messages and 295,000 events a
-# run, the event volume of a one-hour SMLC scenario), two worker processes.
+# A sweep: 100 points (10 maxConcurrentConsumers x 10 prefetchCounts) x 10
+# replications = 1,000 runs of a one-hour SMLC scenario (about 84,000
+# messages and 166,000 to 207,000 events a run), two worker processes.
 REPEATS=${SWEEP_REPEATS:-3}
-echo "== sweep: 100 points x 10 replications of tests/bench/sweep.yaml (1 h each), -j 2, $REPEATS runs"
+echo "== sweep: 100 points x 10 replications of tests/bench/sweep.yaml (SMLC, 1 h each), -j 2, $REPEATS runs"
+echo "events a run at the grid's corners (run --json): $(for m in 8 26; do for p in 1 1000; do
+    "$B/lsim" run tests/bench/sweep.yaml --set container.maxConcurrentConsumers=$m \
+        --set container.prefetchCount=$p --detail summary --out /tmp/lsim-bench-sweep1.db --json --quiet |
+        sed -n 's/.*"events": *\([0-9]*\).*/\1/p'; done; done | tr '\n' ' ')"
+rm -f /tmp/lsim-bench-sweep1.db
 walls=$(for i in $(seq "$REPEATS"); do
     s=$(date +%s.%N)
-    "$B/lsim" sweep tests/bench/sweep.yaml --vary container.workers=8..17 \
-        --vary container.startLatency=0ms..9ms:1ms --reps 10 -j 2 \
-        --require 'p99_latency_ms<=1000' --minimize consumers_max --quiet \
+    "$B/lsim" sweep tests/bench/sweep.yaml --vary container.maxConcurrentConsumers=8..26:2 \
+        --vary container.prefetchCount=1,2,5,10,20,50,100,250,500,1000 --reps 10 -j 2 \
+        --require 'p99_latency_ms<=2000' --minimize consumer_seconds --quiet \
         --out /tmp/lsim-bench-sweep.db >/dev/null
     e=$(date +%s.%N)
     awk "BEGIN {printf \"%.2f\n\", $e - $s}"

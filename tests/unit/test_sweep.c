@@ -186,6 +186,62 @@ static void replications_share_arrivals_across_points(void **state)
     free(dir);
 }
 
+/* A model's own summary metrics (broker.kind activemq adds them at the end of
+ * a run) are names for --require and --minimize like the engine's.  Ten
+ * uniform groups on N fixed DMLC consumers: ActiveMQ gives each new group
+ * to the consumer with the fewest, so groups_per_consumer_max is exactly
+ * ceil(10 / N) in every replication: 5, 4, 3, 2, 1 for N = 2, 3, 4, 5, 10. */
+static const char *const GROUPS =
+    "name: groups\n"
+    "duration: 60s\n"
+    "queue:\n"
+    "  arrivals: { kind: poisson, rate: 20/s }\n"
+    "  service: { kind: constant, value: 20ms }\n"
+    "  groups: { kind: uniform, count: 10 }\n"
+    "broker: { kind: activemq }\n"
+    "container: { kind: dmlc, concurrency: \"2-2\" }\n";
+
+static void model_metrics_in_require_and_minimize(void **state)
+{
+    (void)state;
+    char *dir = tu_tmpdir(), *scen = tu_path(dir, "groups.yaml");
+    char *db = tu_path(dir, "r.db"), *db2 = tu_path(dir, "m.db");
+    write_text(scen, GROUPS);
+    const char *grid = "container.concurrency=2-2,3-3,4-4,5-5,10-10";
+    /* the fewest consumers with at most 3 groups each: 4 */
+    const char *req[] = { scen, "--vary", grid, "--reps", "2", "--require",
+                          "groups_per_consumer_max<=3", "--minimize", "consumers_mean",
+                          "--quiet", "--out", db, NULL };
+    assert_int_equal(sweep(req), 0);
+    char *best = sweep_value_of(db, "best"), *runner = sweep_value_of(db, "runner_up");
+    assert_string_equal(best, "container.concurrency=4-4\n");
+    assert_string_equal(runner, "container.concurrency=5-5\n");
+    char *means = tu_db_text(db, "SELECT group_concat(mean || '/' || sd, ' ') FROM (SELECT mean,"
+                             " sd FROM points WHERE metric = 'groups_per_consumer_max'"
+                             " ORDER BY point)");
+    assert_string_equal(means, "5.0/0.0 4.0/0.0 3.0/0.0 2.0/0.0 1.0/0.0\n");
+    /* the objective a model metric: the most consumers spread the groups thinnest */
+    const char *min[] = { scen, "--vary", grid, "--reps", "2", "--minimize",
+                          "groups_per_consumer_max", "--quiet", "--out", db2, NULL };
+    assert_int_equal(sweep(min), 0);
+    char *best2 = sweep_value_of(db2, "best"), *runner2 = sweep_value_of(db2, "runner_up");
+    char *objective = sweep_value_of(db2, "minimize");
+    assert_string_equal(best2, "container.concurrency=10-10\n");
+    assert_string_equal(runner2, "container.concurrency=5-5\n");
+    assert_string_equal(objective, "groups_per_consumer_max\n");
+    free(best);
+    free(runner);
+    free(means);
+    free(best2);
+    free(runner2);
+    free(objective);
+    tu_rmtree(dir);
+    free(scen);
+    free(db);
+    free(db2);
+    free(dir);
+}
+
 static void check_vary(const char *text, const char *expect)
 {
     vary v;
@@ -273,6 +329,7 @@ int main(void)
         cmocka_unit_test(requirements),
         cmocka_unit_test(replications_share_arrivals_across_points),
         cmocka_unit_test(no_point_meets_names_the_closest),
+        cmocka_unit_test(model_metrics_in_require_and_minimize),
         cmocka_unit_test(mmc_sweep_finds_smallest_c_by_erlang_c),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
