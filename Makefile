@@ -52,9 +52,12 @@ DEBIAN_PACKAGES = build-essential pkg-config libgsl-dev libsqlite3-dev libyaml-d
                   jupyter-nbconvert python3-ipykernel python3-pandas python3-matplotlib
 SUDO = $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-FUZZ_TARGETS = fuzz_scenario fuzz_trace fuzz_set
+FUZZ_TARGETS = fuzz_scenario fuzz_trace fuzz_set fuzz_vary fuzz_require
 FUZZ_SECONDS = 60
 FUZZ_BIN = $(addprefix $(BUILD)/tests/fuzz/,$(FUZZ_TARGETS))
+# UBSan must abort, or libFuzzer never hears of what it found.
+FUZZ_SAN = -fsanitize=fuzzer-no-link,address,undefined,float-cast-overflow \
+           -fno-sanitize-recover=all -fno-omit-frame-pointer
 
 .PHONY: all deps run test unit cli-tests fuzz-regressions asan bench notebooks fuzz clean
 
@@ -102,9 +105,12 @@ fuzz-regressions: $(FUZZ_BIN)
 
 test: all unit cli-tests fuzz-regressions
 
+# GCC leaves float-cast-overflow out of "undefined": a double too large for
+# its integer is asked for by name.
+ASAN = -fsanitize=address,undefined,float-cast-overflow
 asan:
-	$(MAKE) BUILD=build-asan OPT="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
-	        LDFLAGS="-fsanitize=address,undefined" test
+	$(MAKE) BUILD=build-asan OPT="-O1 -g $(ASAN) -fno-omit-frame-pointer -fno-sanitize-recover=all" \
+	        LDFLAGS="$(ASAN)" test
 
 bench: $(BUILD)/lsim $(BUILD)/bench
 	tests/bench/run.sh $(BUILD) $(PYTHON)
@@ -113,11 +119,11 @@ bench: $(BUILD)/lsim $(BUILD)/bench
 # starting from the corpora in tests/fuzz/corpus (new finds go to build-fuzz/).
 fuzz:
 	$(MAKE) BUILD=build-fuzz CC=clang WARN="-Wall -Wextra -Werror -Wno-unused-command-line-argument" \
-	        OPT="-g -O1 -fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer" \
+	        OPT="-g -O1 $(FUZZ_SAN)" \
 	        build-fuzz/liblsim.a
 	@set -e; for t in $(FUZZ_TARGETS); do \
 	    clang -std=c11 -D_POSIX_C_SOURCE=200809L -g -O1 -Isim -Imodels \
-	        -fsanitize=fuzzer,address,undefined -o build-fuzz/$$t tests/fuzz/$$t.c \
+	        $(subst fuzzer-no-link,fuzzer,$(FUZZ_SAN)) -o build-fuzz/$$t tests/fuzz/$$t.c \
 	        build-fuzz/liblsim.a $(LDLIBS); \
 	    mkdir -p build-fuzz/corpus/$$t; \
 	    echo "== $$t for $(FUZZ_SECONDS) s"; \

@@ -729,14 +729,17 @@ int cfg_check_unknown(const cfg_node *root, sim_diag *d)
 /* ---- output ------------------------------------------------------------------ */
 
 /* A plain (unquoted) scalar is printed only when it is printable ASCII and
- * cannot be mistaken for YAML syntax in a block or a flow collection. */
+ * cannot be mistaken for YAML syntax in a block or a flow collection.
+ * (libyaml 0.2.5, yaml_parser_scan_plain_scalar: in a flow collection a ':'
+ * followed by one of ",?[]{}" is an error; fuzz_set.c found "a:?b".) */
 static bool plain_ok(const char *s)
 {
     bool negative = s[0] == '-' && s[1] >= '0' && s[1] <= '9';   /* -1 is a plain scalar */
     if (!*s || (!negative && strchr("-?: ", s[0])) || s[strlen(s) - 1] == ' ')
         return false;
     for (const char *p = s; *p; p++)
-        if (strchr(",[]{}#&*!|>'\"%@`", *p) || (*p == ':' && (p[1] == ' ' || !p[1])) ||
+        if (strchr(",[]{}#&*!|>'\"%@`", *p) ||
+            (*p == ':' && (p[1] == ' ' || p[1] == '?' || !p[1])) ||
             (unsigned char)*p < 0x20 || (unsigned char)*p > 0x7e)
             return false;
     return true;

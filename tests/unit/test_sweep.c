@@ -213,6 +213,12 @@ static void vary_lists_and_ranges(void **state)
     check_vary("q.arrivals={kind: poisson, rate: 5/s}, [1, 2]",
                "q.arrivals={kind: poisson, rate: 5/s}|[1, 2]");
     check_vary("a.b='x,y',z", "a.b='x,y'|z");
+    /* Whole numbers are counted in integers: HI is never passed. */
+    check_vary("a.b=0..4999999999999:1000000000000",
+               "a.b=0|1000000000000|2000000000000|3000000000000|4000000000000");
+    check_vary("a.b=-9007199254740992..-9007199254740990",
+               "a.b=-9007199254740992|-9007199254740991|-9007199254740990");
+    check_vary("a.b=1e20..3e20:1e20", "a.b=1e+20|2e+20|3e+20");
 }
 
 static void check_bad_vary(const char *text, const char *msg)
@@ -233,6 +239,14 @@ static void vary_errors(void **state)
     check_bad_vary("a.b=1ms..3s:1", "'a.b=1ms..3s:1': LO..HI:STEP takes numbers (1..8:1), "
                    "durations (100ms..1s:100ms) or numbers with one unit (10/s..50/s:10/s)");
     check_bad_vary("a.b={x: 1", "'a.b={x: 1': a bracket is not closed");
+    /* Found by tests/fuzz/fuzz_vary.c: beyond 2^53 a step of 1 cannot be
+     * told apart, and a long long cannot hold 1.5e19. */
+    check_bad_vary("a.b=1e20..1.0000000000001e20:5e6", "'a.b=1e20..1.0000000000001e20:5e6': "
+                   "the step is too small: 1e+20 comes twice");
+    check_bad_vary("a.b=10..15544444444444444444:4", "'a.b=10..15544444444444444444:4': "
+                   "3.89e+18 values, more than 10000");
+    check_bad_vary("a.b=1..20000", "'a.b=1..20000': 20000 values, more than 10000");
+    check_bad_vary("a.b=1..2:1e-300", "'a.b=1..2:1e-300': 1e+300 values, more than 10000");
 }
 
 static void requirements(void **state)
@@ -243,6 +257,7 @@ static void requirements(void **state)
         { " utilisation >= 0.5 ", "utilisation", REQ_GE, 0.5 },
         { "mean_wait_ms<1e3", "mean_wait_ms", REQ_LT, 1000 },
         { "throughput_per_s>-2", "throughput_per_s", REQ_GT, -2 },
+        { "x<=4.9406564584124654e-324", "x", REQ_LE, 0x1p-1074 },   /* underflows: a number */
     };
     for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
         requirement r;
