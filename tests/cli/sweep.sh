@@ -3,7 +3,8 @@
 # -j 1, -j 2 and as a plan run by GNU parallel and merged (the points table
 # value for value, and every other table but runs.started_at); the plan's
 # Slurm script runs a task; merge refuses missing or foreign shards; an
-# interrupted sweep leaves no database.  Run from the top of the repository.
+# interrupted sweep leaves no database, keeps its finished runs and resumes
+# (--resume) to the same database.  Run from the top of the repository.
 set -u
 LSIM=${1:-build/lsim}
 PY=/usr/bin/python3
@@ -98,7 +99,7 @@ grep -q "already holds a plan" "$TMP/err" || fail "--plan twice: $(cat "$TMP/err
 
 # 4. An interrupted sweep leaves neither a database nor shards.
 count=$((count + 1))
-"$LSIM" sweep "$TMP/mmc.yaml" --set queue.count=3000000 --vary container.workers=10,11,12 --reps 2 -j 2 \
+"$LSIM" sweep "$TMP/mmc.yaml" --set queue.count=100000000 --vary container.workers=10,11,12 --reps 2 -j 2 \
     --out "$TMP/int.db" --quiet >/dev/null 2>"$TMP/err" &
 pid=$!
 sleep 1
@@ -108,6 +109,82 @@ status=$?
 [ $status -eq 1 ] || fail "interrupted sweep: exit status $status"
 grep -q "interrupted (SIGINT): no database written" "$TMP/err" || fail "interrupted sweep: $(cat "$TMP/err")"
 [ -z "$(ls "$TMP" | grep '^int\.db')" ] || fail "interrupted sweep left: $(ls "$TMP" | grep '^int')"
+
+# 5. An interrupted sweep resumes.  SIGTERM with -j 2 once a shard is kept
+# (the runs are about 0.2 s, a shard closes after 1 s: about half the runs are
+# done); the same command refuses the folder, another sweep too; --resume (with
+# -j 1: the workers are not part of the sweep) runs only the runs no shard
+# holds and gives the uninterrupted sweep's database and answer.
+count=$((count + 1))
+R="--set queue.count=400000 --vary container.workers=10..13 --vary container.startLatency=0s,1ms --reps 3 --minimize consumers_max"
+wait_for_shard() {                 # $1: the parts folder
+    n=0
+    while ! ls "$1" 2>/dev/null | grep -q '^shard-.*\.db$' && [ $n -lt 600 ]; do
+        sleep 0.05; n=$((n + 1))
+    done
+}
+# kept OUT STDERR: the number of runs the message says are kept, checked to be some
+kept() {
+    k=$(sed -n "s|^lsim: \([0-9]*\) of 24 runs are done and kept in $1.parts: run the same command with --resume to finish the sweep\$|\1|p" "$2")
+    [ -n "$k" ] && [ "$k" -gt 0 ] && [ "$k" -lt 24 ] || fail "$1: kept runs: $(cat "$2")"
+    echo "${k:-0}"
+}
+# same OUT TXT: the database and the answer are the uninterrupted sweep's
+same() {
+    dump "$1" | cmp -s - "$TMP/whole.dump" || fail "$1: the resumed sweep's database differs"
+    sed "s|$1|X|" "$2" | cmp -s - "$TMP/whole.norm" || fail "$1: the resumed sweep's answer differs"
+    [ ! -e "$1.parts" ] || fail "$1.parts is left after the sweep finished"
+}
+"$LSIM" sweep "$TMP/mmc.yaml" $R -j 2 --quiet --out "$TMP/whole.db" >"$TMP/whole.txt" || fail "sweep for resume"
+dump "$TMP/whole.db" >"$TMP/whole.dump"
+sed "s|$TMP/whole.db|X|" "$TMP/whole.txt" >"$TMP/whole.norm"
+"$LSIM" sweep "$TMP/mmc.yaml" $R -j 2 --quiet --out "$TMP/res.db" >/dev/null 2>"$TMP/err" &
+pid=$!
+wait_for_shard "$TMP/res.db.parts"
+kill -TERM $pid
+wait $pid
+status=$?
+[ $status -eq 1 ] || fail "SIGTERM during a sweep: exit status $status"
+grep -q "^lsim: interrupted (SIGTERM): no database written$" "$TMP/err" || fail "SIGTERM during a sweep: $(cat "$TMP/err")"
+k=$(kept "$TMP/res.db" "$TMP/err")
+[ ! -e "$TMP/res.db" ] || fail "an interrupted sweep left a database"
+[ -z "$(ls "$TMP/res.db.parts" | grep tmp-)" ] || fail "an interrupted sweep left temporary files"
+for f in "$TMP"/res.db.parts/shard-*.db; do sqlite3 "$f" "update runs set started_at = 'kept'"; done
+"$LSIM" sweep "$TMP/mmc.yaml" $R --out "$TMP/res.db" >/dev/null 2>"$TMP/err"
+[ $? -eq 2 ] || fail "a sweep into an unfinished one's folder: exit status"
+grep -q "^lsim: $TMP/res.db.parts holds an unfinished sweep: run the same command with --resume to finish it, or remove the folder$" "$TMP/err" || fail "no --resume: $(cat "$TMP/err")"
+"$LSIM" sweep "$TMP/mmc.yaml" $R --reps 4 --resume --out "$TMP/res.db" >/dev/null 2>"$TMP/err"
+[ $? -eq 2 ] || fail "--resume of another sweep: exit status"
+grep -q "^lsim: --resume: $TMP/res.db.parts holds another sweep ('reps=3' there, 'reps=4' here): remove the folder to start this one$" "$TMP/err" || fail "--resume of another sweep: $(cat "$TMP/err")"
+"$LSIM" sweep "$TMP/mmc.yaml" $R -j 1 --resume --out "$TMP/res.db" >"$TMP/res.txt" 2>"$TMP/err" || fail "--resume: $(cat "$TMP/err")"
+grep -q "^lsim: resuming the sweep in $TMP/res.db.parts: $k of 24 runs done, $((24 - k)) to run$" "$TMP/err" || fail "--resume: $(cat "$TMP/err")"
+[ "$(sqlite3 "$TMP/res.db" "select count(*) from runs where started_at = 'kept'")" = "$k" ] || fail "--resume ran again runs that were kept"
+same "$TMP/res.db" "$TMP/res.txt"
+
+# 6. A worker that dies (SIGKILL) stops the sweep and its runs are kept; so
+# are those of an lsim killed with all its workers (SIGKILL, no clean-up):
+# --resume removes what they left half-written and finishes both.
+count=$((count + 1))
+"$LSIM" sweep "$TMP/mmc.yaml" $R -j 2 --quiet --out "$TMP/crash.db" >/dev/null 2>"$TMP/err" &
+pid=$!
+wait_for_shard "$TMP/crash.db.parts"
+kill -KILL $(pgrep -P $pid | head -n 1)
+wait $pid
+status=$?
+[ $status -eq 1 ] || fail "a worker killed: exit status $status"
+grep -q "^lsim: a worker died of signal 9 (Killed)$" "$TMP/err" || fail "a worker killed: $(cat "$TMP/err")"
+kept "$TMP/crash.db" "$TMP/err" >/dev/null
+"$LSIM" sweep "$TMP/mmc.yaml" $R -j 2 --quiet --resume --out "$TMP/crash.db" >"$TMP/crash.txt" || fail "--resume after a worker died"
+same "$TMP/crash.db" "$TMP/crash.txt"
+"$LSIM" sweep "$TMP/mmc.yaml" $R -j 2 --quiet --out "$TMP/kill.db" >/dev/null 2>&1 &
+pid=$!
+wait_for_shard "$TMP/kill.db.parts"
+kill -KILL $pid $(pgrep -P $pid)
+wait $pid 2>/dev/null
+ls "$TMP/kill.db.parts" | grep -q 'tmp-' || fail "SIGKILL: expected the workers' temporary files"
+"$LSIM" sweep "$TMP/mmc.yaml" $R -j 2 --resume --out "$TMP/kill.db" >"$TMP/kill.txt" 2>"$TMP/err" || fail "--resume after SIGKILL"
+grep -q "^lsim: resuming the sweep in $TMP/kill.db.parts: [1-9][0-9]* of 24 runs done" "$TMP/err" || fail "--resume after SIGKILL: $(cat "$TMP/err")"
+same "$TMP/kill.db" "$TMP/kill.txt"
 
 echo "$count sweep checks, $failures failed"
 [ "$failures" -eq 0 ]
