@@ -44,7 +44,8 @@ MAIN_OBJ = $(BUILD)/sim/main.o
 UNIT_TESTS = test_calendar test_config test_stats test_order test_random test_trace \
              test_timeline test_seed_competing test_queueing test_determinism test_compare \
              test_sweep test_svg test_plot test_broker_rabbitmq test_container_smlc \
-             test_container_direct test_trace_smlc test_activemq test_dmlc test_jms_traces
+             test_container_direct test_trace_smlc test_activemq test_dmlc test_jms_traces \
+             test_fingerprints
 UNIT_BIN = $(addprefix $(BUILD)/tests/,$(UNIT_TESTS))
 
 DEBIAN_PACKAGES = build-essential pkg-config libgsl-dev libsqlite3-dev libyaml-dev \
