@@ -5,6 +5,8 @@
 #   make run        run the seed scenario and print its summary
 #   make test       every test (unit, golden, analytical, command line)
 #   make asan       the tests under AddressSanitizer + UBSan
+#   make valgrind   a representative subset under valgrind (memcheck, leaks)
+#   make fuzz       libFuzzer on every target for FUZZ_SECONDS (default 60) each
 #   make bench      the benchmarks (events/s, messages/s, peak memory)
 #   make notebooks  execute the notebooks headless on fresh runs: HTML in output/
 #                   (FIGDIR=docs/img also saves their main figures there)
@@ -48,8 +50,12 @@ UNIT_TESTS = test_calendar test_config test_stats test_order test_random test_tr
              test_fingerprints
 UNIT_BIN = $(addprefix $(BUILD)/tests/,$(UNIT_TESTS))
 
+# clang and libclang-rt-14-dev (libFuzzer, clang's sanitizers: only recommended
+# by clang) for make fuzz; valgrind for make valgrind; procps (pgrep) for the
+# sweep tests.
 DEBIAN_PACKAGES = build-essential pkg-config libgsl-dev libsqlite3-dev libyaml-dev \
-                  libcmocka-dev sqlite3 python3 python3-simpy valgrind time parallel \
+                  libcmocka-dev sqlite3 python3 python3-simpy valgrind time parallel procps \
+                  clang libclang-rt-14-dev \
                   jupyter-nbconvert python3-ipykernel python3-pandas python3-matplotlib
 SUDO = $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
@@ -60,7 +66,7 @@ FUZZ_BIN = $(addprefix $(BUILD)/tests/fuzz/,$(FUZZ_TARGETS))
 FUZZ_SAN = -fsanitize=fuzzer-no-link,address,undefined,float-cast-overflow \
            -fno-sanitize-recover=all -fno-omit-frame-pointer
 
-.PHONY: all deps run test unit cli-tests fuzz-regressions asan bench notebooks fuzz clean
+.PHONY: all deps run test unit cli-tests fuzz-regressions asan valgrind bench notebooks fuzz clean
 
 all: $(BUILD)/lsim
 
@@ -112,6 +118,9 @@ ASAN = -fsanitize=address,undefined,float-cast-overflow
 asan:
 	$(MAKE) BUILD=build-asan OPT="-O1 -g $(ASAN) -fno-omit-frame-pointer -fno-sanitize-recover=all" \
 	        LDFLAGS="$(ASAN)" test
+
+valgrind: all $(UNIT_BIN)
+	tests/cli/valgrind.sh $(BUILD)
 
 bench: $(BUILD)/lsim $(BUILD)/bench
 	tests/bench/run.sh $(BUILD) $(PYTHON)

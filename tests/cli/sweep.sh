@@ -97,22 +97,26 @@ mkdir "$TMP/empty"
 "$LSIM" sweep "$TMP/mmc.yaml" $ARGS --plan "$TMP/plan" 2>"$TMP/err" >/dev/null && fail "--plan into a planned folder succeeded"
 grep -q "already holds a plan" "$TMP/err" || fail "--plan twice: $(cat "$TMP/err")"
 
-# 4. An interrupted sweep leaves neither a database nor shards.
+# 4. A sweep interrupted before any run finished leaves neither a database
+# nor its folder (the workers stop at once: their runs would take minutes).
 count=$((count + 1))
 "$LSIM" sweep "$TMP/mmc.yaml" --set queue.count=100000000 --vary container.workers=10,11,12 --reps 2 -j 2 \
     --out "$TMP/int.db" --quiet >/dev/null 2>"$TMP/err" &
 pid=$!
 sleep 1
+t0=$(date +%s)
 kill -INT $pid
 wait $pid
 status=$?
+[ $(($(date +%s) - t0)) -lt 10 ] || fail "interrupted sweep: the workers went on with their runs"
 [ $status -eq 1 ] || fail "interrupted sweep: exit status $status"
 grep -q "interrupted (SIGINT): no database written" "$TMP/err" || fail "interrupted sweep: $(cat "$TMP/err")"
 [ -z "$(ls "$TMP" | grep '^int\.db')" ] || fail "interrupted sweep left: $(ls "$TMP" | grep '^int')"
 
 # 5. An interrupted sweep resumes.  SIGTERM with -j 2 once a shard is kept
-# (the runs are about 0.2 s, a shard closes after 1 s: about half the runs are
-# done); the same command refuses the folder, another sweep too; --resume (with
+# (the runs take about 0.1 s, a shard closes after 1 s: about half the runs are
+# done); a --resume meanwhile is refused (the folder is locked); afterwards the
+# same command refuses the folder, another sweep too; --resume (with
 # -j 1: the workers are not part of the sweep) runs only the runs no shard
 # holds and gives the uninterrupted sweep's database and answer.
 count=$((count + 1))
@@ -141,6 +145,9 @@ sed "s|$TMP/whole.db|X|" "$TMP/whole.txt" >"$TMP/whole.norm"
 "$LSIM" sweep "$TMP/mmc.yaml" $R -j 2 --quiet --out "$TMP/res.db" >/dev/null 2>"$TMP/err" &
 pid=$!
 wait_for_shard "$TMP/res.db.parts"
+"$LSIM" sweep "$TMP/mmc.yaml" $R --resume --out "$TMP/res.db" >/dev/null 2>"$TMP/err2"
+[ $? -eq 2 ] || fail "--resume of a sweep still running: exit status"
+grep -q "^lsim: $TMP/res.db.parts is in use by another lsim (process $pid)$" "$TMP/err2" || fail "--resume of a sweep still running: $(cat "$TMP/err2")"
 kill -TERM $pid
 wait $pid
 status=$?
