@@ -72,13 +72,13 @@ static int one_run(const sweep_spec *s, int64_t run_id, const claim *c, timeline
     run *r;
     sim_diag d = { 0 };
     int rc = sweep_build_run(s, run_id, &doc, &r, &d);
-    if (rc == SIM_OK)
-        r->ctx->interrupted = c->interrupted;
     if (rc != SIM_OK) {
         diag_format(&d, err, errsize);
         rc = SIM_EINPUT;
-    } else if (run_execute(r, tl, NULL, err, errsize) != SIM_OK) {
-        rc = SIM_EIO;
+    } else {
+        r->ctx->interrupted = c->interrupted;       /* a plan's job: a signal stops it */
+        if (run_execute(r, tl, NULL, err, errsize) != SIM_OK)
+            rc = SIM_EIO;
     }
     run_free(r);
     cfg_doc_free(&doc);

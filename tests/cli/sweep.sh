@@ -98,7 +98,7 @@ mkdir "$TMP/empty"
 grep -q "already holds a plan" "$TMP/err" || fail "--plan twice: $(cat "$TMP/err")"
 
 # 4. A sweep interrupted before any run finished leaves neither a database
-# nor its folder (the workers stop at once: their runs would take minutes).
+# nor its folder (the workers stop at once: their runs would take minutes) ...
 count=$((count + 1))
 "$LSIM" sweep "$TMP/mmc.yaml" --set queue.count=100000000 --vary container.workers=10,11,12 --reps 2 -j 2 \
     --out "$TMP/int.db" --quiet >/dev/null 2>"$TMP/err" &
@@ -112,6 +112,17 @@ status=$?
 [ $status -eq 1 ] || fail "interrupted sweep: exit status $status"
 grep -q "interrupted (SIGINT): no database written" "$TMP/err" || fail "interrupted sweep: $(cat "$TMP/err")"
 [ -z "$(ls "$TMP" | grep '^int\.db')" ] || fail "interrupted sweep left: $(ls "$TMP" | grep '^int')"
+# ... and a plan's job stops its run: exit 1, no shard, no temporary file.
+mkdir "$TMP/job"
+"$LSIM" sweep "$TMP/mmc.yaml" --set queue.count=100000000 --vary container.workers=10,11 --reps 1 \
+    --shard 2 --out "$TMP/job/shard-2.db" --quiet 2>"$TMP/err" &
+pid=$!
+sleep 1
+kill -TERM $pid
+wait $pid
+status=$?
+[ $status -eq 1 ] && [ "$(cat "$TMP/err")" = "lsim: interrupted" ] || fail "SIGTERM to a plan's job: exit $status, $(cat "$TMP/err")"
+[ -z "$(ls "$TMP/job")" ] || fail "SIGTERM to a plan's job left: $(ls "$TMP/job")"
 
 # 5. An interrupted sweep resumes.  SIGTERM with -j 2 once a shard is kept
 # (the runs take about 0.1 s, a shard closes after 1 s: about half the runs are
