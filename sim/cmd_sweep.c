@@ -281,6 +281,7 @@ static int check_points(const sweep_spec *s, bool quiet, run **probe, cfg_doc *p
             note_warnings(r->ctx, &seen, quiet);
         if (rc == 0 && p == 0 && probe) {
             char err[1024];
+            r->ctx->interrupted = cli_interrupted();
             if (run_execute(r, NULL, NULL, err, sizeof err) != SIM_OK) {
                 fprintf(stderr, "lsim: %s\n", err);
                 rc = CLI_FAILURE;
@@ -397,7 +398,9 @@ static int run_local(const sweep_args *a, const sweep_spec *s, const char *out)
     }
     say_resuming(a, s, &p);
     sweep_todo todo = { .runs = p.todo, .n = p.ntodo, .done_before = p.ndone };
-    rc = sweep_execute(s, &todo, (int)a->jobs, !a->quiet && isatty(2), p.dir, err, sizeof err);
+    sweep_exec_opts opts = { .jobs = (int)a->jobs, .progress = !a->quiet && isatty(2),
+                             .dir = p.dir, .interrupted = cli_interrupted() };
+    rc = sweep_execute(s, &todo, &opts, err, sizeof err);
     if (rc == SIM_OK)
         rc = fold_parts(s, &p, out, a->json, err, sizeof err);
     if (err[0])

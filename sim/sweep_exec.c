@@ -14,8 +14,8 @@
  * mid-shard leaves that shard's temporary file, never a shard that looks
  * finished; the shards it closed before hold finished runs, which the
  * caller keeps for --resume (sweep_parts.c).  A worker whose parent is
- * gone (killed with SIGKILL) claims no more runs.  The sweep database is
- * only created after every run has succeeded.
+ * gone (killed with SIGKILL) claims no more runs and keeps no shard.  The
+ * sweep database is only created after every run has succeeded.
  */
 #define _DEFAULT_SOURCE            /* MAP_ANONYMOUS (POSIX only from 2024) */
 #include "sweep_exec.h"
@@ -51,6 +51,13 @@ typedef struct claim {
     volatile const sig_atomic_t *interrupted;   /* the runs stop when it is set, or NULL */
 } claim;
 
+/* A worker whose parent is gone (killed outright) keeps nothing: a
+ * --resume may already be running the runs it has not handed in. */
+static bool is_orphan(const claim *c)
+{
+    return c->sh && getppid() != c->parent;
+}
+
 /* The next run id for this worker, or 0 when there is none. */
 static int64_t next_run(claim *c)
 {
@@ -59,7 +66,7 @@ static int64_t next_run(claim *c)
         c->only = 0;
         return r;
     }
-    if (atomic_load(&c->sh->stop) || getppid() != c->parent)
+    if (atomic_load(&c->sh->stop) || is_orphan(c))
         return 0;
     long long i = atomic_fetch_add(&c->sh->next, 1);
     return i < c->todo->n ? c->todo->runs[i] : 0;
@@ -98,6 +105,7 @@ typedef struct shard_out {
     const char *path;              /* one file; or NULL and ... */
     const char *dir;               /* ... shards in this folder */
     int width;                     /* digits of the run numbers in their names */
+    double seconds;                /* how long a shard stays open */
     timeline *tl;                  /* the shard open now, or NULL */
     double opened;
 } shard_out;
@@ -148,11 +156,11 @@ static int write_shards(const sweep_spec *s, shard_out *o, claim *c, char *err, 
             rc = one_run(s, run_id, c, o->tl, err, errsize);
         if (rc == SIM_OK && c->sh)
             atomic_fetch_add(&c->sh->done, 1);
-        if (rc == SIM_OK && !o->path && wall_seconds() - o->opened >= SWEEP_SHARD_SECONDS)
-            rc = shard_end(o, true, err, errsize);
+        if (rc == SIM_OK && !o->path && wall_seconds() - o->opened >= o->seconds)
+            rc = shard_end(o, !is_orphan(c), err, errsize);
     }
     if (o->tl) {
-        int crc = shard_end(o, rc == SIM_OK, err, errsize);
+        int crc = shard_end(o, rc == SIM_OK && !is_orphan(c), err, errsize);
         if (rc == SIM_OK)
             rc = crc;
     }
@@ -177,13 +185,23 @@ static int digits(int64_t n)
     return d;
 }
 
+/* SWEEP_SHARD_SECONDS, or LSIM_SHARD_SECONDS from the environment (the
+ * tests shorten it; results do not depend on it, only where shards end). */
+static double shard_seconds(void)
+{
+    const char *v = getenv("LSIM_SHARD_SECONDS");
+    char *end;
+    double x = v ? strtod(v, &end) : 0;
+    return v && end != v && !*end && x >= 0.01 && x <= 3600 ? x : SWEEP_SHARD_SECONDS;
+}
+
 /* A worker's whole life; returns its exit status. */
 static int worker_main(const sweep_spec *s, const sweep_todo *todo, shared *sh, pid_t parent,
                        const char *dir)
 {
     char err[1024] = "";
     claim c = { .sh = sh, .todo = todo, .parent = parent };
-    shard_out o = { .dir = dir, .width = digits(s->nruns) };
+    shard_out o = { .dir = dir, .width = digits(s->nruns), .seconds = shard_seconds() };
     int rc = write_shards(s, &o, &c, err, sizeof err);
     if (rc != SIM_OK) {
         atomic_store(&sh->stop, 1);
@@ -329,13 +347,12 @@ static void start_workers(watch *w, const sweep_spec *s, const sweep_todo *todo,
     }
 }
 
-int sweep_execute(const sweep_spec *s, const sweep_todo *todo, int jobs, bool progress,
-                  const char *dir, char *err, size_t errsize)
+int sweep_execute(const sweep_spec *s, const sweep_todo *todo, const sweep_exec_opts *opts,
+                  char *err, size_t errsize)
 {
     if (todo->n == 0)
         return SIM_OK;
-    if (jobs > todo->n)
-        jobs = (int)todo->n;
+    int jobs = opts->jobs < todo->n ? opts->jobs : (int)todo->n;
     shared *sh = mmap(NULL, sizeof *sh, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     if (sh == MAP_FAILED) {
         snprintf(err, errsize, "cannot share memory with the workers: %s", strerror(errno));
@@ -353,9 +370,13 @@ int sweep_execute(const sweep_spec *s, const sweep_todo *todo, int jobs, bool pr
     fflush(stdout);                /* the children must not write it out again */
     fflush(stderr);
     watch w = { .pids = xcalloc((size_t)jobs, sizeof *w.pids), .sh = sh, .nruns = s->nruns,
-                .done_before = todo->done_before, .progress = progress,
+                .done_before = todo->done_before, .progress = opts->progress,
                 .started = wall_seconds(), .err = err, .errsize = errsize };
-    start_workers(&w, s, todo, jobs, dir, &old);
+    /* A signal before the block went to the command line's handler. */
+    if (opts->interrupted && *opts->interrupted)
+        w.signal = *opts->interrupted;
+    else
+        start_workers(&w, s, todo, jobs, opts->dir, &old);
     supervise(&w, &stop_set);
     sigprocmask(SIG_SETMASK, &old, NULL);
     free(w.pids);

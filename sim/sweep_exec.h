@@ -31,6 +31,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* How long a worker keeps a shard open; the environment variable
+ * LSIM_SHARD_SECONDS (0.01 to 3600) changes it, for tests. */
 #define SWEEP_SHARD_SECONDS 1.0
 
 typedef struct sweep_todo {
@@ -39,12 +41,21 @@ typedef struct sweep_todo {
     int64_t done_before;           /* runs of the sweep done before (for the progress line) */
 } sweep_todo;
 
-/* Runs `todo` with `jobs` workers into shards in `dir`.  Shards are only
- * ever complete (written under a temporary name, renamed when closed): on
- * failure, those already renamed hold finished runs, and temporary files
- * may be left beside them. */
-int sweep_execute(const sweep_spec *s, const sweep_todo *todo, int jobs, bool progress,
-                  const char *dir, char *err, size_t errsize);
+typedef struct sweep_exec_opts {
+    int jobs;                      /* worker processes */
+    bool progress;                 /* a progress line on standard error */
+    const char *dir;               /* where the shards go */
+    /* A flag a signal handler sets (cli.c's), or NULL: a signal that came
+     * before the workers started counts as one that came while they ran. */
+    volatile const sig_atomic_t *interrupted;
+} sweep_exec_opts;
+
+/* Runs `todo` into shards in opts->dir.  Shards are only ever complete
+ * (written under a temporary name, renamed when closed): on failure, those
+ * already renamed hold finished runs, and temporary files may be left
+ * beside them. */
+int sweep_execute(const sweep_spec *s, const sweep_todo *todo, const sweep_exec_opts *opts,
+                  char *err, size_t errsize);
 /* `interrupted` (a flag a signal handler sets, or NULL) stops the run: it
  * then fails and leaves no file. */
 int sweep_shard_one(const sweep_spec *s, int64_t run_id, const char *path,

@@ -98,26 +98,31 @@ mkdir "$TMP/empty"
 grep -q "already holds a plan" "$TMP/err" || fail "--plan twice: $(cat "$TMP/err")"
 
 # 4. A sweep interrupted before any run finished leaves neither a database
-# nor its folder (the workers stop at once: their runs would take minutes) ...
+# nor its folder (the workers stop at once: their runs would take minutes),
+# also when the signal comes before the workers start (while the 20,000
+# points of a grid are checked, about 1 s) ...
 count=$((count + 1))
-"$LSIM" sweep "$TMP/mmc.yaml" --set queue.count=100000000 --vary container.workers=10,11,12 --reps 2 -j 2 \
-    --out "$TMP/int.db" --quiet >/dev/null 2>"$TMP/err" &
-pid=$!
-sleep 1
-t0=$(date +%s)
-kill -INT $pid
-wait $pid
-status=$?
-[ $(($(date +%s) - t0)) -lt 10 ] || fail "interrupted sweep: the workers went on with their runs"
-[ $status -eq 1 ] || fail "interrupted sweep: exit status $status"
-grep -q "interrupted (SIGINT): no database written" "$TMP/err" || fail "interrupted sweep: $(cat "$TMP/err")"
-[ -z "$(ls "$TMP" | grep '^int\.db')" ] || fail "interrupted sweep left: $(ls "$TMP" | grep '^int')"
+for grid in "--vary container.workers=10,11,12 --reps 2" \
+            "--vary container.workers=1..100 --vary container.startLatency=0ms..199ms:1ms --reps 1"; do
+    "$LSIM" sweep "$TMP/mmc.yaml" --set queue.count=100000000 $grid -j 2 \
+        --out "$TMP/int.db" --quiet >/dev/null 2>"$TMP/err" &
+    pid=$!
+    sleep 0.3
+    t0=$(date +%s)
+    kill -INT $pid
+    wait $pid
+    status=$?
+    [ $(($(date +%s) - t0)) -lt 10 ] || fail "interrupted sweep ($grid): the workers went on with their runs"
+    [ $status -eq 1 ] || fail "interrupted sweep ($grid): exit status $status"
+    grep -q "interrupted (SIGINT): no database written" "$TMP/err" || fail "interrupted sweep ($grid): $(cat "$TMP/err")"
+    [ -z "$(ls "$TMP" | grep '^int\.db')" ] || fail "interrupted sweep ($grid) left: $(ls "$TMP" | grep '^int')"
+done
 # ... and a plan's job stops its run: exit 1, no shard, no temporary file.
 mkdir "$TMP/job"
 "$LSIM" sweep "$TMP/mmc.yaml" --set queue.count=100000000 --vary container.workers=10,11 --reps 1 \
     --shard 2 --out "$TMP/job/shard-2.db" --quiet 2>"$TMP/err" &
 pid=$!
-sleep 1
+sleep 0.5
 kill -TERM $pid
 wait $pid
 status=$?
@@ -125,13 +130,15 @@ status=$?
 [ -z "$(ls "$TMP/job")" ] || fail "SIGTERM to a plan's job left: $(ls "$TMP/job")"
 
 # 5. An interrupted sweep resumes.  SIGTERM with -j 2 once a shard is kept
-# (the runs take about 0.1 s, a shard closes after 1 s: about half the runs are
-# done); a --resume meanwhile is refused (the folder is locked); afterwards the
+# (the runs take about 0.05 s, a worker closes its shard after 0.1 s here:
+# LSIM_SHARD_SECONDS; so a quarter of the runs or so are done); a --resume
+# meanwhile is refused (the folder is locked); afterwards the
 # same command refuses the folder, another sweep too; --resume (with
 # -j 1: the workers are not part of the sweep) runs only the runs no shard
 # holds and gives the uninterrupted sweep's database and answer.
 count=$((count + 1))
-R="--set queue.count=400000 --vary container.workers=10..13 --vary container.startLatency=0s,1ms --reps 3 --minimize consumers_max"
+R="--set queue.count=100000 --vary container.workers=10..13 --vary container.startLatency=0s,1ms --reps 3 --minimize consumers_max"
+export LSIM_SHARD_SECONDS=0.1
 wait_for_shard() {                 # $1: the parts folder
     n=0
     while ! ls "$1" 2>/dev/null | grep -q '^shard-.*\.db$' && [ $n -lt 600 ]; do
@@ -180,8 +187,9 @@ grep -q "^lsim: resuming the sweep in $TMP/res.db.parts: $k of 24 runs done, $((
 same "$TMP/res.db" "$TMP/res.txt"
 
 # 6. A worker that dies (SIGKILL) stops the sweep and its runs are kept; so
-# are those of an lsim killed with all its workers (SIGKILL, no clean-up):
-# --resume removes what they left half-written and finishes both.
+# are those of an lsim killed with all its workers (SIGKILL, no clean-up), and
+# of an lsim killed alone: --resume removes what was left half-written and
+# finishes each.
 count=$((count + 1))
 "$LSIM" sweep "$TMP/mmc.yaml" $R -j 2 --quiet --out "$TMP/crash.db" >/dev/null 2>"$TMP/err" &
 pid=$!
@@ -203,6 +211,24 @@ ls "$TMP/kill.db.parts" | grep -q 'tmp-' || fail "SIGKILL: expected the workers'
 "$LSIM" sweep "$TMP/mmc.yaml" $R -j 2 --resume --out "$TMP/kill.db" >"$TMP/kill.txt" 2>"$TMP/err" || fail "--resume after SIGKILL"
 grep -q "^lsim: resuming the sweep in $TMP/kill.db.parts: [1-9][0-9]* of 24 runs done" "$TMP/err" || fail "--resume after SIGKILL: $(cat "$TMP/err")"
 same "$TMP/kill.db" "$TMP/kill.txt"
+# Only the parent killed: its workers finish the run under way, keep nothing
+# and end (gone, or zombies nobody reaps); what they had kept before stays.
+"$LSIM" sweep "$TMP/mmc.yaml" $R -j 2 --quiet --out "$TMP/orphan.db" >/dev/null 2>&1 &
+pid=$!
+wait_for_shard "$TMP/orphan.db.parts"
+kids=$(pgrep -P $pid)
+kill -KILL $pid
+wait $pid 2>/dev/null
+n=0
+while [ -n "$(ps -o stat= -p "$(echo $kids | tr ' ' ,)" | grep -v Z)" ] && [ $n -lt 200 ]; do
+    sleep 0.05; n=$((n + 1))
+done
+[ $n -lt 200 ] || fail "the workers of a killed lsim went on"
+[ -z "$(ls "$TMP/orphan.db.parts" | grep 'tmp-')" ] || fail "the workers of a killed lsim left: $(ls "$TMP/orphan.db.parts")"
+"$LSIM" sweep "$TMP/mmc.yaml" $R -j 2 --quiet --resume --out "$TMP/orphan.db" >"$TMP/orphan.txt" || fail "--resume after the parent was killed"
+same "$TMP/orphan.db" "$TMP/orphan.txt"
+
+unset LSIM_SHARD_SECONDS
 
 echo "$count sweep checks, $failures failed"
 [ "$failures" -eq 0 ]
