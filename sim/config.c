@@ -761,6 +761,14 @@ static void yaml_quoted(strbuf *b, const char *s)
         } else if (cp >= 0xe0 && cp < 0xf0 && (p[1] & 0xc0) == 0x80 && (p[2] & 0xc0) == 0x80) {
             cp = ((cp & 0x0f) << 12) | ((p[1] & 0x3f) << 6) | (p[2] & 0x3f);
             len = 3;
+        } else if (cp >= 0xf0 && cp < 0xf5 && (p[1] & 0xc0) == 0x80 && (p[2] & 0xc0) == 0x80 &&
+                   (p[3] & 0xc0) == 0x80) {
+            /* Beyond U+FFFF: printable for YAML.  (Read byte by byte, its
+             * continuation bytes looked like C1 controls and were escaped,
+             * which broke the character: found by fuzz_set.c.) */
+            cp = ((cp & 0x07) << 18) | ((p[1] & 0x3fu) << 12) | ((p[2] & 0x3fu) << 6) |
+                 (p[3] & 0x3fu);
+            len = 4;
         }
         if (cp == '"' || cp == '\\')
             sb_addf(b, "\\%c", (char)cp);
