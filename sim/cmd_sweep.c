@@ -3,16 +3,18 @@
  *   lsim sweep SCENARIO --vary KEY=V1,V2,... [--vary ...] [--reps R] [-j N]
  *              [--require EXPR]... [--minimize METRIC | --maximize METRIC]
  *              [--seed N] [--set KEY=VALUE]... [--detail summary|samples|messages]
- *              [--out FILE.db | --plan DIR] [--json] [--quiet]
+ *              [--out FILE.db | --plan DIR] [--resume] [--json] [--quiet]
  *   lsim sweep ... --shard K --out FILE.db      (one run: what a plan's job runs)
  *
  * Everything the user can get wrong is checked before any run starts and
  * before any file exists: the expressions, the metric names, and every
  * point built once (so a key the scenario does not have, or a value out of
  * range, is reported with its --vary).  Then the runs go to -j workers
- * (sweep_exec.c), their shards are folded into the database and the
- * answer printed (sweep_merge.c, sweep_answer.c); or, with --plan, they are
- * written out as jobs (sweep_plan.c).
+ * (sweep_exec.c) in the folder beside the output (sweep_parts.c: with
+ * --resume, only the runs it does not hold yet), their shards are folded
+ * into the database and the answer printed (sweep_merge.c,
+ * sweep_answer.c); or, with --plan, they are written out as jobs
+ * (sweep_plan.c).
  */
 #include "cli.h"
 #include "engine.h"
