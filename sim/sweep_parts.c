@@ -313,9 +313,10 @@ int64_t parts_count_done(const sweep_parts *p)
 
 void parts_close(sweep_parts *p, bool remove)
 {
-    if (p->dir && remove)
+    /* Only a folder this lsim holds: a refused one may be another's. */
+    if (p->dir && p->lock_fd >= 0 && remove)
         sweep_remove_dir(p->dir);
-    else if (p->dir)
+    else if (p->dir && p->lock_fd >= 0)
         remove_temporaries(p->dir);
     if (p->lock_fd >= 0)
         close(p->lock_fd);

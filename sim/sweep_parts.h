@@ -52,7 +52,9 @@ int parts_shards(const sweep_parts *p, char ***paths, size_t *n, char *err, size
 /* Runs the finished shards hold now, or -1 when they cannot be read. */
 int64_t parts_count_done(const sweep_parts *p);
 /* Releases the folder: removes it with `remove`; otherwise leaves the
- * finished shards and the record, and removes temporary files. */
+ * finished shards and the record, and removes temporary files.  After a
+ * failed parts_open() it touches nothing (the folder may be another
+ * lsim's). */
 void parts_close(sweep_parts *p, bool remove);
 
 #endif

@@ -17,6 +17,9 @@
 
 #include "cli.h"
 #include "expr.h"
+#include "sweep_parts.h"
+
+#include <sys/stat.h>
 
 static const double LAMBDA = 8.0, MU = 1.0, LIMIT_MS = 520.0;
 
@@ -280,12 +283,62 @@ static void requirements(void **state)
     assert_false(req_holds(&r, 5));
 }
 
+static bool exists(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0;
+}
+
+/* The folder of a sweep under way: a second sweep into the same output is
+ * refused and leaves the folder as it is (its workers' temporary shards
+ * included); a resumed one takes stock of the finished shards. */
+static void parts_folder_belongs_to_its_sweep(void **state)
+{
+    (void)state;
+    char *dir = tu_tmpdir(), *scen = tu_path(dir, "mmc.yaml"), *out = tu_path(dir, "x.db");
+    char *parts = tu_path(dir, "x.db.parts"), *tmp = tu_path(parts, "shard-1.db.tmp-1");
+    char *record = tu_path(parts, "sweep.txt");
+    write_text(scen, MMC);
+    sweep_spec s = { .scenario_path = xstrdup(scen), .name = xstrdup("mmc"), .reps = 2 };
+    sim_diag d = { 0 };
+    assert_int_equal(sweep_spec_finish(&s, &d), SIM_OK);
+    sweep_parts a, b;
+    char err[1024];
+    assert_int_equal(parts_open(&a, &s, out, false, err, sizeof err), SIM_OK);
+    assert_int_equal(a.ntodo, 2);
+    assert_true(exists(record));
+    write_text(tmp, "half-written");
+    assert_int_equal(parts_open(&b, &s, out, false, err, sizeof err), SIM_EINPUT);
+    assert_non_null(strstr(err, "x.db.parts holds an unfinished sweep: run the same command "
+                                "with --resume to finish it, or remove the folder"));
+    parts_close(&b, false);
+    assert_true(exists(tmp));          /* not the refused sweep's to remove */
+    parts_close(&a, false);            /* stopped: temporary files go, the record stays */
+    assert_false(exists(tmp));
+    assert_true(exists(record));
+    assert_int_equal(parts_open(&b, &s, out, true, err, sizeof err), SIM_OK);
+    assert_true(b.is_resumed);
+    assert_int_equal(b.ndone, 0);
+    assert_int_equal(b.ntodo, 2);
+    parts_close(&b, true);
+    assert_false(exists(parts));
+    sweep_spec_fini(&s);
+    tu_rmtree(dir);
+    free(record);
+    free(tmp);
+    free(parts);
+    free(out);
+    free(scen);
+    free(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(vary_lists_and_ranges),
         cmocka_unit_test(vary_errors),
         cmocka_unit_test(requirements),
+        cmocka_unit_test(parts_folder_belongs_to_its_sweep),
         cmocka_unit_test(replications_share_arrivals_across_points),
         cmocka_unit_test(no_point_meets_names_the_closest),
         cmocka_unit_test(mmc_sweep_finds_smallest_c_by_erlang_c),
