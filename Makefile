@@ -5,6 +5,8 @@
 #   make run        run the seed scenario and print its summary
 #   make test       every test (unit, golden, analytical, command line)
 #   make asan       the tests under AddressSanitizer + UBSan
+#   make valgrind   a representative subset under valgrind (memcheck, leaks)
+#   make fuzz       libFuzzer on every target for FUZZ_SECONDS (default 60) each
 #   make bench      the benchmarks (events/s, messages/s, peak memory)
 #   make notebooks  execute the notebooks headless on fresh runs: HTML in output/
 #                   (FIGDIR=docs/img also saves their main figures there)
@@ -29,7 +31,7 @@ SIM_OBJ = sim/mem.o sim/config.o sim/config_print.o sim/units.o sim/scenario.o s
           sim/trace.o sim/workload_file.o sim/run.o sim/cli.o sim/cmd_run.o \
           sim/timeline_data.o sim/compare.o sim/cmd_compare.o sim/fit.o sim/cmd_fit.o \
           sim/expr.o sim/sweep_spec.o sim/sweep_exec.o sim/sweep_merge.o sim/sweep_answer.o \
-          sim/sweep_plan.o sim/cmd_sweep.o sim/cmd_merge.o \
+          sim/sweep_plan.o sim/sweep_parts.o sim/cmd_sweep.o sim/cmd_merge.o \
           sim/svg.o sim/plot.o sim/plot_timeline.o sim/plot_gantt.o sim/plot_groups.o \
           sim/cmd_plot.o
 MDL_OBJ = models/registry.o models/world.o models/workload.o models/arrivals.o \
@@ -44,19 +46,27 @@ MAIN_OBJ = $(BUILD)/sim/main.o
 UNIT_TESTS = test_calendar test_config test_stats test_order test_random test_trace \
              test_timeline test_seed_competing test_queueing test_determinism test_compare \
              test_sweep test_svg test_plot test_broker_rabbitmq test_container_smlc \
-             test_container_direct test_trace_smlc test_activemq test_dmlc test_jms_traces
+             test_container_direct test_trace_smlc test_activemq test_dmlc test_jms_traces \
+             test_fingerprints
 UNIT_BIN = $(addprefix $(BUILD)/tests/,$(UNIT_TESTS))
 
+# clang and libclang-rt-14-dev (libFuzzer, clang's sanitizers: only recommended
+# by clang) for make fuzz; valgrind for make valgrind; procps (pgrep) for the
+# sweep tests.
 DEBIAN_PACKAGES = build-essential pkg-config libgsl-dev libsqlite3-dev libyaml-dev \
-                  libcmocka-dev sqlite3 python3 python3-simpy valgrind time parallel \
+                  libcmocka-dev sqlite3 python3 python3-simpy valgrind time parallel procps \
+                  clang libclang-rt-14-dev \
                   jupyter-nbconvert python3-ipykernel python3-pandas python3-matplotlib
 SUDO = $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-FUZZ_TARGETS = fuzz_scenario fuzz_trace fuzz_set
+FUZZ_TARGETS = fuzz_scenario fuzz_trace fuzz_set fuzz_vary fuzz_require
 FUZZ_SECONDS = 60
 FUZZ_BIN = $(addprefix $(BUILD)/tests/fuzz/,$(FUZZ_TARGETS))
+# UBSan must abort, or libFuzzer never hears of what it found.
+FUZZ_SAN = -fsanitize=fuzzer-no-link,address,undefined,float-cast-overflow \
+           -fno-sanitize-recover=all -fno-omit-frame-pointer
 
-.PHONY: all deps run test unit cli-tests fuzz-regressions asan bench notebooks fuzz clean
+.PHONY: all deps run test unit cli-tests fuzz-regressions asan valgrind bench notebooks fuzz clean
 
 all: $(BUILD)/lsim
 
@@ -102,9 +112,15 @@ fuzz-regressions: $(FUZZ_BIN)
 
 test: all unit cli-tests fuzz-regressions
 
+# GCC leaves float-cast-overflow out of "undefined": a double too large for
+# its integer is asked for by name.
+ASAN = -fsanitize=address,undefined,float-cast-overflow
 asan:
-	$(MAKE) BUILD=build-asan OPT="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
-	        LDFLAGS="-fsanitize=address,undefined" test
+	$(MAKE) BUILD=build-asan OPT="-O1 -g $(ASAN) -fno-omit-frame-pointer -fno-sanitize-recover=all" \
+	        LDFLAGS="$(ASAN)" test
+
+valgrind: all $(UNIT_BIN)
+	tests/cli/valgrind.sh $(BUILD)
 
 bench: $(BUILD)/lsim $(BUILD)/bench
 	tests/bench/run.sh $(BUILD) $(PYTHON)
@@ -113,11 +129,11 @@ bench: $(BUILD)/lsim $(BUILD)/bench
 # starting from the corpora in tests/fuzz/corpus (new finds go to build-fuzz/).
 fuzz:
 	$(MAKE) BUILD=build-fuzz CC=clang WARN="-Wall -Wextra -Werror -Wno-unused-command-line-argument" \
-	        OPT="-g -O1 -fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer" \
+	        OPT="-g -O1 $(FUZZ_SAN)" \
 	        build-fuzz/liblsim.a
 	@set -e; for t in $(FUZZ_TARGETS); do \
 	    clang -std=c11 -D_POSIX_C_SOURCE=200809L -g -O1 -Isim -Imodels \
-	        -fsanitize=fuzzer,address,undefined -o build-fuzz/$$t tests/fuzz/$$t.c \
+	        $(subst fuzzer-no-link,fuzzer,$(FUZZ_SAN)) -o build-fuzz/$$t tests/fuzz/$$t.c \
 	        build-fuzz/liblsim.a $(LDLIBS); \
 	    mkdir -p build-fuzz/corpus/$$t; \
 	    echo "== $$t for $(FUZZ_SECONDS) s"; \

@@ -3,22 +3,25 @@
  *   lsim sweep SCENARIO --vary KEY=V1,V2,... [--vary ...] [--reps R] [-j N]
  *              [--require EXPR]... [--minimize METRIC | --maximize METRIC]
  *              [--seed N] [--set KEY=VALUE]... [--detail summary|samples|messages]
- *              [--out FILE.db | --plan DIR] [--json] [--quiet]
+ *              [--out FILE.db | --plan DIR] [--resume] [--json] [--quiet]
  *   lsim sweep ... --shard K --out FILE.db      (one run: what a plan's job runs)
  *
  * Everything the user can get wrong is checked before any run starts and
  * before any file exists: the expressions, the metric names, and every
  * point built once (so a key the scenario does not have, or a value out of
  * range, is reported with its --vary).  Then the runs go to -j workers
- * (sweep_exec.c), their shards are folded into the database and the
- * answer printed (sweep_merge.c, sweep_answer.c); or, with --plan, they are
- * written out as jobs (sweep_plan.c).
+ * (sweep_exec.c) in the folder beside the output (sweep_parts.c: with
+ * --resume, only the runs it does not hold yet), their shards are folded
+ * into the database and the answer printed (sweep_merge.c,
+ * sweep_answer.c); or, with --plan, they are written out as jobs
+ * (sweep_plan.c).
  */
 #include "cli.h"
 #include "engine.h"
 #include "mem.h"
 #include "sweep_exec.h"
 #include "sweep_merge.h"
+#include "sweep_parts.h"
 #include "sweep_plan.h"
 
 #include <errno.h>
@@ -34,7 +37,7 @@
 typedef struct sweep_args {
     const char *scenario, *out, *plan, *seed;
     int64_t jobs, shard;           /* shard 0: the whole sweep */
-    bool json, quiet;
+    bool json, quiet, resume;
 } sweep_args;
 
 static int parse_whole(const char *option, const char *v, int64_t lo, int64_t hi, int64_t *out)
@@ -140,6 +143,8 @@ static int parse_args(int argc, char **argv, sweep_args *a, sweep_spec *s)
             a->json = true;
         } else if (strcmp(argv[i], "--quiet") == 0) {
             a->quiet = true;
+        } else if (strcmp(argv[i], "--resume") == 0) {
+            a->resume = true;
         } else if (argv[i][0] == '-' && argv[i][1]) {
             return cli_bad_usage("unknown option '%s'", argv[i]);
         } else if (!a->scenario) {
@@ -155,6 +160,9 @@ static int parse_args(int argc, char **argv, sweep_args *a, sweep_spec *s)
                              "lsim merge -o, not --out or --shard here");
     if (a->shard && !a->out)
         return cli_bad_usage("%s", "--shard needs --out FILE.db");
+    if (a->resume && (a->plan || a->shard))
+        return cli_bad_usage("%s", "--resume continues a sweep run here; a plan's jobs can "
+                             "simply be run again");
     s->scenario_path = xstrdup(a->scenario);
     return 0;
 }
@@ -275,6 +283,7 @@ static int check_points(const sweep_spec *s, bool quiet, run **probe, cfg_doc *p
             note_warnings(r->ctx, &seen, quiet);
         if (rc == 0 && p == 0 && probe) {
             char err[1024];
+            r->ctx->interrupted = cli_interrupted();
             if (run_execute(r, NULL, NULL, err, sizeof err) != SIM_OK) {
                 fprintf(stderr, "lsim: %s\n", err);
                 rc = CLI_FAILURE;
@@ -327,7 +336,7 @@ static int run_shard(const sweep_args *a, const sweep_spec *s)
         return CLI_USAGE;
     }
     char err[1024] = "";
-    int rc = sweep_shard_one(s, a->shard, a->out, err, sizeof err);
+    int rc = sweep_shard_one(s, a->shard, a->out, cli_interrupted(), err, sizeof err);
     if (rc != SIM_OK)
         fprintf(stderr, "lsim: %s\n", err);
     return exit_status(rc);
@@ -345,36 +354,68 @@ static int run_plan(const sweep_args *a, const sweep_spec *s)
     return CLI_OK;
 }
 
-/* Runs the sweep in a folder of shards beside `out`, then folds them. */
-static int run_local(const sweep_args *a, const sweep_spec *s, const char *out)
+/* Folds the finished shards of the folder into `out`. */
+static int fold_parts(const sweep_spec *s, const sweep_parts *p, const char *out, bool json,
+                      char *err, size_t errsize)
 {
-    strbuf dir = { 0 };
-    sb_addf(&dir, "%s.parts-XXXXXX", out);
-    if (!mkdtemp(dir.s)) {
-        fprintf(stderr, "lsim: cannot write %s: %s\n", out, strerror(errno));
-        sb_free(&dir);
-        return CLI_USAGE;
-    }
-    char err[1024] = "";
     char **paths;
     size_t n;
-    int rc = sweep_execute(s, (int)a->jobs, !a->quiet && isatty(2), dir.s, &paths, &n, err,
-                           sizeof err);
+    if (parts_shards(p, &paths, &n, err, errsize) != 0)
+        return SIM_EIO;
     shard_survey sv = { 0 };
-    if (rc == SIM_OK && merge_survey(paths, n, &sv, err, sizeof err) != 0)
-        rc = SIM_EIO;
-    if (rc == SIM_OK && merge_check_complete(&sv, s->nruns, err, sizeof err) != 0)
-        rc = SIM_EIO;
-    if (rc == SIM_OK)
-        rc = sweep_fold(s, &sv, out, a->json, err, sizeof err);
-    if (err[0])
-        fprintf(stderr, "lsim: %s\n", err);
+    int rc = SIM_EIO;
+    if (merge_survey(paths, n, &sv, err, errsize) == 0 &&
+        merge_check_complete(&sv, s->nruns, err, errsize) == 0)
+        rc = sweep_fold(s, &sv, out, json, err, errsize);
     merge_survey_fini(&sv);
     for (size_t i = 0; i < n; i++)
         free(paths[i]);
     free(paths);
-    sweep_remove_dir(dir.s);
-    sb_free(&dir);
+    return rc;
+}
+
+static void say_resuming(const sweep_args *a, const sweep_spec *s, const sweep_parts *p)
+{
+    if (a->quiet || !a->resume)
+        return;
+    if (!p->is_resumed)
+        fprintf(stderr, "lsim: --resume: no unfinished sweep in %s: running all %lld runs\n",
+                p->dir, (long long)s->nruns);
+    else
+        fprintf(stderr, "lsim: resuming the sweep in %s: %lld of %lld runs done, %lld to run\n",
+                p->dir, (long long)p->ndone, (long long)s->nruns, (long long)p->ntodo);
+}
+
+/* Runs the sweep in its folder of shards beside `out` (sweep_parts.h), then
+ * folds them; a sweep that stops keeps its finished runs for --resume. */
+static int run_local(const sweep_args *a, const sweep_spec *s, const char *out)
+{
+    char err[1024] = "";
+    sweep_parts p;
+    int rc = parts_open(&p, s, out, a->resume, err, sizeof err);
+    if (rc != SIM_OK) {
+        fprintf(stderr, "lsim: %s\n", err);
+        parts_close(&p, false);
+        return exit_status(rc);
+    }
+    say_resuming(a, s, &p);
+    sweep_todo todo = { .runs = p.todo, .n = p.ntodo, .done_before = p.ndone };
+    sweep_exec_opts opts = { .jobs = (int)a->jobs, .progress = !a->quiet && isatty(2),
+                             .dir = p.dir, .interrupted = cli_interrupted() };
+    rc = sweep_execute(s, &todo, &opts, err, sizeof err);
+    if (rc == SIM_OK)
+        rc = fold_parts(s, &p, out, a->json, err, sizeof err);
+    if (err[0])
+        fprintf(stderr, "lsim: %s\n", err);
+    int64_t kept = rc == SIM_OK ? 0 : parts_count_done(&p);
+    if (kept > 0)
+        fprintf(stderr, "lsim: %lld of %lld runs are done and kept in %s: run the same command "
+                "with --resume to finish the sweep\n", (long long)kept, (long long)s->nruns,
+                p.dir);
+    else if (kept < 0)
+        fprintf(stderr, "lsim: the runs done so far are kept in %s: run the same command with "
+                "--resume to finish the sweep\n", p.dir);
+    parts_close(&p, kept == 0);
     return exit_status(rc);
 }
 

@@ -12,14 +12,17 @@
 #include <string.h>
 
 /* A plain (unquoted) scalar is printed only when it is printable ASCII and
- * cannot be mistaken for YAML syntax in a block or a flow collection. */
+ * cannot be mistaken for YAML syntax in a block or a flow collection.
+ * (libyaml 0.2.5, yaml_parser_scan_plain_scalar: in a flow collection a ':'
+ * followed by one of ",?[]{}" is an error; fuzz_set.c found "a:?b".) */
 static bool plain_ok(const char *s)
 {
     bool negative = s[0] == '-' && s[1] >= '0' && s[1] <= '9';   /* -1 is a plain scalar */
     if (!*s || (!negative && strchr("-?: ", s[0])) || s[strlen(s) - 1] == ' ')
         return false;
     for (const char *p = s; *p; p++)
-        if (strchr(",[]{}#&*!|>'\"%@`", *p) || (*p == ':' && (p[1] == ' ' || !p[1])) ||
+        if (strchr(",[]{}#&*!|>'\"%@`", *p) ||
+            (*p == ':' && (p[1] == ' ' || p[1] == '?' || !p[1])) ||
             (unsigned char)*p < 0x20 || (unsigned char)*p > 0x7e)
             return false;
     return true;
@@ -41,6 +44,14 @@ static void yaml_quoted(strbuf *b, const char *s)
         } else if (cp >= 0xe0 && cp < 0xf0 && (p[1] & 0xc0) == 0x80 && (p[2] & 0xc0) == 0x80) {
             cp = ((cp & 0x0f) << 12) | ((p[1] & 0x3f) << 6) | (p[2] & 0x3f);
             len = 3;
+        } else if (cp >= 0xf0 && cp < 0xf5 && (p[1] & 0xc0) == 0x80 && (p[2] & 0xc0) == 0x80 &&
+                   (p[3] & 0xc0) == 0x80) {
+            /* Beyond U+FFFF: printable for YAML.  (Read byte by byte, its
+             * continuation bytes looked like C1 controls and were escaped,
+             * which broke the character: found by fuzz_set.c.) */
+            cp = ((cp & 0x07) << 18) | ((p[1] & 0x3fu) << 12) | ((p[2] & 0x3fu) << 6) |
+                 (p[3] & 0x3fu);
+            len = 4;
         }
         if (cp == '"' || cp == '\\')
             sb_addf(b, "\\%c", (char)cp);

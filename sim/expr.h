@@ -36,6 +36,7 @@ typedef struct vary {
     char *key;                     /* dotted path */
     char **values;                 /* YAML text of each value, in order */
     size_t n;
+    bool is_range;                 /* the values came from LO..HI[:STEP], increasing */
 } vary;
 
 int expr_parse_require(const char *text, requirement *out, sim_diag *d);

@@ -10,13 +10,16 @@
  * waits for them with sigtimedwait() between its checks on the workers (no
  * handler, no global flag); the workers unblock them, so a Ctrl-C stops
  * every process of the group at once.  The parent then kills the workers
- * still alive (by their pids), reaps them and reports; the caller removes
- * the shards.  Nothing that looks like a finished database is left: shards
- * are in a folder of their own and the sweep database is only created
- * after every run has succeeded.
+ * still alive (by their pids), reaps them and reports.  A worker killed
+ * mid-shard leaves that shard's temporary file, never a shard that looks
+ * finished; the shards it closed before hold finished runs, which the
+ * caller keeps for --resume (sweep_parts.c).  A worker whose parent is
+ * gone (killed with SIGKILL) claims no more runs and keeps no shard.  The
+ * sweep database is only created after every run has succeeded.
  */
 #define _DEFAULT_SOURCE            /* MAP_ANONYMOUS (POSIX only from 2024) */
 #include "sweep_exec.h"
+#include "engine.h"
 #include "mem.h"
 #include "timeline.h"
 
@@ -35,7 +38,7 @@
 _Static_assert(ATOMIC_LLONG_LOCK_FREE == 2, "shared counters need lock-free atomics");
 
 typedef struct shared {
-    atomic_llong next;             /* the next run to claim */
+    atomic_llong next;             /* index into the runs to do of the next claim */
     atomic_llong done;             /* runs finished */
     atomic_int stop;               /* claim nothing more */
 } shared;
@@ -43,8 +46,17 @@ typedef struct shared {
 typedef struct claim {
     shared *sh;                    /* NULL: just `only` */
     int64_t only;
-    int64_t nruns;
+    const sweep_todo *todo;
+    pid_t parent;                  /* a worker stops when its parent is gone */
+    volatile const sig_atomic_t *interrupted;   /* the runs stop when it is set, or NULL */
 } claim;
+
+/* A worker whose parent is gone (killed outright) keeps nothing: a
+ * --resume may already be running the runs it has not handed in. */
+static bool is_orphan(const claim *c)
+{
+    return c->sh && getppid() != c->parent;
+}
 
 /* The next run id for this worker, or 0 when there is none. */
 static int64_t next_run(claim *c)
@@ -54,13 +66,14 @@ static int64_t next_run(claim *c)
         c->only = 0;
         return r;
     }
-    if (atomic_load(&c->sh->stop))
+    if (atomic_load(&c->sh->stop) || is_orphan(c))
         return 0;
-    long long r = atomic_fetch_add(&c->sh->next, 1);
-    return r <= c->nruns ? (int64_t)r : 0;
+    long long i = atomic_fetch_add(&c->sh->next, 1);
+    return i < c->todo->n ? c->todo->runs[i] : 0;
 }
 
-static int one_run(const sweep_spec *s, int64_t run_id, timeline *tl, char *err, size_t errsize)
+static int one_run(const sweep_spec *s, int64_t run_id, const claim *c, timeline *tl, char *err,
+                   size_t errsize)
 {
     cfg_doc doc;
     run *r;
@@ -69,47 +82,15 @@ static int one_run(const sweep_spec *s, int64_t run_id, timeline *tl, char *err,
     if (rc != SIM_OK) {
         diag_format(&d, err, errsize);
         rc = SIM_EINPUT;
-    } else if (run_execute(r, tl, NULL, err, errsize) != SIM_OK) {
-        rc = SIM_EIO;
+    } else {
+        r->ctx->interrupted = c->interrupted;       /* a plan's job: a signal stops it */
+        if (run_execute(r, tl, NULL, err, errsize) != SIM_OK)
+            rc = SIM_EIO;
     }
     run_free(r);
     cfg_doc_free(&doc);
     return rc;
 }
-
-/* Runs what `c` hands out into the shard database at `path`. */
-static int write_shard(const sweep_spec *s, const char *path, claim *c, char *err,
-                       size_t errsize)
-{
-    timeline *tl = timeline_open(path, err, errsize);
-    if (!tl)
-        return SIM_EIO;
-    int rc = SIM_OK;
-    if (sweep_write_settings(timeline_db(tl), s) != 0) {
-        snprintf(err, errsize, "%s: cannot write the sweep table", path);
-        rc = SIM_EIO;
-    }
-    for (int64_t run_id; rc == SIM_OK && (run_id = next_run(c)) > 0;) {
-        rc = one_run(s, run_id, tl, err, errsize);
-        if (rc == SIM_OK && c->sh)
-            atomic_fetch_add(&c->sh->done, 1);
-    }
-    char cerr[1024];
-    if (timeline_close(tl, rc == SIM_OK, cerr, sizeof cerr) != 0 && rc == SIM_OK) {
-        snprintf(err, errsize, "%s", cerr);
-        rc = SIM_EIO;
-    }
-    return rc;
-}
-
-int sweep_shard_one(const sweep_spec *s, int64_t run_id, const char *path, char *err,
-                    size_t errsize)
-{
-    claim c = { .only = run_id, .nruns = s->nruns };
-    return write_shard(s, path, &c, err, errsize);
-}
-
-/* ---- workers ------------------------------------------------------------------------ */
 
 static double wall_seconds(void)
 {
@@ -118,12 +99,110 @@ static double wall_seconds(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+/* Where the runs go: one file (a plan's job), or shards in a folder, each
+ * named after its first run and closed once it has been open SHARD_SECONDS. */
+typedef struct shard_out {
+    const char *path;              /* one file; or NULL and ... */
+    const char *dir;               /* ... shards in this folder */
+    int width;                     /* digits of the run numbers in their names */
+    double seconds;                /* how long a shard stays open */
+    timeline *tl;                  /* the shard open now, or NULL */
+    double opened;
+} shard_out;
+
+static int shard_begin(const sweep_spec *s, shard_out *o, int64_t run_id, char *err,
+                       size_t errsize)
+{
+    strbuf b = { 0 };
+    if (o->path)
+        sb_add(&b, o->path);
+    else
+        sb_addf(&b, "%s/shard-%0*lld.db", o->dir, o->width, (long long)run_id);
+    o->tl = timeline_open(b.s, err, errsize);
+    sb_free(&b);
+    if (!o->tl)
+        return SIM_EIO;
+    o->opened = wall_seconds();
+    if (sweep_write_settings(timeline_db(o->tl), s) != 0) {
+        snprintf(err, errsize, "%s: cannot write the sweep table", timeline_path(o->tl));
+        return SIM_EIO;
+    }
+    return SIM_OK;
+}
+
+/* Closes the open shard: renamed into place when `keep` and all went well. */
+static int shard_end(shard_out *o, bool keep, char *err, size_t errsize)
+{
+    char cerr[1024];
+    int rc = timeline_close(o->tl, keep, cerr, sizeof cerr);
+    o->tl = NULL;
+    if (rc != 0 && keep) {
+        snprintf(err, errsize, "%s", cerr);
+        return SIM_EIO;
+    }
+    return SIM_OK;
+}
+
+/* Runs what `c` hands out into the shards of `o`.  A shard is kept only
+ * when every run in it finished: a failed run takes its shard's other runs
+ * with it (at most SHARD_SECONDS of work). */
+static int write_shards(const sweep_spec *s, shard_out *o, claim *c, char *err, size_t errsize)
+{
+    int rc = SIM_OK;
+    for (int64_t run_id; rc == SIM_OK && (run_id = next_run(c)) > 0;) {
+        if (!o->tl)
+            rc = shard_begin(s, o, run_id, err, errsize);
+        if (rc == SIM_OK)
+            rc = one_run(s, run_id, c, o->tl, err, errsize);
+        if (rc == SIM_OK && c->sh)
+            atomic_fetch_add(&c->sh->done, 1);
+        if (rc == SIM_OK && !o->path && wall_seconds() - o->opened >= o->seconds)
+            rc = shard_end(o, !is_orphan(c), err, errsize);
+    }
+    if (o->tl) {
+        int crc = shard_end(o, rc == SIM_OK && !is_orphan(c), err, errsize);
+        if (rc == SIM_OK)
+            rc = crc;
+    }
+    return rc;
+}
+
+int sweep_shard_one(const sweep_spec *s, int64_t run_id, const char *path,
+                    volatile const sig_atomic_t *interrupted, char *err, size_t errsize)
+{
+    claim c = { .only = run_id, .interrupted = interrupted };
+    shard_out o = { .path = path };
+    return write_shards(s, &o, &c, err, errsize);
+}
+
+/* ---- workers ------------------------------------------------------------------------ */
+
+static int digits(int64_t n)
+{
+    int d = 1;
+    while (n >= 10)
+        n /= 10, d++;
+    return d;
+}
+
+/* SWEEP_SHARD_SECONDS, or LSIM_SHARD_SECONDS from the environment (the
+ * tests shorten it; results do not depend on it, only where shards end). */
+static double shard_seconds(void)
+{
+    const char *v = getenv("LSIM_SHARD_SECONDS");
+    char *end;
+    double x = v ? strtod(v, &end) : 0;
+    return v && end != v && !*end && x >= 0.01 && x <= 3600 ? x : SWEEP_SHARD_SECONDS;
+}
+
 /* A worker's whole life; returns its exit status. */
-static int worker_main(const sweep_spec *s, shared *sh, const char *path)
+static int worker_main(const sweep_spec *s, const sweep_todo *todo, shared *sh, pid_t parent,
+                       const char *dir)
 {
     char err[1024] = "";
-    claim c = { .sh = sh, .nruns = s->nruns };
-    int rc = write_shard(s, path, &c, err, sizeof err);
+    claim c = { .sh = sh, .todo = todo, .parent = parent };
+    shard_out o = { .dir = dir, .width = digits(s->nruns), .seconds = shard_seconds() };
+    int rc = write_shards(s, &o, &c, err, sizeof err);
     if (rc != SIM_OK) {
         atomic_store(&sh->stop, 1);
         fprintf(stderr, "lsim: %s\n", err);
@@ -135,7 +214,7 @@ typedef struct watch {
     pid_t *pids;                   /* 0 once reaped */
     int n, alive;
     shared *sh;
-    int64_t nruns;
+    int64_t nruns, done_before;    /* the sweep's runs; those done before this start */
     bool progress;
     double started, shown;
     int signal;                    /* the stop signal received, or 0 */
@@ -167,13 +246,13 @@ static void show_progress(watch *w, bool last)
         return;
     }
     w->shown = now;
-    long long done = atomic_load(&w->sh->done);
+    long long now_done = atomic_load(&w->sh->done), done = w->done_before + now_done;
     char elapsed[32], left[32];
     format_seconds(el, elapsed, sizeof elapsed);
     fprintf(stderr, "\r\033[K[lsim] sweep: %lld/%lld runs, %s", done, (long long)w->nruns,
             elapsed);
-    if (done > 0) {
-        format_seconds(el / (double)done * (double)(w->nruns - done), left, sizeof left);
+    if (now_done > 0) {
+        format_seconds(el / (double)now_done * (double)(w->nruns - done), left, sizeof left);
         fprintf(stderr, ", about %s left", left);
     }
 }
@@ -229,25 +308,33 @@ static void supervise(watch *w, const sigset_t *stop_set)
     }
 }
 
-static void add_path(char ***paths, size_t *n, const char *dir, int worker)
+/* In a worker the stop signals kill at once, whatever handler the command
+ * line installed (cli.c's only sets a flag, which a sweep's runs do not
+ * watch: the run under way would go on to its end); what the worker was
+ * writing is a temporary file, which the parent removes. */
+static void worker_signals(const sigset_t *old)
 {
-    strbuf b = { 0 };
-    sb_addf(&b, "%s/worker-%d.db", dir, worker);
-    *paths = xrealloc(*paths, (*n + 1) * sizeof **paths);
-    (*paths)[(*n)++] = sb_take(&b);
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = SIG_DFL;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
+    sigprocmask(SIG_SETMASK, old, NULL);
 }
 
 /* Forks `jobs` workers; a worker unblocks the stop signals (`old` is the
  * mask from before they were blocked) and never returns. */
-static void start_workers(watch *w, const sweep_spec *s, int jobs, const char *dir, char ***paths,
-                          size_t *npaths, const sigset_t *old)
+static void start_workers(watch *w, const sweep_spec *s, const sweep_todo *todo, int jobs,
+                          const char *dir, const sigset_t *old)
 {
+    pid_t parent = getpid();
     for (int i = 0; i < jobs; i++) {
-        add_path(paths, npaths, dir, i);
         pid_t pid = fork();
         if (pid == 0) {
-            sigprocmask(SIG_SETMASK, old, NULL);
-            exit(worker_main(s, w->sh, (*paths)[i]));
+            worker_signals(old);
+            exit(worker_main(s, todo, w->sh, parent, dir));
         }
         if (pid < 0) {
             snprintf(w->err, w->errsize, "cannot start a worker: %s", strerror(errno));
@@ -260,19 +347,18 @@ static void start_workers(watch *w, const sweep_spec *s, int jobs, const char *d
     }
 }
 
-int sweep_execute(const sweep_spec *s, int jobs, bool progress, const char *dir, char ***paths,
-                  size_t *npaths, char *err, size_t errsize)
+int sweep_execute(const sweep_spec *s, const sweep_todo *todo, const sweep_exec_opts *opts,
+                  char *err, size_t errsize)
 {
-    *paths = NULL;
-    *npaths = 0;
-    if (jobs > s->nruns)
-        jobs = (int)s->nruns;
+    if (todo->n == 0)
+        return SIM_OK;
+    int jobs = opts->jobs < todo->n ? opts->jobs : (int)todo->n;
     shared *sh = mmap(NULL, sizeof *sh, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     if (sh == MAP_FAILED) {
         snprintf(err, errsize, "cannot share memory with the workers: %s", strerror(errno));
         return SIM_EIO;
     }
-    atomic_init(&sh->next, 1);
+    atomic_init(&sh->next, 0);
     atomic_init(&sh->done, 0);
     atomic_init(&sh->stop, 0);
     sigset_t stop_set, old;
@@ -284,9 +370,13 @@ int sweep_execute(const sweep_spec *s, int jobs, bool progress, const char *dir,
     fflush(stdout);                /* the children must not write it out again */
     fflush(stderr);
     watch w = { .pids = xcalloc((size_t)jobs, sizeof *w.pids), .sh = sh, .nruns = s->nruns,
-                .progress = progress, .started = wall_seconds(), .err = err,
-                .errsize = errsize };
-    start_workers(&w, s, jobs, dir, paths, npaths, &old);
+                .done_before = todo->done_before, .progress = opts->progress,
+                .started = wall_seconds(), .err = err, .errsize = errsize };
+    /* A signal before the block went to the command line's handler. */
+    if (opts->interrupted && *opts->interrupted)
+        w.signal = *opts->interrupted;
+    else
+        start_workers(&w, s, todo, jobs, opts->dir, &old);
     supervise(&w, &stop_set);
     sigprocmask(SIG_SETMASK, &old, NULL);
     free(w.pids);

@@ -154,8 +154,7 @@ static void add_row(strbuf *b, const char *key, const char *value)
     sb_addf(b, "%s=%s\n", key, value);
 }
 
-/* The settings as "key=value\n" lines. */
-static char *settings_text(const sweep_spec *s)
+char *sweep_settings_text(const sweep_spec *s)
 {
     strbuf b = { 0 };
     add_row(&b, "lsim_version", LSIM_VERSION);
@@ -183,7 +182,7 @@ int sweep_write_settings(sqlite3 *db, const sweep_spec *s)
     sqlite3_stmt *st;
     if (sqlite3_prepare_v2(db, "INSERT INTO sweep VALUES (?, ?)", -1, &st, NULL) != SQLITE_OK)
         return -1;
-    char *text = settings_text(s);
+    char *text = sweep_settings_text(s);
     int rc = 0;
     for (char *line = text, *nl; rc == 0 && (nl = strchr(line, '\n')); line = nl + 1) {
         char *eq = strchr(line, '=');

@@ -71,6 +71,8 @@ char *sweep_point_label(const sweep_spec *s, int64_t point);
  * scenario tree; free both).  Input errors go into d. */
 int sweep_build_run(const sweep_spec *s, int64_t run_id, cfg_doc *doc, run **out, sim_diag *d);
 
+/* The settings rows as "key=value\n" lines (caller frees). */
+char *sweep_settings_text(const sweep_spec *s);
 /* Creates the `sweep` table and writes the settings rows.  0 or -1. */
 int sweep_write_settings(struct sqlite3 *db, const sweep_spec *s);
 /* The settings rows of a database, as "key=value\n" lines (caller frees;

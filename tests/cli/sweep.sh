@@ -3,7 +3,8 @@
 # -j 1, -j 2 and as a plan run by GNU parallel and merged (the points table
 # value for value, and every other table but runs.started_at); the plan's
 # Slurm script runs a task; merge refuses missing or foreign shards; an
-# interrupted sweep leaves no database.  Run from the top of the repository.
+# interrupted sweep leaves no database, keeps its finished runs and resumes
+# (--resume) to the same database.  Run from the top of the repository.
 set -u
 LSIM=${1:-build/lsim}
 PY=/usr/bin/python3
@@ -96,18 +97,138 @@ mkdir "$TMP/empty"
 "$LSIM" sweep "$TMP/mmc.yaml" $ARGS --plan "$TMP/plan" 2>"$TMP/err" >/dev/null && fail "--plan into a planned folder succeeded"
 grep -q "already holds a plan" "$TMP/err" || fail "--plan twice: $(cat "$TMP/err")"
 
-# 4. An interrupted sweep leaves neither a database nor shards.
+# 4. A sweep interrupted before any run finished leaves neither a database
+# nor its folder (the workers stop at once: their runs would take minutes),
+# also when the signal comes before the workers start (while the 20,000
+# points of a grid are checked, about 1 s) ...
 count=$((count + 1))
-"$LSIM" sweep "$TMP/mmc.yaml" --set queue.count=3000000 --vary container.workers=10,11,12 --reps 2 -j 2 \
-    --out "$TMP/int.db" --quiet >/dev/null 2>"$TMP/err" &
+for grid in "--vary container.workers=10,11,12 --reps 2" \
+            "--vary container.workers=1..100 --vary container.startLatency=0ms..199ms:1ms --reps 1"; do
+    "$LSIM" sweep "$TMP/mmc.yaml" --set queue.count=100000000 $grid -j 2 \
+        --out "$TMP/int.db" --quiet >/dev/null 2>"$TMP/err" &
+    pid=$!
+    sleep 0.3
+    t0=$(date +%s)
+    kill -INT $pid
+    wait $pid
+    status=$?
+    [ $(($(date +%s) - t0)) -lt 10 ] || fail "interrupted sweep ($grid): the workers went on with their runs"
+    [ $status -eq 1 ] || fail "interrupted sweep ($grid): exit status $status"
+    grep -q "interrupted (SIGINT): no database written" "$TMP/err" || fail "interrupted sweep ($grid): $(cat "$TMP/err")"
+    [ -z "$(ls "$TMP" | grep '^int\.db')" ] || fail "interrupted sweep ($grid) left: $(ls "$TMP" | grep '^int')"
+done
+# ... and a plan's job stops its run: exit 1, no shard, no temporary file.
+mkdir "$TMP/job"
+"$LSIM" sweep "$TMP/mmc.yaml" --set queue.count=100000000 --vary container.workers=10,11 --reps 1 \
+    --shard 2 --out "$TMP/job/shard-2.db" --quiet 2>"$TMP/err" &
 pid=$!
-sleep 1
-kill -INT $pid
+sleep 0.5
+kill -TERM $pid
 wait $pid
 status=$?
-[ $status -eq 1 ] || fail "interrupted sweep: exit status $status"
-grep -q "interrupted (SIGINT): no database written" "$TMP/err" || fail "interrupted sweep: $(cat "$TMP/err")"
-[ -z "$(ls "$TMP" | grep '^int\.db')" ] || fail "interrupted sweep left: $(ls "$TMP" | grep '^int')"
+[ $status -eq 1 ] && [ "$(cat "$TMP/err")" = "lsim: interrupted" ] || fail "SIGTERM to a plan's job: exit $status, $(cat "$TMP/err")"
+[ -z "$(ls "$TMP/job")" ] || fail "SIGTERM to a plan's job left: $(ls "$TMP/job")"
+
+# 5. An interrupted sweep resumes.  SIGTERM with -j 2 once a shard is kept
+# (the runs take about 0.05 s, a worker closes its shard after 0.1 s here:
+# LSIM_SHARD_SECONDS; so a quarter of the runs or so are done); a --resume
+# meanwhile is refused (the folder is locked); afterwards the
+# same command refuses the folder, another sweep too; --resume (with
+# -j 1: the workers are not part of the sweep) runs only the runs no shard
+# holds and gives the uninterrupted sweep's database and answer.
+count=$((count + 1))
+R="--set queue.count=100000 --vary container.workers=10..13 --vary container.startLatency=0s,1ms --reps 3 --minimize consumers_max"
+export LSIM_SHARD_SECONDS=0.1
+wait_for_shard() {                 # $1: the parts folder
+    n=0
+    while ! ls "$1" 2>/dev/null | grep -q '^shard-.*\.db$' && [ $n -lt 600 ]; do
+        sleep 0.05; n=$((n + 1))
+    done
+}
+# kept OUT STDERR: the number of runs the message says are kept, checked to be some
+kept() {
+    k=$(sed -n "s|^lsim: \([0-9]*\) of 24 runs are done and kept in $1.parts: run the same command with --resume to finish the sweep\$|\1|p" "$2")
+    [ -n "$k" ] && [ "$k" -gt 0 ] && [ "$k" -lt 24 ] || fail "$1: kept runs: $(cat "$2")"
+    echo "${k:-0}"
+}
+# same OUT TXT: the database and the answer are the uninterrupted sweep's
+same() {
+    dump "$1" | cmp -s - "$TMP/whole.dump" || fail "$1: the resumed sweep's database differs"
+    sed "s|$1|X|" "$2" | cmp -s - "$TMP/whole.norm" || fail "$1: the resumed sweep's answer differs"
+    [ ! -e "$1.parts" ] || fail "$1.parts is left after the sweep finished"
+}
+"$LSIM" sweep "$TMP/mmc.yaml" $R -j 2 --quiet --out "$TMP/whole.db" >"$TMP/whole.txt" || fail "sweep for resume"
+dump "$TMP/whole.db" >"$TMP/whole.dump"
+sed "s|$TMP/whole.db|X|" "$TMP/whole.txt" >"$TMP/whole.norm"
+"$LSIM" sweep "$TMP/mmc.yaml" $R -j 2 --quiet --out "$TMP/res.db" >/dev/null 2>"$TMP/err" &
+pid=$!
+wait_for_shard "$TMP/res.db.parts"
+"$LSIM" sweep "$TMP/mmc.yaml" $R --resume --out "$TMP/res.db" >/dev/null 2>"$TMP/err2"
+[ $? -eq 2 ] || fail "--resume of a sweep still running: exit status"
+grep -q "^lsim: $TMP/res.db.parts is in use by another lsim (process $pid)$" "$TMP/err2" || fail "--resume of a sweep still running: $(cat "$TMP/err2")"
+kill -TERM $pid
+wait $pid
+status=$?
+[ $status -eq 1 ] || fail "SIGTERM during a sweep: exit status $status"
+grep -q "^lsim: interrupted (SIGTERM): no database written$" "$TMP/err" || fail "SIGTERM during a sweep: $(cat "$TMP/err")"
+k=$(kept "$TMP/res.db" "$TMP/err")
+[ ! -e "$TMP/res.db" ] || fail "an interrupted sweep left a database"
+[ -z "$(ls "$TMP/res.db.parts" | grep tmp-)" ] || fail "an interrupted sweep left temporary files"
+for f in "$TMP"/res.db.parts/shard-*.db; do sqlite3 "$f" "update runs set started_at = 'kept'"; done
+"$LSIM" sweep "$TMP/mmc.yaml" $R --out "$TMP/res.db" >/dev/null 2>"$TMP/err"
+[ $? -eq 2 ] || fail "a sweep into an unfinished one's folder: exit status"
+grep -q "^lsim: $TMP/res.db.parts holds an unfinished sweep: run the same command with --resume to finish it, or remove the folder$" "$TMP/err" || fail "no --resume: $(cat "$TMP/err")"
+"$LSIM" sweep "$TMP/mmc.yaml" $R --reps 4 --resume --out "$TMP/res.db" >/dev/null 2>"$TMP/err"
+[ $? -eq 2 ] || fail "--resume of another sweep: exit status"
+grep -q "^lsim: --resume: $TMP/res.db.parts holds another sweep ('reps=3' there, 'reps=4' here): remove the folder to start this one$" "$TMP/err" || fail "--resume of another sweep: $(cat "$TMP/err")"
+"$LSIM" sweep "$TMP/mmc.yaml" $R -j 1 --resume --out "$TMP/res.db" >"$TMP/res.txt" 2>"$TMP/err" || fail "--resume: $(cat "$TMP/err")"
+grep -q "^lsim: resuming the sweep in $TMP/res.db.parts: $k of 24 runs done, $((24 - k)) to run$" "$TMP/err" || fail "--resume: $(cat "$TMP/err")"
+[ "$(sqlite3 "$TMP/res.db" "select count(*) from runs where started_at = 'kept'")" = "$k" ] || fail "--resume ran again runs that were kept"
+same "$TMP/res.db" "$TMP/res.txt"
+
+# 6. A worker that dies (SIGKILL) stops the sweep and its runs are kept; so
+# are those of an lsim killed with all its workers (SIGKILL, no clean-up), and
+# of an lsim killed alone: --resume removes what was left half-written and
+# finishes each.
+count=$((count + 1))
+"$LSIM" sweep "$TMP/mmc.yaml" $R -j 2 --quiet --out "$TMP/crash.db" >/dev/null 2>"$TMP/err" &
+pid=$!
+wait_for_shard "$TMP/crash.db.parts"
+kill -KILL $(pgrep -P $pid | head -n 1)
+wait $pid
+status=$?
+[ $status -eq 1 ] || fail "a worker killed: exit status $status"
+grep -q "^lsim: a worker died of signal 9 (Killed)$" "$TMP/err" || fail "a worker killed: $(cat "$TMP/err")"
+kept "$TMP/crash.db" "$TMP/err" >/dev/null
+"$LSIM" sweep "$TMP/mmc.yaml" $R -j 2 --quiet --resume --out "$TMP/crash.db" >"$TMP/crash.txt" || fail "--resume after a worker died"
+same "$TMP/crash.db" "$TMP/crash.txt"
+"$LSIM" sweep "$TMP/mmc.yaml" $R -j 2 --quiet --out "$TMP/kill.db" >/dev/null 2>&1 &
+pid=$!
+wait_for_shard "$TMP/kill.db.parts"
+kill -KILL $pid $(pgrep -P $pid)
+wait $pid 2>/dev/null
+ls "$TMP/kill.db.parts" | grep -q 'tmp-' || fail "SIGKILL: expected the workers' temporary files"
+"$LSIM" sweep "$TMP/mmc.yaml" $R -j 2 --resume --out "$TMP/kill.db" >"$TMP/kill.txt" 2>"$TMP/err" || fail "--resume after SIGKILL"
+grep -q "^lsim: resuming the sweep in $TMP/kill.db.parts: [1-9][0-9]* of 24 runs done" "$TMP/err" || fail "--resume after SIGKILL: $(cat "$TMP/err")"
+same "$TMP/kill.db" "$TMP/kill.txt"
+# Only the parent killed: its workers finish the run under way, keep nothing
+# and end (gone, or zombies nobody reaps); what they had kept before stays.
+"$LSIM" sweep "$TMP/mmc.yaml" $R -j 2 --quiet --out "$TMP/orphan.db" >/dev/null 2>&1 &
+pid=$!
+wait_for_shard "$TMP/orphan.db.parts"
+kids=$(pgrep -P $pid)
+kill -KILL $pid
+wait $pid 2>/dev/null
+n=0
+while [ -n "$(ps -o stat= -p "$(echo $kids | tr ' ' ,)" | grep -v Z)" ] && [ $n -lt 200 ]; do
+    sleep 0.05; n=$((n + 1))
+done
+[ $n -lt 200 ] || fail "the workers of a killed lsim went on"
+[ -z "$(ls "$TMP/orphan.db.parts" | grep 'tmp-')" ] || fail "the workers of a killed lsim left: $(ls "$TMP/orphan.db.parts")"
+"$LSIM" sweep "$TMP/mmc.yaml" $R -j 2 --quiet --resume --out "$TMP/orphan.db" >"$TMP/orphan.txt" || fail "--resume after the parent was killed"
+same "$TMP/orphan.db" "$TMP/orphan.txt"
+
+unset LSIM_SHARD_SECONDS
 
 echo "$count sweep checks, $failures failed"
 [ "$failures" -eq 0 ]

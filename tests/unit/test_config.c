@@ -143,6 +143,42 @@ static void set_overrides_by_path(void **state)
     cfg_doc_free(&doc);
 }
 
+/* Found by tests/fuzz/fuzz_set.c: in a flow map libyaml refuses a plain
+ * "a:?b"; the normal form quotes it and reads back the same. */
+static void normal_form_quotes_colon_question(void **state)
+{
+    (void)state;
+    cfg_doc doc, again;
+    load("s: { t: { \"a:?b\": \"c:?\", d: x:y } }\n", &doc);
+    char *yaml = cfg_to_yaml(doc.root);
+    assert_string_equal(yaml, "s:\n  t: { \"a:?b\": \"c:?\", d: x:y }\n");
+    load(yaml, &again);
+    char *twice = cfg_to_yaml(again.root);
+    assert_string_equal(twice, yaml);
+    free(yaml);
+    free(twice);
+    cfg_doc_free(&doc);
+    cfg_doc_free(&again);
+}
+
+/* Found by tests/fuzz/fuzz_set.c: a character beyond U+FFFF (4 bytes of
+ * UTF-8) is printed whole, not with its last bytes escaped as C1 controls. */
+static void normal_form_keeps_four_byte_characters(void **state)
+{
+    (void)state;
+    cfg_doc doc, again;
+    load("s:\n  t: { k: \"a\xf0\x9f\x98\x80" "b\", \"\xf3\x9e\xa7\xa7\": x }\n", &doc);
+    char *yaml = cfg_to_yaml(doc.root);
+    assert_string_equal(yaml, "s:\n  t: { k: \"a\xf0\x9f\x98\x80" "b\", \"\xf3\x9e\xa7\xa7\": x }\n");
+    load(yaml, &again);
+    char *twice = cfg_to_yaml(again.root);
+    assert_string_equal(twice, yaml);
+    free(yaml);
+    free(twice);
+    cfg_doc_free(&doc);
+    cfg_doc_free(&again);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -152,6 +188,8 @@ int main(void)
         cmocka_unit_test(errors_have_positions),
         cmocka_unit_test(yaml_syntax_errors),
         cmocka_unit_test(set_overrides_by_path),
+        cmocka_unit_test(normal_form_quotes_colon_question),
+        cmocka_unit_test(normal_form_keeps_four_byte_characters),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -17,6 +17,9 @@
 
 #include "cli.h"
 #include "expr.h"
+#include "sweep_parts.h"
+
+#include <sys/stat.h>
 
 static const double LAMBDA = 8.0, MU = 1.0, LIMIT_MS = 520.0;
 
@@ -269,6 +272,12 @@ static void vary_lists_and_ranges(void **state)
     check_vary("q.arrivals={kind: poisson, rate: 5/s}, [1, 2]",
                "q.arrivals={kind: poisson, rate: 5/s}|[1, 2]");
     check_vary("a.b='x,y',z", "a.b='x,y'|z");
+    /* Whole numbers are counted in integers: HI is never passed. */
+    check_vary("a.b=0..4999999999999:1000000000000",
+               "a.b=0|1000000000000|2000000000000|3000000000000|4000000000000");
+    check_vary("a.b=-9007199254740992..-9007199254740990",
+               "a.b=-9007199254740992|-9007199254740991|-9007199254740990");
+    check_vary("a.b=1e20..3e20:1e20", "a.b=1e+20|2e+20|3e+20");
 }
 
 static void check_bad_vary(const char *text, const char *msg)
@@ -289,6 +298,14 @@ static void vary_errors(void **state)
     check_bad_vary("a.b=1ms..3s:1", "'a.b=1ms..3s:1': LO..HI:STEP takes numbers (1..8:1), "
                    "durations (100ms..1s:100ms) or numbers with one unit (10/s..50/s:10/s)");
     check_bad_vary("a.b={x: 1", "'a.b={x: 1': a bracket is not closed");
+    /* Found by tests/fuzz/fuzz_vary.c: beyond 2^53 a step of 1 cannot be
+     * told apart, and a long long cannot hold 1.5e19. */
+    check_bad_vary("a.b=1e20..1.0000000000001e20:5e6", "'a.b=1e20..1.0000000000001e20:5e6': "
+                   "the step is too small: 1e+20 comes twice");
+    check_bad_vary("a.b=10..15544444444444444444:4", "'a.b=10..15544444444444444444:4': "
+                   "3.89e+18 values, more than 10000");
+    check_bad_vary("a.b=1..20000", "'a.b=1..20000': 20000 values, more than 10000");
+    check_bad_vary("a.b=1..2:1e-300", "'a.b=1..2:1e-300': 1e+300 values, more than 10000");
 }
 
 static void requirements(void **state)
@@ -299,6 +316,7 @@ static void requirements(void **state)
         { " utilisation >= 0.5 ", "utilisation", REQ_GE, 0.5 },
         { "mean_wait_ms<1e3", "mean_wait_ms", REQ_LT, 1000 },
         { "throughput_per_s>-2", "throughput_per_s", REQ_GT, -2 },
+        { "x<=4.9406564584124654e-324", "x", REQ_LE, 0x1p-1074 },   /* underflows: a number */
     };
     for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
         requirement r;
@@ -321,12 +339,62 @@ static void requirements(void **state)
     assert_false(req_holds(&r, 5));
 }
 
+static bool exists(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0;
+}
+
+/* The folder of a sweep under way: a second sweep into the same output is
+ * refused and leaves the folder as it is (its workers' temporary shards
+ * included); a resumed one takes stock of the finished shards. */
+static void parts_folder_belongs_to_its_sweep(void **state)
+{
+    (void)state;
+    char *dir = tu_tmpdir(), *scen = tu_path(dir, "mmc.yaml"), *out = tu_path(dir, "x.db");
+    char *parts = tu_path(dir, "x.db.parts"), *tmp = tu_path(parts, "shard-1.db.tmp-1");
+    char *record = tu_path(parts, "sweep.txt");
+    write_text(scen, MMC);
+    sweep_spec s = { .scenario_path = xstrdup(scen), .name = xstrdup("mmc"), .reps = 2 };
+    sim_diag d = { 0 };
+    assert_int_equal(sweep_spec_finish(&s, &d), SIM_OK);
+    sweep_parts a, b;
+    char err[1024];
+    assert_int_equal(parts_open(&a, &s, out, false, err, sizeof err), SIM_OK);
+    assert_int_equal(a.ntodo, 2);
+    assert_true(exists(record));
+    write_text(tmp, "half-written");
+    assert_int_equal(parts_open(&b, &s, out, false, err, sizeof err), SIM_EINPUT);
+    assert_non_null(strstr(err, "x.db.parts holds an unfinished sweep: run the same command "
+                                "with --resume to finish it, or remove the folder"));
+    parts_close(&b, false);
+    assert_true(exists(tmp));          /* not the refused sweep's to remove */
+    parts_close(&a, false);            /* stopped: temporary files go, the record stays */
+    assert_false(exists(tmp));
+    assert_true(exists(record));
+    assert_int_equal(parts_open(&b, &s, out, true, err, sizeof err), SIM_OK);
+    assert_true(b.is_resumed);
+    assert_int_equal(b.ndone, 0);
+    assert_int_equal(b.ntodo, 2);
+    parts_close(&b, true);
+    assert_false(exists(parts));
+    sweep_spec_fini(&s);
+    tu_rmtree(dir);
+    free(record);
+    free(tmp);
+    free(parts);
+    free(out);
+    free(scen);
+    free(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(vary_lists_and_ranges),
         cmocka_unit_test(vary_errors),
         cmocka_unit_test(requirements),
+        cmocka_unit_test(parts_folder_belongs_to_its_sweep),
         cmocka_unit_test(replications_share_arrivals_across_points),
         cmocka_unit_test(no_point_meets_names_the_closest),
         cmocka_unit_test(model_metrics_in_require_and_minimize),

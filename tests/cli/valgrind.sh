@@ -1,0 +1,52 @@
+#!/bin/sh
+# valgrind.sh BUILD -- a representative subset under valgrind (memcheck): a
+# few unit tests (the calendar, scenarios, traces, the SQLite writer, compare,
+# both brokers) and the commands on small inputs: run (with --trace), check,
+# compare, fit, plot, a sweep with -j 2 (its workers are forked, so valgrind
+# follows them), a plan's jobs merged, and a bad scenario (exit status 2, no
+# leak on the error path).  Any memory error or leak (definite, indirect,
+# possible) fails.  `make asan` covers everything; this catches what ASan
+# cannot see (reads of uninitialised memory) and checks the -O2 build itself.
+# Run from the top of the repository.
+set -u
+B=${1:-build}
+LSIM=$B/lsim
+TMP=$(mktemp -d /tmp/lsim-valgrind-XXXXXX)
+trap 'rm -rf "$TMP"' EXIT
+VG="valgrind --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect,possible --quiet"
+failures=0
+count=0
+
+# check WANTED-STATUS CMD...: the command under valgrind ends with that status
+check() {
+    want=$1
+    shift
+    count=$((count + 1))
+    $VG "$@" >"$TMP/out" 2>"$TMP/err"
+    st=$?
+    if [ $st -ne "$want" ]; then
+        echo "FAIL (exit $st, expected $want): $*"
+        tail -n 30 "$TMP/err"
+        failures=$((failures + 1))
+    fi
+}
+
+for t in test_calendar test_config test_trace test_timeline test_compare test_broker_rabbitmq \
+         test_activemq; do
+    check 0 "$B/tests/$t"
+done
+check 0 "$LSIM" run scenarios/seed-competing-consumers.yaml --out "$TMP/seed.db" --trace "$TMP/seed.csv" --quiet
+check 0 "$LSIM" run scenarios/smlc-burst.yaml --detail messages --out "$TMP/smlc.db" --quiet
+check 0 "$LSIM" check scenarios/jms-seed-one-server.yaml
+check 0 "$LSIM" compare scenarios/seed-competing-consumers.yaml "$TMP/seed.csv" --out "$TMP/cmp.db" --quiet
+check 0 "$LSIM" fit "$TMP/seed.csv"
+check 0 "$LSIM" plot "$TMP/smlc.db" --kind timeline -o "$TMP/t.svg"
+check 0 "$LSIM" sweep scenarios/tune-bursty-workers.yaml --vary container.workers=6,7 --reps 2 -j 2 \
+    --require 'p99_latency_ms<=2000' --minimize consumers_max --quiet --out "$TMP/sweep.db"
+"$LSIM" sweep scenarios/tune-bursty-workers.yaml --vary container.workers=6,7 --reps 2 \
+    --plan "$TMP/plan" >/dev/null && sh "$TMP/plan/jobs.txt" || echo "FAIL: the plan's jobs"
+check 0 "$LSIM" merge "$TMP/plan" -o "$TMP/merged.db"
+check 2 "$LSIM" run tests/cli/bad/workers-zero.yaml --out "$TMP/bad.db"
+
+echo "$count checks under valgrind, $failures failed"
+[ "$failures" -eq 0 ]
