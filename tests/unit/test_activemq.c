@@ -12,18 +12,7 @@
 
 #include "activemq_groups.h"
 
-typedef struct fixture {
-    char *dir, *db;
-    run *r;
-    cfg_doc doc;
-} fixture;
-
-static void run_yaml(fixture *f, const char *yaml)
-{
-    f->dir = tu_tmpdir();
-    f->db = tu_path(f->dir, "x.db");
-    f->r = tu_run(yaml, f->db, SIM_DETAIL_MESSAGES, &f->doc);
-}
+typedef tu_fixture fixture;
 
 /* A run whose scenario uses the workload file `csv` (written first):
  * %s in yaml is the file's path. */
@@ -40,22 +29,6 @@ static void run_with_file(fixture *f, const char *yaml_fmt, const char *csv)
     snprintf(yaml, sizeof yaml, yaml_fmt, path);
     f->r = tu_run(yaml, f->db, SIM_DETAIL_MESSAGES, &f->doc);
     free(path);
-}
-
-static void done(fixture *f)
-{
-    tu_done(f->r, &f->doc);
-    tu_rmtree(f->dir);
-    free(f->db);
-    free(f->dir);
-}
-
-static void expect(const fixture *f, const char *sql, const char *want)
-{
-    char *got = tu_db_text(f->db, sql);
-    if (strcmp(got, want) != 0)
-        fail_msg("%s\n got:\n%s\n want:\n%s", sql, got, want);
-    free(got);
 }
 
 #define MSGS_OF(node, consumer)                                                      \
@@ -80,14 +53,14 @@ static void g1a_first_consumer_hoards_everything(void **state)
     char yaml[1024];
     snprintf(yaml, sizeof yaml, g1, 1000);
     fixture f;
-    run_yaml(&f, yaml);
-    expect(&f, "select node, consumer, messages from consumers order by node", "1|1|100\n2|1|0\n");
-    expect(&f, "select max(t_end), max(t_deliver) from messages", "100000.0|0.0\n");
+    tu_fixture_run(&f, yaml);
+    tu_expect_rows(f.db, "select node, consumer, messages from consumers order by node", "1|1|100\n2|1|0\n");
+    tu_expect_rows(f.db, "select max(t_end), max(t_deliver) from messages", "100000.0|0.0\n");
     /* C2 waited from 0.5 s until C1 began its last message at 99 s */
-    expect(&f, "select value from consumer_metrics where node = 2 and metric = 'starved_ms'",
+    tu_expect_rows(f.db, "select value from consumer_metrics where node = 2 and metric = 'starved_ms'",
            "98500.0\n");
     assert_true(tu_metric(f.r, "message_share_max") == 1.0);
-    done(&f);
+    tu_fixture_done(&f);
 }
 
 static void g1b_prefetch_one_alternates(void **state)
@@ -96,7 +69,7 @@ static void g1b_prefetch_one_alternates(void **state)
     char yaml[1024];
     snprintf(yaml, sizeof yaml, g1, 1);
     fixture f;
-    run_yaml(&f, yaml);
+    tu_fixture_run(&f, yaml);
     strbuf odd = { 0 }, even = { 0 };
     sb_add(&odd, "1,2");
     sb_add(&even, "3,4");
@@ -104,13 +77,13 @@ static void g1b_prefetch_one_alternates(void **state)
         sb_addf(k % 2 ? &odd : &even, ",%d", k);
     sb_add(&odd, "\n");
     sb_add(&even, "\n");
-    expect(&f, MSGS_OF(1, 1), odd.s);
-    expect(&f, MSGS_OF(2, 1), even.s);
-    expect(&f, "select node, count(*), max(t_end) from messages group by node",
+    tu_expect_rows(f.db, MSGS_OF(1, 1), odd.s);
+    tu_expect_rows(f.db, MSGS_OF(2, 1), even.s);
+    tu_expect_rows(f.db, "select node, count(*), max(t_end) from messages group by node",
            "1|50|50000.0\n2|50|50500.0\n");
     sb_free(&odd);
     sb_free(&even);
-    done(&f);
+    tu_fixture_done(&f);
 }
 
 /* Prefetch 0: a consumer is sent a message only while it waits in receive,
@@ -121,7 +94,7 @@ static void prefetch_zero_sends_only_to_waiting_consumers(void **state)
     char yaml[1024];
     snprintf(yaml, sizeof yaml, g1, 0);
     fixture f;
-    run_yaml(&f, yaml);
+    tu_fixture_run(&f, yaml);
     strbuf odd = { 0 }, even = { 0 };
     sb_add(&odd, "1");
     sb_add(&even, "2");
@@ -129,13 +102,13 @@ static void prefetch_zero_sends_only_to_waiting_consumers(void **state)
         sb_addf(k % 2 ? &odd : &even, ",%d", k);
     sb_add(&odd, "\n");
     sb_add(&even, "\n");
-    expect(&f, MSGS_OF(1, 1), odd.s);
-    expect(&f, MSGS_OF(2, 1), even.s);
-    expect(&f, "select t_deliver from messages where msg in (2, 3) order by msg", "500.0\n1000.0\n");
-    expect(&f, "select node, max(t_end) from messages group by node", "1|50000.0\n2|50500.0\n");
+    tu_expect_rows(f.db, MSGS_OF(1, 1), odd.s);
+    tu_expect_rows(f.db, MSGS_OF(2, 1), even.s);
+    tu_expect_rows(f.db, "select t_deliver from messages where msg in (2, 3) order by msg", "500.0\n1000.0\n");
+    tu_expect_rows(f.db, "select node, max(t_end) from messages group by node", "1|50000.0\n2|50500.0\n");
     sb_free(&odd);
     sb_free(&even);
-    done(&f);
+    tu_fixture_done(&f);
 }
 
 /* ---- G2: pinned groups, idle consumer ------------------------------------------ */
@@ -156,23 +129,23 @@ static void g2_pinned_groups_leave_a_consumer_idle(void **state)
     /* sequential groups g1, g2, g1, g2 ...: the spec's A1, B1, A2, B2 ... */
     snprintf(yaml, sizeof yaml, g2, "groups: { kind: sequential, count: 2 }");
     fixture f;
-    run_yaml(&f, yaml);
-    expect(&f, "select consumer, count(*), count(distinct grp), min(grp) from messages "
+    tu_fixture_run(&f, yaml);
+    tu_expect_rows(f.db, "select consumer, count(*), count(distinct grp), min(grp) from messages "
                "group by consumer", "1|10|1|g1\n2|10|1|g2\n");
-    expect(&f, "select messages from consumers where consumer = 3", "0\n");
-    expect(&f, "select max(t_end) - 1000 from messages", "10000.0\n");
+    tu_expect_rows(f.db, "select messages from consumers where consumer = 3", "0\n");
+    tu_expect_rows(f.db, "select max(t_end) - 1000 from messages", "10000.0\n");
     /* C3 waited while the owners' buffers held messages, until A10 and B10 began at 10 s */
-    expect(&f, "select value from consumer_metrics where consumer = 3 and metric = 'starved_ms'",
+    tu_expect_rows(f.db, "select value from consumer_metrics where consumer = 3 and metric = 'starved_ms'",
            "9000.0\n");
     assert_true(tu_metric(f.r, "group_assignments") == 2);
     assert_true(tu_metric(f.r, "order_violations") == 0);
-    done(&f);
+    tu_fixture_done(&f);
     /* control: the same messages without groups go round robin, 7/7/6 */
     snprintf(yaml, sizeof yaml, g2, "groups: { kind: none }");
-    run_yaml(&f, yaml);
-    expect(&f, "select consumer, count(*) from messages group by consumer", "1|7\n2|7\n3|6\n");
-    expect(&f, "select max(t_end) - 1000 from messages", "7000.0\n");
-    done(&f);
+    tu_fixture_run(&f, yaml);
+    tu_expect_rows(f.db, "select consumer, count(*) from messages group by consumer", "1|7\n2|7\n3|6\n");
+    tu_expect_rows(f.db, "select max(t_end) - 1000 from messages", "7000.0\n");
+    tu_fixture_done(&f);
 }
 
 /* ---- G7: owner close -------------------------------------------------------------- */
@@ -184,7 +157,7 @@ static void g7_owner_close_redelivers_ahead_and_reassigns(void **state)
 {
     (void)state;
     fixture f;
-    run_yaml(&f, "name: g7\n"
+    tu_fixture_run(&f, "name: g7\n"
                  "queue:\n"
                  "  arrivals: { kind: burst, count: 20, at: 1ms }\n"
                  "  service: { kind: constant, value: 1s }\n"
@@ -197,21 +170,21 @@ static void g7_owner_close_redelivers_ahead_and_reassigns(void **state)
                  "  receiveTimeout: 30s\n"
                  "  startLatency: 0s\n"
                  "  changes: [ { at: 2500ms, concurrency: \"2-2\" } ]\n");
-    expect(&f, "select consumer, t_stop, stop_reason from consumers where consumer = 1",
+    tu_expect_rows(f.db, "select consumer, t_stop, stop_reason from consumers where consumer = 1",
            "1|3001.0|change\n");
     /* A4..A10 were redelivered at the close, before A11..A20, all to C2 */
-    expect(&f, MSGS_OF(1, 1), "1,2,3\n");
-    expect(&f, MSGS_OF(1, 2), "4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20\n");
-    expect(&f, "select min(msg), max(msg), min(t_deliver), max(t_deliver), sum(requeues) "
+    tu_expect_rows(f.db, MSGS_OF(1, 1), "1,2,3\n");
+    tu_expect_rows(f.db, MSGS_OF(1, 2), "4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20\n");
+    tu_expect_rows(f.db, "select min(msg), max(msg), min(t_deliver), max(t_deliver), sum(requeues) "
                "from messages where msg between 4 and 10", "4|10|3001.0|3001.0|7\n");
-    expect(&f, "select t_begin from messages where msg in (4, 11) order by msg",
+    tu_expect_rows(f.db, "select t_begin from messages where msg in (4, 11) order by msg",
            "3001.0\n10001.0\n");
-    expect(&f, "select consumer, value from consumer_metrics where metric = 'groups' "
+    tu_expect_rows(f.db, "select consumer, value from consumer_metrics where metric = 'groups' "
                "order by consumer", "1|1.0\n2|1.0\n3|0.0\n");
     assert_true(tu_metric(f.r, "group_reassignments") == 1);
     assert_true(tu_metric(f.r, "requeues") == 7);
     assert_true(tu_metric(f.r, "order_violations") == 0);
-    done(&f);
+    tu_fixture_done(&f);
 }
 
 /* ---- the page window (maxPageSize) ---------------------------------------------- */
@@ -243,14 +216,14 @@ static void page_window_starves_free_consumers(void **state)
                       "broker: { kind: activemq, queuePrefetch: 1, maxPageSize: 10 }\n"
                       "container: { kind: dmlc, concurrency: \"2-2\", startLatency: 0s }\n",
                   csv.s);
-    expect(&f, "select consumer, count(*) from messages group by consumer", "1|30\n2|5\n");
-    expect(&f, "select msg, t_deliver from messages where msg > 30 order by msg",
+    tu_expect_rows(f.db, "select consumer, count(*) from messages group by consumer", "1|30\n2|5\n");
+    tu_expect_rows(f.db, "select msg, t_deliver from messages where msg > 30 order by msg",
            "31|11001.0\n32|11001.0\n33|19001.0\n34|19001.0\n35|20001.0\n");
-    expect(&f, "select metric, value from consumer_metrics where consumer = 2 and metric like "
+    tu_expect_rows(f.db, "select metric, value from consumer_metrics where consumer = 2 and metric like "
                "'starved%' order by metric", "starved_buffered_ms|1000.0\nstarved_ms|24000.0\n");
     assert_true(tu_metric(f.r, "page_window_blocked_ms") == 19000.0);
     assert_true(tu_metric(f.r, "starvation_ms_total") == 24000.0);
-    done(&f);
+    tu_fixture_done(&f);
     sb_free(&csv);
 }
 
@@ -319,13 +292,13 @@ static void bucket_map_merges_colliding_groups(void **state)
     fixture f;
     snprintf(fmt, sizeof fmt, two_consumers_fmt, "bucket");
     run_with_file(&f, fmt, colliding_csv);
-    expect(&f, "select consumer, count(*) from messages group by consumer", "1|4\n");
-    done(&f);
+    tu_expect_rows(f.db, "select consumer, count(*) from messages group by consumer", "1|4\n");
+    tu_fixture_done(&f);
     snprintf(fmt, sizeof fmt, two_consumers_fmt, "cached");
     run_with_file(&f, fmt, colliding_csv);
-    expect(&f, "select consumer, group_concat(msg) from messages group by consumer",
+    tu_expect_rows(f.db, "select consumer, group_concat(msg) from messages group by consumer",
            "1|1,3\n2|2,4\n");
-    done(&f);
+    tu_fixture_done(&f);
 }
 
 /* groupMapSize 2 and groups g1, g2, g3, g1, g2, g3: from the third message
@@ -345,20 +318,20 @@ static void cached_map_evicts_least_recently_used(void **state)
     char yaml[1024];
     fixture f;
     snprintf(yaml, sizeof yaml, yaml_fmt, "cached, groupMapSize: 2");
-    run_yaml(&f, yaml);
-    expect(&f, "select consumer, group_concat(grp) from (select * from messages order by msg) "
+    tu_fixture_run(&f, yaml);
+    tu_expect_rows(f.db, "select consumer, group_concat(grp) from (select * from messages order by msg) "
                "group by consumer", "1|g1,g3,g2\n2|g2,g1,g3\n");
     assert_true(tu_metric(f.r, "group_assignments") == 6);
     assert_true(tu_metric(f.r, "group_evictions") == 4);
     assert_true(tu_metric(f.r, "group_reassignments") == 3);
-    done(&f);
+    tu_fixture_done(&f);
     snprintf(yaml, sizeof yaml, yaml_fmt, "simple");
-    run_yaml(&f, yaml);
-    expect(&f, "select consumer, group_concat(grp) from (select * from messages order by msg) "
+    tu_fixture_run(&f, yaml);
+    tu_expect_rows(f.db, "select consumer, group_concat(grp) from (select * from messages order by msg) "
                "group by consumer", "1|g1,g3,g1,g3\n2|g2,g2\n");
     assert_true(tu_metric(f.r, "group_assignments") == 3);
     assert_true(tu_metric(f.r, "group_evictions") == 0);
-    done(&f);
+    tu_fixture_done(&f);
 }
 
 /* closeEvery: 2 -- every second message of g1 has JMSXGroupSeq -1: it goes
@@ -370,19 +343,19 @@ static void closing_a_group_moves_it(void **state)
 {
     (void)state;
     fixture f;
-    run_yaml(&f, "name: close\n"
+    tu_fixture_run(&f, "name: close\n"
                  "queue:\n"
                  "  arrivals: { kind: burst, count: 8, at: 1ms }\n"
                  "  service: { kind: constant, value: 1s }\n"
                  "  groups: { kind: sequential, count: 1, closeEvery: 2 }\n"
                  "broker: { kind: activemq }\n"
                  "container: { kind: dmlc, concurrency: \"2-2\", startLatency: 0s }\n");
-    expect(&f, MSGS_OF(1, 1), "1,2,5,6\n");
-    expect(&f, MSGS_OF(1, 2), "3,4,7,8\n");
+    tu_expect_rows(f.db, MSGS_OF(1, 1), "1,2,5,6\n");
+    tu_expect_rows(f.db, MSGS_OF(1, 2), "3,4,7,8\n");
     assert_true(tu_metric(f.r, "group_closes") == 4);
     assert_true(tu_metric(f.r, "group_reassignments") == 3);
     assert_true(tu_metric(f.r, "order_violations") == 5);
-    done(&f);
+    tu_fixture_done(&f);
 }
 
 /* A message with JMSXGroupSeq 1 takes its group from the owner: m2 goes to
@@ -397,10 +370,10 @@ static void sequence_one_reassigns(void **state)
                       "container: { kind: dmlc, concurrency: \"2-2\", startLatency: 0s }\n",
                   "t_ms,msg,group,service_ms,group_seq\n"
                   "1,m1,g,1000,1\n1,m2,g,1000,1\n1,m3,g,1000,\n");
-    expect(&f, "select msg, consumer from messages order by msg", "1|1\n2|2\n3|2\n");
+    tu_expect_rows(f.db, "select msg, consumer from messages order by msg", "1|1\n2|2\n3|2\n");
     assert_true(tu_metric(f.r, "group_assignments") == 2);
     assert_true(tu_metric(f.r, "group_reassignments") == 1);
-    done(&f);
+    tu_fixture_done(&f);
 }
 
 /* sequence: true, closeEvery: 3, prefetch 1: one group's messages carry
@@ -431,13 +404,13 @@ static void sequence_one_after_a_waiting_close(void **state)
                  "container: { kind: dmlc, concurrency: \"2-2\", startLatency: 0s }\n",
                  cases[i].sequence);
         fixture f;
-        run_yaml(&f, yaml);
-        expect(&f, "select consumer, group_concat(msg) from (select * from messages "
+        tu_fixture_run(&f, yaml);
+        tu_expect_rows(f.db, "select consumer, group_concat(msg) from (select * from messages "
                    "order by t_begin) group by consumer", cases[i].runs);
         assert_true(tu_metric(f.r, "order_violations") == cases[i].violations);
         assert_true(tu_metric(f.r, "group_assignments") == cases[i].assignments);
         assert_true(tu_metric(f.r, "group_closes") == 2);
-        done(&f);
+        tu_fixture_done(&f);
     }
 }
 
@@ -476,10 +449,10 @@ static void delayed_start_shares_the_backlog(void **state)
                  "container: { kind: dmlc, concurrency: \"1-1\", startLatency: 0s }\n",
                  cases[i].broker);
         fixture f;
-        run_yaml(&f, yaml);
-        expect(&f, "select node, messages from consumers order by node", cases[i].shares);
-        expect(&f, "select min(t_deliver) from messages", cases[i].first);
-        done(&f);
+        tu_fixture_run(&f, yaml);
+        tu_expect_rows(f.db, "select node, messages from consumers order by node", cases[i].shares);
+        tu_expect_rows(f.db, "select min(t_deliver) from messages", cases[i].first);
+        tu_fixture_done(&f);
     }
 }
 

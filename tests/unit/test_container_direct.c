@@ -5,26 +5,7 @@
  */
 #include "testutil.h"
 
-typedef struct result {
-    char *dir, *db;
-    run *r;
-    cfg_doc doc;
-} result;
-
-static void run_yaml(result *res, const char *yaml)
-{
-    res->dir = tu_tmpdir();
-    res->db = tu_path(res->dir, "t.db");
-    res->r = tu_run(yaml, res->db, SIM_DETAIL_MESSAGES, &res->doc);
-}
-
-static void done(result *res)
-{
-    tu_done(res->r, &res->doc);
-    tu_rmtree(res->dir);
-    free(res->db);
-    free(res->dir);
-}
+typedef tu_fixture result;
 
 #define QUEUE(name)                                                                        \
     "  - { name: " name ", arrivals: { kind: burst, count: 2000 },"                        \
@@ -37,12 +18,12 @@ static void done(result *res)
 static void expect_parallel(const char *yaml, int consumers, int listeners)
 {
     result res;
-    run_yaml(&res, yaml);
+    tu_fixture_run(&res, yaml);
     assert_int_equal((int)tu_metric(res.r, "consumers_max"), consumers);
     assert_int_equal((int)tu_db_double(res.db, "select max(busy) from samples"), listeners);
     assert_int_equal((int)tu_db_double(res.db, "select min(busy) from samples where t > 0"),
                      listeners);
-    done(&res);
+    tu_fixture_done(&res);
 }
 
 /* G10c: 3 queues x 4 consumers on one connection, 8 cores: 8 listeners at
@@ -66,7 +47,7 @@ static void blocks_of_16_per_channel(void **state)
 {
     (void)state;
     result res;
-    run_yaml(&res, "name: blk\nqueue:\n  arrivals: { kind: burst, count: 64, at: 0s }\n"
+    tu_fixture_run(&res, "name: blk\nqueue:\n  arrivals: { kind: burst, count: 64, at: 0s }\n"
              "  service: { kind: constant, value: 10ms }\n"
              "container: { kind: direct, consumersPerQueue: 2, clientThreads: 1, prefetchCount: 0 }\n");
     char *order = tu_db_text(res.db, "select consumer from messages order by t_begin");
@@ -86,7 +67,7 @@ static void blocks_of_16_per_channel(void **state)
     assert_string_equal(runs.s, "1x1 2x16 1x16 2x15 1x16");
     sb_free(&runs);
     free(order);
-    done(&res);
+    tu_fixture_done(&res);
 }
 
 /* setConsumersPerQueue: up adds at the lowest free index; down cancels the
@@ -96,7 +77,7 @@ static void consumers_per_queue_at_runtime(void **state)
 {
     (void)state;
     result res;
-    run_yaml(&res, "name: cpq\nduration: 20s\n"
+    tu_fixture_run(&res, "name: cpq\nduration: 20s\n"
              "queue:\n  arrivals: { kind: burst, count: 10000, at: 0s }\n"
              "  service: { kind: constant, value: 100ms }\n"
              "container:\n  kind: direct\n  consumersPerQueue: 2\n  prefetchCount: 10\n"
@@ -112,7 +93,7 @@ static void consumers_per_queue_at_runtime(void **state)
     assert_int_equal((int)tu_metric(res.r, "requeues"), 0);
     free(rows);
     free(cons);
-    done(&res);
+    tu_fixture_done(&res);
 }
 
 /* messagesPerAck 10 with prefetch 10: the broker sends the 11th message
@@ -129,10 +110,10 @@ static void messages_per_ack_holds_the_prefetch(void **state)
                  "  service: { kind: constant, value: 100ms }\n"
                  "container: { kind: direct, prefetchCount: 10, %s }\n", extra[i]);
         result res;
-        run_yaml(&res, yaml);
+        tu_fixture_run(&res, yaml);
         assert_true(tu_db_double(res.db, "select t_deliver from messages where msg = 11") ==
                     expect[i]);
-        done(&res);
+        tu_fixture_done(&res);
     }
 }
 
@@ -142,12 +123,12 @@ static void ack_timeout_flushes_pending_acks(void **state)
 {
     (void)state;
     result res;
-    run_yaml(&res, "name: ackto\nqueue:\n  arrivals: { kind: burst, count: 5, at: 0s }\n"
+    tu_fixture_run(&res, "name: ackto\nqueue:\n  arrivals: { kind: burst, count: 5, at: 0s }\n"
              "  service: { kind: constant, value: 100ms }\n"
              "container: { kind: direct, messagesPerAck: 100 }\n");
     assert_true(tu_metric(res.r, "duration_s") == 25.0);
     assert_int_equal((int)tu_metric(res.r, "completed"), 5);
-    done(&res);
+    tu_fixture_done(&res);
 }
 
 int main(void)

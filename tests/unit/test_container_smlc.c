@@ -12,41 +12,22 @@
 
 /* ---- helpers --------------------------------------------------------------- */
 
-typedef struct result {
-    char *dir, *db;
-    run *r;
-    cfg_doc doc;
-} result;
-
-static void run_yaml(result *res, const char *yaml)
-{
-    res->dir = tu_tmpdir();
-    res->db = tu_path(res->dir, "t.db");
-    res->r = tu_run(yaml, res->db, SIM_DETAIL_MESSAGES, &res->doc);
-}
+typedef tu_fixture result;
 
 static char *query(const result *res, const char *sql)
 {
     return tu_db_text(res->db, sql);
 }
 
-static void done(result *res)
-{
-    tu_done(res->r, &res->doc);
-    tu_rmtree(res->dir);
-    free(res->db);
-    free(res->dir);
-}
-
 /* Runs `yaml` and compares one query's rows with `expected`. */
 static void expect_rows(const char *yaml, const char *sql, const char *expected)
 {
     result res;
-    run_yaml(&res, yaml);
+    tu_fixture_run(&res, yaml);
     char *got = query(&res, sql);
     assert_string_equal(got, expected);
     free(got);
-    done(&res);
+    tu_fixture_done(&res);
 }
 
 static const char *SCALING = "select t, action, consumers_after, rule from scaling order by rowid";
@@ -101,7 +82,7 @@ static void g3_batch_of_5_adds_at_6_s_after_60_messages(void **state)
 {
     (void)state;
     result res;
-    run_yaml(&res, "name: g3\nduration: 7s\n" BACKLOG("100ms")
+    tu_fixture_run(&res, "name: g3\nduration: 7s\n" BACKLOG("100ms")
              "container: { kind: smlc, concurrency: \"1-2\", batchSize: 5 }\n");
     char *rows = query(&res, SCALING);
     assert_string_equal(rows, "6000.0|start|2|considerAddingAConsumer\n");
@@ -109,7 +90,7 @@ static void g3_batch_of_5_adds_at_6_s_after_60_messages(void **state)
     assert_string_equal(n, "60\n");
     free(rows);
     free(n);
-    done(&res);
+    tu_fixture_done(&res);
 }
 
 /* ---- G4: idle scale-down ---------------------------------------------------------------
@@ -127,7 +108,7 @@ static void g4_eps0_stops_at_d_plus_12_84_156(void **state)
 {
     (void)state;
     result res;
-    run_yaml(&res, G4(""));
+    tu_fixture_run(&res, G4(""));
     char *d = query(&res, "select consumer, max(t_end) from messages group by consumer");
     assert_string_equal(d, "1|401.0\n2|401.0\n3|401.0\n4|401.0\n");
     char *rows = query(&res, SCALING);
@@ -138,7 +119,7 @@ static void g4_eps0_stops_at_d_plus_12_84_156(void **state)
     assert_int_equal((int)tu_metric(res.r, "completed"), 16);
     free(d);
     free(rows);
-    done(&res);
+    tu_fixture_done(&res);
 }
 
 /* ε = 1 ms per cycle (busy and idle): idle cycles of 1001 ms break the ties
@@ -187,7 +168,7 @@ static void g6_after_amqp_810(void **state)
 {
     (void)state;
     result res;
-    run_yaml(&res, G6("2.4.1"));
+    tu_fixture_run(&res, G6("2.4.1"));
     char *rows = query(&res, SCALING);
     assert_string_equal(rows, "1200.0|start|3|considerAddingAConsumer\n"
                               "12000.0|start|4|considerAddingAConsumer\n"
@@ -198,7 +179,7 @@ static void g6_after_amqp_810(void **state)
     assert_int_equal((int)res.r->ctx->nwarnings, 1);
     assert_non_null(strstr(res.r->ctx->warnings[0], "setConcurrentConsumers(1): removes nothing"));
     free(rows);
-    done(&res);
+    tu_fixture_done(&res);
 }
 
 /* Before AMQP-810 (here 1.7.0 and 2.0.3): 5, then 3 at once, then setMax only sets. */
@@ -225,7 +206,7 @@ static void observed_1_7_15_refusals(void **state)
 {
     (void)state;
     result res;
-    run_yaml(&res, "name: r\nduration: 200s\n"
+    tu_fixture_run(&res, "name: r\nduration: 200s\n"
              "queue:\n  arrivals: { kind: burst, count: 1000, at: 0s }\n"
              "  service: { kind: constant, value: 100ms }\n"
              "container:\n  kind: smlc\n  version: \"1.7.15\"\n  concurrentConsumers: 1\n"
@@ -243,7 +224,7 @@ static void observed_1_7_15_refusals(void **state)
     assert_non_null(strstr(res.r->ctx->warnings[1], "setMaxConcurrentConsumers(2): refused"));
     free(rows);
     free(alive);
-    done(&res);
+    tu_fixture_done(&res);
 }
 
 /* ---- G9: a cancelled consumer drains its buffer ------------------------------------------- */
@@ -252,7 +233,7 @@ static void g9_drain_of_250_buffered_messages(void **state)
 {
     (void)state;
     result res;
-    run_yaml(&res, "name: g9\nduration: 20s\n" BACKLOG("10ms")
+    tu_fixture_run(&res, "name: g9\nduration: 20s\n" BACKLOG("10ms")
              "container:\n  kind: smlc\n  concurrentConsumers: 2\n"
              "  changes: [ { at: 10s, concurrentConsumers: 1 } ]\n");
     char *rows = query(&res, SCALING);
@@ -264,7 +245,7 @@ static void g9_drain_of_250_buffered_messages(void **state)
     assert_int_equal((int)tu_metric(res.r, "requeues"), 0);
     free(rows);
     free(cons);
-    done(&res);
+    tu_fixture_done(&res);
 }
 
 /* 1.3: setQuiesce sends no basic.cancel; deliveries after it are parked
@@ -274,14 +255,14 @@ static void g9_in_1_3_quiesce_requeues_what_it_parked(void **state)
 {
     (void)state;
     result res;
-    run_yaml(&res, "name: g9q\nduration: 20s\n" BACKLOG("10ms")
+    tu_fixture_run(&res, "name: g9q\nduration: 20s\n" BACKLOG("10ms")
              "container:\n  kind: smlc\n  version: \"1.3\"\n  concurrentConsumers: 2\n"
              "  prefetchCount: 250\n  changes: [ { at: 10s, concurrentConsumers: 1 } ]\n");
     char *cons = query(&res, "select consumer, t_stop, messages from consumers order by consumer");
     assert_string_equal(cons, "1|13490.0|1249\n2|20000.0|2000\n");
     assert_int_equal((int)tu_metric(res.r, "requeues"), 250);
     free(cons);
-    done(&res);
+    tu_fixture_done(&res);
 }
 
 /* ---- G10: version gates -------------------------------------------------------------------- */
@@ -300,9 +281,9 @@ static void g10a_transacted_before_1_4_6_never_scales(void **state)
         char yaml[1024];
         snprintf(yaml, sizeof yaml, G10("  version: \"%s\"\n  channelTransacted: true\n"), v[i]);
         result res;
-        run_yaml(&res, yaml);
+        tu_fixture_run(&res, yaml);
         assert_int_equal((int)tu_metric(res.r, "consumers_max"), expect[i]);
-        done(&res);
+        tu_fixture_done(&res);
     }
 }
 
@@ -311,14 +292,14 @@ static void g10b_failing_listener_never_scales(void **state)
 {
     (void)state;
     result res;
-    run_yaml(&res, G10("  listenerFailureProbability: 1\n"));
+    tu_fixture_run(&res, G10("  listenerFailureProbability: 1\n"));
     char *rows = query(&res, "select count(*) from scaling");
     assert_string_equal(rows, "0\n");
     assert_int_equal((int)tu_metric(res.r, "consumers_max"), 1);
     assert_int_equal((int)tu_metric(res.r, "completed"), 0);
     assert_int_equal((int)tu_metric(res.r, "requeues"), 400);   /* one per 100 ms cycle */
     free(rows);
-    done(&res);
+    tu_fixture_done(&res);
 }
 
 /* ---- consumersLock and start latency --------------------------------------------------------- */
@@ -329,7 +310,7 @@ static void start_latency_blocks_the_others(void **state)
 {
     (void)state;
     result res;
-    run_yaml(&res, "name: lk\nduration: 30s\n" BACKLOG("100ms")
+    tu_fixture_run(&res, "name: lk\nduration: 30s\n" BACKLOG("100ms")
              "container: { kind: smlc, concurrency: \"1-4\", startLatency: 50ms }\n");
     char *rows = query(&res, SCALING);
     /* consumer 1 itself consumes at 50 ms, so its 12th cycle ends at 1250 */
@@ -347,7 +328,7 @@ static void start_latency_blocks_the_others(void **state)
     free(rows);
     free(begins);
     free(blocked);
-    done(&res);
+    tu_fixture_done(&res);
 }
 
 /* ---- setConcurrency at runtime, by version (GH-1401) ------------------------------------------- */
@@ -390,12 +371,12 @@ static void immediate_scale_down_without_max_removes_nobody(void **state)
 {
     (void)state;
     result res;
-    run_yaml(&res, "name: isd1\nduration: 12s\n" BACKLOG("100ms")
+    tu_fixture_run(&res, "name: isd1\nduration: 12s\n" BACKLOG("100ms")
              "container:\n  kind: smlc\n  concurrentConsumers: 3\n  immediateScaleDown: true\n"
              "  changes: [ { at: 5s, concurrentConsumers: 1 } ]\n");
     assert_int_equal((int)tu_metric(res.r, "consumers_mean"), 3);
     assert_int_equal((int)res.r->ctx->nwarnings, 1);
-    done(&res);
+    tu_fixture_done(&res);
 }
 
 /* ---- idle polling ------------------------------------------------------------------------------------ */

@@ -10,34 +10,7 @@
 
 #include "dmlc.h"
 
-typedef struct fixture {
-    char *dir, *db;
-    run *r;
-    cfg_doc doc;
-} fixture;
-
-static void run_yaml(fixture *f, const char *yaml)
-{
-    f->dir = tu_tmpdir();
-    f->db = tu_path(f->dir, "x.db");
-    f->r = tu_run(yaml, f->db, SIM_DETAIL_MESSAGES, &f->doc);
-}
-
-static void done(fixture *f)
-{
-    tu_done(f->r, &f->doc);
-    tu_rmtree(f->dir);
-    free(f->db);
-    free(f->dir);
-}
-
-static void expect(const fixture *f, const char *sql, const char *want)
-{
-    char *got = tu_db_text(f->db, sql);
-    if (strcmp(got, want) != 0)
-        fail_msg("%s\n got:\n%s\n want:\n%s", sql, got, want);
-    free(got);
-}
+typedef tu_fixture fixture;
 
 /* ---- setConcurrency --------------------------------------------------------------- */
 
@@ -84,14 +57,14 @@ static void ten_five_is_ten_ten(void **state)
 {
     (void)state;
     fixture f;
-    run_yaml(&f, "name: tenfive\n"
+    tu_fixture_run(&f, "name: tenfive\n"
                  "queue: { arrivals: { kind: burst, count: 200, at: 1s }, "
                  "service: { kind: constant, value: 10ms } }\n"
                  "broker: { kind: activemq, queuePrefetch: 1 }\n"
                  "container: { kind: dmlc, concurrency: 10-5, startLatency: 0s }\n");
-    expect(&f, "select count(*), max(consumers_after) from scaling", "10|10\n");
-    expect(&f, "select count(*) from consumers", "10\n");
-    done(&f);
+    tu_expect_rows(f.db, "select count(*), max(consumers_after) from scaling", "10|10\n");
+    tu_expect_rows(f.db, "select count(*) from consumers", "10\n");
+    tu_fixture_done(&f);
 }
 
 /* ---- G4: scale-up blocked by hoarding --------------------------------------------- */
@@ -112,21 +85,21 @@ static void g4a_hoarding_blocks_scale_up(void **state)
     char yaml[1024];
     snprintf(yaml, sizeof yaml, g4, 1000, "");
     fixture f;
-    run_yaml(&f, yaml);
-    expect(&f, "select t, action, consumers_after, rule from scaling",
+    tu_fixture_run(&f, yaml);
+    tu_expect_rows(f.db, "select t, action, consumers_after, rule from scaling",
            "1000.0|start|1|initial\n1000.0|start|2|message-received\n");
-    expect(&f, "select consumer, messages, stop_reason from consumers",
+    tu_expect_rows(f.db, "select consumer, messages, stop_reason from consumers",
            "1|500|end\n2|0|end\n");
-    expect(&f, "select max(t_end) from messages", "51000.0\n");
+    tu_expect_rows(f.db, "select max(t_end) from messages", "51000.0\n");
     assert_true(tu_metric(f.r, "consumers_max") == 2);
-    done(&f);
+    tu_fixture_done(&f);
     /* idleConsumerLimit 2: two idle invokers may wait, so I1's second
      * receipt adds I3 before the gate closes */
     snprintf(yaml, sizeof yaml, g4, 1000, ", idleConsumerLimit: 2");
-    run_yaml(&f, yaml);
-    expect(&f, "select consumers_after, rule from scaling",
+    tu_fixture_run(&f, yaml);
+    tu_expect_rows(f.db, "select consumers_after, rule from scaling",
            "1|initial\n2|message-received\n3|message-received\n");
-    done(&f);
+    tu_fixture_done(&f);
 }
 
 static void g4b_prefetch_one_scales_at_once(void **state)
@@ -135,15 +108,15 @@ static void g4b_prefetch_one_scales_at_once(void **state)
     char yaml[1024];
     snprintf(yaml, sizeof yaml, g4, 1, "");
     fixture f;
-    run_yaml(&f, yaml);
-    expect(&f, "select group_concat(t), group_concat(consumers_after) from scaling",
+    tu_fixture_run(&f, yaml);
+    tu_expect_rows(f.db, "select group_concat(t), group_concat(consumers_after) from scaling",
            "1000.0,1000.0,1000.0,1000.0,1000.0|1,2,3,4,5\n");
-    expect(&f, "select consumer, count(*) from messages group by consumer",
+    tu_expect_rows(f.db, "select consumer, count(*) from messages group by consumer",
            "1|100\n2|100\n3|100\n4|100\n5|100\n");
-    expect(&f, "select max(t_end) from messages", "11000.0\n");
+    tu_expect_rows(f.db, "select max(t_end) from messages", "11000.0\n");
     /* 4.3 with the default executor never shrinks: still 5 after 60 s idle */
-    expect(&f, "select count(*) from consumers where stop_reason = 'end'", "5\n");
-    done(&f);
+    tu_expect_rows(f.db, "select count(*) from consumers where stop_reason = 'end'", "5\n");
+    tu_fixture_done(&f);
 }
 
 /* ---- G5: scale-down timing -------------------------------------------------------- */
@@ -190,14 +163,14 @@ static void g5_scale_down_at_task_end(void **state)
         char yaml[1024];
         snprintf(yaml, sizeof yaml, g5, cases[i].settings);
         fixture f;
-        run_yaml(&f, yaml);
-        expect(&f, "select count(*) from scaling where action = 'start'", "5\n");
-        expect(&f, "select t, consumers_after from scaling where action = 'stop'",
+        tu_fixture_run(&f, yaml);
+        tu_expect_rows(f.db, "select count(*) from scaling where action = 'start'", "5\n");
+        tu_expect_rows(f.db, "select t, consumers_after from scaling where action = 'stop'",
                cases[i].stops);
-        expect(&f, "select consumer from consumers where stop_reason = 'end'", cases[i].kept);
+        tu_expect_rows(f.db, "select consumer from consumers where stop_reason = 'end'", cases[i].kept);
         if (cases[i].stops[0])
-            expect(&f, "select distinct rule from scaling where action = 'stop'", "idle-task\n");
-        done(&f);
+            tu_expect_rows(f.db, "select distinct rule from scaling where action = 'stop'", "idle-task\n");
+        tu_fixture_done(&f);
     }
 }
 
@@ -209,15 +182,15 @@ static void raising_concurrency_starts_nothing(void **state)
 {
     (void)state;
     fixture f;
-    run_yaml(&f, "name: raise\n"
+    tu_fixture_run(&f, "name: raise\n"
                  "queue: { arrivals: { kind: burst, count: 1, at: 10s }, "
                  "service: { kind: constant, value: 1s } }\n"
                  "broker: { kind: activemq }\n"
                  "container: { kind: dmlc, concurrency: \"1-1\", startLatency: 0s,\n"
                  "  changes: [ { at: 5s, concurrency: \"3-3\" } ] }\n");
-    expect(&f, "select t, consumers_after, rule from scaling",
+    tu_expect_rows(f.db, "select t, consumers_after, rule from scaling",
            "0.0|1|initial\n10000.0|2|message-received\n");
-    done(&f);
+    tu_fixture_done(&f);
 }
 
 /* ---- cacheLevel NONE: a consumer per receive ---------------------------------------- */
@@ -241,21 +214,21 @@ static void cache_none_churns_consumers(void **state)
     char yaml[512];
     fixture f;
     snprintf(yaml, sizeof yaml, fmt, "cacheLevel: consumer");
-    run_yaml(&f, yaml);
-    expect(&f, "select consumer, group_concat(msg) from (select * from messages order by t_begin)"
+    tu_fixture_run(&f, yaml);
+    tu_expect_rows(f.db, "select consumer, group_concat(msg) from (select * from messages order by t_begin)"
                " group by consumer", "1|1,3,5\n2|2,4,6\n");
     assert_true(tu_metric(f.r, "requeues") == 0);
     assert_true(tu_metric(f.r, "order_inversions") == 0);
-    done(&f);
+    tu_fixture_done(&f);
     snprintf(yaml, sizeof yaml, fmt, "transactionManager: true");   /* auto -> none */
-    run_yaml(&f, yaml);
-    expect(&f, "select consumer, group_concat(msg) from (select * from messages order by t_begin)"
+    tu_fixture_run(&f, yaml);
+    tu_expect_rows(f.db, "select consumer, group_concat(msg) from (select * from messages order by t_begin)"
                " group by consumer", "1|1,4,3\n2|2,6,5\n");
-    expect(&f, "select group_concat(requeues) from (select * from messages order by msg)",
+    tu_expect_rows(f.db, "select group_concat(requeues) from (select * from messages order by msg)",
            "0,0,4,1,5,2\n");
     assert_true(tu_metric(f.r, "requeues") == 12);
     assert_true(tu_metric(f.r, "order_inversions") == 2);
-    done(&f);
+    tu_fixture_done(&f);
 }
 
 /* ---- several nodes: "concurrency 5 on 3 servers" ---------------------------------- */
@@ -278,23 +251,23 @@ static void nodes_subscribe_in_start_order(void **state)
     char yaml[1024];
     fixture f;
     snprintf(yaml, sizeof yaml, fmt, "3");
-    run_yaml(&f, yaml);
-    expect(&f, "select count(*), count(distinct node), sum(messages) from consumers", "15|3|30\n");
-    expect(&f, "select group_concat(node || '.' || consumer) from (select node, consumer, "
+    tu_fixture_run(&f, yaml);
+    tu_expect_rows(f.db, "select count(*), count(distinct node), sum(messages) from consumers", "15|3|30\n");
+    tu_expect_rows(f.db, "select group_concat(node || '.' || consumer) from (select node, consumer, "
                "min(msg) m from messages group by node, consumer order by m)",
                "1.1,1.2,1.3,1.4,1.5,2.1,2.2,2.3,2.4,2.5,3.1,3.2,3.3,3.4,3.5\n");
     /* every table carries the node */
-    expect(&f, "select group_concat(distinct node) from scaling", "1,2,3\n");
-    expect(&f, "select group_concat(distinct node) from samples", "1,2,3\n");
-    expect(&f, "select count(distinct node) from consumer_metrics", "3\n");
-    expect(&f, "select count(*) from messages where node not between 1 and 3", "0\n");
-    done(&f);
+    tu_expect_rows(f.db, "select group_concat(distinct node) from scaling", "1,2,3\n");
+    tu_expect_rows(f.db, "select group_concat(distinct node) from samples", "1,2,3\n");
+    tu_expect_rows(f.db, "select count(distinct node) from consumer_metrics", "3\n");
+    tu_expect_rows(f.db, "select count(*) from messages where node not between 1 and 3", "0\n");
+    tu_fixture_done(&f);
     snprintf(yaml, sizeof yaml, fmt, "[ { start: 2s }, { start: 1s }, { start: 0s } ]");
-    run_yaml(&f, yaml);
-    expect(&f, "select group_concat(node || '.' || consumer) from (select node, consumer, "
+    tu_fixture_run(&f, yaml);
+    tu_expect_rows(f.db, "select group_concat(node || '.' || consumer) from (select node, consumer, "
                "min(msg) m from messages group by node, consumer order by m)",
                "3.1,3.2,3.3,3.4,3.5,2.1,2.2,2.3,2.4,2.5,1.1,1.2,1.3,1.4,1.5\n");
-    done(&f);
+    tu_fixture_done(&f);
 }
 
 /* perQueue: the data queue's listener runs 5-5, the other the default 1-5. */
@@ -302,7 +275,7 @@ static void per_queue_concurrency(void **state)
 {
     (void)state;
     fixture f;
-    run_yaml(&f, "name: perqueue\n"
+    tu_fixture_run(&f, "name: perqueue\n"
                  "queues:\n"
                  "  - { name: data, arrivals: { kind: burst, count: 1, at: 1s },\n"
                  "      service: { kind: constant, value: 1s } }\n"
@@ -311,9 +284,9 @@ static void per_queue_concurrency(void **state)
                  "broker: { kind: activemq }\n"
                  "container: { kind: dmlc, concurrency: \"1-5\",\n"
                  "             perQueue: { data: { concurrency: \"5-5\" } } }\n");
-    expect(&f, "select queue, count(*) from consumers group by queue order by queue",
+    tu_expect_rows(f.db, "select queue, count(*) from consumers group by queue order by queue",
            "data|5\nevents|2\n");
-    done(&f);
+    tu_fixture_done(&f);
 }
 
 /* ---- CPU: more listeners than cores ------------------------------------------------- */
@@ -345,10 +318,10 @@ static void cores_stretch_service_times(void **state)
                  "container: { kind: dmlc, concurrency: \"4-4\", startLatency: 0s }\n",
                  cases[i].host, cases[i].count);
         fixture f;
-        run_yaml(&f, yaml);
-        expect(&f, "select t_end, count(*) from messages group by t_end order by t_end",
+        tu_fixture_run(&f, yaml);
+        tu_expect_rows(f.db, "select t_end, count(*) from messages group by t_end order by t_end",
                cases[i].ends);
-        done(&f);
+        tu_fixture_done(&f);
     }
 }
 

@@ -20,35 +20,13 @@
 
 #include "trace.h"
 
-typedef struct fixture {
-    char *dir, *db;
-    run *r;
-    cfg_doc doc;
-} fixture;
+typedef tu_fixture fixture;
 
 static void run_scenario(fixture *f, const char *path)
 {
-    f->dir = tu_tmpdir();
-    f->db = tu_path(f->dir, "x.db");
     char *yaml = tu_read_file(path);
-    f->r = tu_run(yaml, f->db, SIM_DETAIL_MESSAGES, &f->doc);
+    tu_fixture_run(f, yaml);
     free(yaml);
-}
-
-static void done(fixture *f)
-{
-    tu_done(f->r, &f->doc);
-    tu_rmtree(f->dir);
-    free(f->db);
-    free(f->dir);
-}
-
-static void expect(const fixture *f, const char *sql, const char *want)
-{
-    char *got = tu_db_text(f->db, sql);
-    if (strcmp(got, want) != 0)
-        fail_msg("%s\n got:\n%s\n want:\n%s", sql, got, want);
-    free(got);
 }
 
 /* ---- what the real run did ---------------------------------------------------------- */
@@ -132,16 +110,16 @@ static void a_burst_reaches_five_at_once_and_keeps_them(void **state)
     double fifth = tu_db_double(f.db, "select t_start from consumers where consumer = 5");
     /* within a few tens of ms of the first publish, as the real one */
     assert_true(fifth - first > 20 && fifth - first < 60);
-    expect(&f, "select count(*), sum(action = 'start') from scaling", "5|5\n");
-    expect(&f, "select count(*) from consumers where stop_reason = 'end'", "5\n");
-    expect(&f, "select count(*) from messages where t_end is not null", "400\n");
+    tu_expect_rows(f.db, "select count(*), sum(action = 'start') from scaling", "5|5\n");
+    tu_expect_rows(f.db, "select count(*) from consumers where stop_reason = 'end'", "5\n");
+    tu_expect_rows(f.db, "select count(*) from messages where t_end is not null", "400\n");
     /* round robin spreads the burst nearly evenly, as in the real run
      * (real 89/85/79/75/72) */
     assert_true(tu_db_double(f.db, "select min(messages) from consumers") >= 70);
     assert_true(tu_db_double(f.db, "select max(messages) from consumers") <= 90);
     /* the run lasts as long as the real one: its last event */
     assert_true(tu_metric(f.r, "duration_s") == 46.34438);
-    done(&f);
+    tu_fixture_done(&f);
     free(rr.consumer_of);
 }
 
@@ -150,13 +128,13 @@ static void a_burst_at_one_instant_is_g4a(void **state)
     (void)state;
     fixture f;
     run_scenario(&f, "scenarios/jms-A-burst-instant.yaml");
-    expect(&f, "select consumer, messages from consumers", "1|400\n2|0\n");
-    expect(&f, "select t, consumers_after, rule from scaling",
+    tu_expect_rows(f.db, "select consumer, messages from consumers", "1|400\n2|0\n");
+    tu_expect_rows(f.db, "select t, consumers_after, rule from scaling",
            "0.0|1|initial\n1000.0|2|message-received\n");
-    expect(&f, "select min(t_deliver), max(t_deliver), max(t_end) from messages",
+    tu_expect_rows(f.db, "select min(t_deliver), max(t_deliver), max(t_end) from messages",
            "1000.0|1000.0|21000.0\n");
     assert_true(tu_metric(f.r, "consumers_max") == 2);
-    done(&f);
+    tu_fixture_done(&f);
 }
 
 /* ---- C: skewed groups ---------------------------------------------------------------- */
@@ -173,9 +151,9 @@ static void c_groups_reproduce_every_assignment(void **state)
 
     fixture f;
     run_scenario(&f, "scenarios/jms-trace-C-groups-skew.yaml");
-    expect(&f, "select group_concat(n) from (select count(*) n from messages "
+    tu_expect_rows(f.db, "select group_concat(n) from (select count(*) n from messages "
                "group by consumer order by n desc)", "1636,738,603,415,227\n");
-    expect(&f, "select group_concat(g) from (select count(distinct grp) g from messages "
+    tu_expect_rows(f.db, "select group_concat(g) from (select count(distinct grp) g from messages "
                "group by consumer)", "4,4,4,4,4\n");
     assert_true(tu_metric(f.r, "groups_per_consumer_max") == 4);
     assert_true(tu_metric(f.r, "order_violations") == 0);
@@ -192,7 +170,7 @@ static void c_groups_reproduce_every_assignment(void **state)
     assert_int_equal(n, 3619);
     assert_int_equal(same, 3619);
     free(rows);
-    done(&f);
+    tu_fixture_done(&f);
     free(rr.consumer_of);
 }
 

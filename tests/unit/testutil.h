@@ -144,6 +144,40 @@ static inline char *tu_db_text(const char *db, const char *sql)
     return sb_take(&b);
 }
 
+/* One run in a temporary folder: its database, its scenario and its
+ * result.  tu_fixture_run() makes it, tu_fixture_done() frees it all. */
+typedef struct tu_fixture {
+    char *dir, *db;
+    run *r;
+    cfg_doc doc;
+} tu_fixture;
+
+static inline void tu_fixture_run(tu_fixture *f, const char *yaml)
+{
+    f->dir = tu_tmpdir();
+    f->db = tu_path(f->dir, "x.db");
+    f->r = tu_run(yaml, f->db, SIM_DETAIL_MESSAGES, &f->doc);
+}
+
+static inline void tu_rmtree(const char *dir);
+
+static inline void tu_fixture_done(tu_fixture *f)
+{
+    tu_done(f->r, &f->doc);
+    tu_rmtree(f->dir);
+    free(f->db);
+    free(f->dir);
+}
+
+/* The rows of `sql` (fields joined by '|', a line each) must be `want`. */
+static inline void tu_expect_rows(const char *db, const char *sql, const char *want)
+{
+    char *got = tu_db_text(db, sql);
+    if (strcmp(got, want) != 0)
+        fail_msg("%s\n got:\n%s\n want:\n%s", sql, got, want);
+    free(got);
+}
+
 static inline void tu_rmtree(const char *dir)
 {
     char cmd[1200];
