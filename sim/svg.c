@@ -202,10 +202,11 @@ void svg_format_tick(double v, double step, char *buf, size_t size)
 
 /* ---- shapes ------------------------------------------------------------------- */
 
-void svg_text(svg *s, double x, double y, const char *anchor, const char *cls,
-              const char *text)
+/* A <text> element; `place` is its position attribute (x/y or a transform). */
+static void text_element(svg *s, const char *place, const char *anchor, const char *cls,
+                         const char *text)
 {
-    sb_addf(&s->b, "<text x=\"%.2f\" y=\"%.2f\"", x, y);
+    sb_addf(&s->b, "<text %s", place);
     if (anchor && strcmp(anchor, "start") != 0)
         sb_addf(&s->b, " text-anchor=\"%s\"", anchor);
     if (cls)
@@ -215,17 +216,20 @@ void svg_text(svg *s, double x, double y, const char *anchor, const char *cls,
     sb_add(&s->b, "</text>\n");
 }
 
+void svg_text(svg *s, double x, double y, const char *anchor, const char *cls,
+              const char *text)
+{
+    char place[64];
+    snprintf(place, sizeof place, "x=\"%.2f\" y=\"%.2f\"", x, y);
+    text_element(s, place, anchor, cls, text);
+}
+
 void svg_text_vertical(svg *s, double x, double y, const char *anchor, const char *cls,
                        const char *text)
 {
-    sb_addf(&s->b, "<text transform=\"translate(%.2f,%.2f) rotate(-90)\"", x, y);
-    if (anchor && strcmp(anchor, "start") != 0)
-        sb_addf(&s->b, " text-anchor=\"%s\"", anchor);
-    if (cls)
-        sb_addf(&s->b, " class=\"%s\"", cls);
-    sb_add(&s->b, ">");
-    svg_escape(&s->b, text);
-    sb_add(&s->b, "</text>\n");
+    char place[96];
+    snprintf(place, sizeof place, "transform=\"translate(%.2f,%.2f) rotate(-90)\"", x, y);
+    text_element(s, place, anchor, cls, text);
 }
 
 void svg_rect(svg *s, double x, double y, double w, double h, const char *fill,

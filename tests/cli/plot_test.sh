@@ -10,15 +10,9 @@ set -u
 LSIM=${1:-build/lsim}
 PY=/usr/bin/python3
 CHECK=tests/cli/check_svg.py
-TMP=$(mktemp -d /tmp/lsim-plot-XXXXXX)
-trap 'rm -rf "$TMP"' EXIT
-failures=0
-count=0
+. tests/cli/lib.sh
+cli_begin plot
 
-fail() {
-    echo "FAIL: $*"
-    failures=$((failures + 1))
-}
 
 # expect_error STATUS MESSAGE -- COMMAND...: exit STATUS, exactly MESSAGE on
 # stderr, and nothing new in $TMP/out (which may hold the files in $KEEP).

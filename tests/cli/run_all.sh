@@ -4,15 +4,9 @@
 # and run --trace.  Run from the top of the repository.
 set -u
 LSIM=${1:-build/lsim}
-TMP=$(mktemp -d /tmp/lsim-cli-XXXXXX)
-trap 'rm -rf "$TMP"' EXIT
-failures=0
-count=0
+. tests/cli/lib.sh
+cli_begin cli
 
-fail() {
-    echo "FAIL: $*"
-    failures=$((failures + 1))
-}
 
 # expect_error STATUS MESSAGE -- COMMAND...: the command exits with STATUS,
 # prints exactly MESSAGE on stderr and leaves nothing in $TMP/out.

@@ -8,15 +8,9 @@
 set -u
 LSIM=${1:-build/lsim}
 PY=/usr/bin/python3
-TMP=$(mktemp -d /tmp/lsim-sweep-XXXXXX)
-trap 'rm -rf "$TMP"' EXIT
-failures=0
-count=0
+. tests/cli/lib.sh
+cli_begin sweep
 
-fail() {
-    echo "FAIL: $*"
-    failures=$((failures + 1))
-}
 
 cat >"$TMP/mmc.yaml" <<'YAML'
 name: mmc

@@ -4,14 +4,8 @@
 # top of the repository.
 set -u
 LSIM=${1:-build/lsim}
-TMP=$(mktemp -d /tmp/lsim-traces-XXXXXX)
-trap 'rm -rf "$TMP"' EXIT
-failures=0
-count=0
-fail() {
-    echo "FAIL: $*"
-    failures=$((failures + 1))
-}
+. tests/cli/lib.sh
+cli_begin traces
 
 # 1. Each trace against the scenario that matches its .conf: exit 0 and
 #    consumer count mean |diff| <= 0.25, every start within 50 ms, latency

@@ -11,11 +11,9 @@
 set -u
 B=${1:-build}
 LSIM=$B/lsim
-TMP=$(mktemp -d /tmp/lsim-valgrind-XXXXXX)
-trap 'rm -rf "$TMP"' EXIT
+. tests/cli/lib.sh
+cli_begin valgrind
 VG="valgrind --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect,possible --quiet"
-failures=0
-count=0
 
 # check WANTED-STATUS CMD...: the command under valgrind ends with that status
 check() {
