@@ -1,6 +1,7 @@
 /* cmd_run.c -- `lsim run` and `lsim check`: one scenario, one run. */
 #include "cli.h"
 #include "mem.h"
+#include "outpath.h"
 #include "registry.h"
 #include "run.h"
 #include "trace.h"
@@ -135,10 +136,12 @@ static void print_summary(const run *r, const char *db, bool json)
 }
 
 /* output/<name>.db, creating output/ when it is missing. */
-static void default_out(const char *name, char *buf, size_t size)
+static char *default_out(const char *name)
 {
     mkdir("output", 0777);
-    snprintf(buf, size, "output/%s.db", name);
+    strbuf b = { 0 };
+    sb_addf(&b, "output/%s.db", name);
+    return sb_take(&b);
 }
 
 static int build(const run_args *a, cfg_doc *doc, run **r, bool progress)
@@ -156,6 +159,22 @@ static int build(const run_args *a, cfg_doc *doc, run **r, bool progress)
     return 0;
 }
 
+/* The database and the trace must overwrite neither each other nor a file
+ * the run reads (the scenario, a workload or trace it replays). */
+static int outputs_clash(const run_args *a, const run *r, const char *out, char *err,
+                         size_t errsize)
+{
+    const sim_ctx *ctx = r->ctx;
+    const char **ins = xcalloc(ctx->ninputs + 1, sizeof *ins);
+    ins[0] = a->scenario;
+    for (size_t i = 0; i < ctx->ninputs; i++)
+        ins[i + 1] = ctx->inputs[i];
+    const char *outs[] = { out, a->trace };
+    int rc = outpath_check_distinct(outs, 2, ins, ctx->ninputs + 1, err, errsize);
+    free(ins);
+    return rc;
+}
+
 int cmd_run(int argc, char **argv)
 {
     run_args a;
@@ -164,14 +183,15 @@ int cmd_run(int argc, char **argv)
     run *r = NULL;
     if (rc == 0)
         rc = build(&a, &doc, &r, !a.quiet && isatty(2));
-    char out[1100], err[1024] = "";
+    char *out = NULL, err[1024] = "";
     timeline *tl = NULL;
     trace_writer *tw = NULL;
     if (rc == 0) {
-        if (a.out)
-            snprintf(out, sizeof out, "%s", a.out);
-        else
-            default_out(r->name, out, sizeof out);
+        out = a.out ? xstrdup(a.out) : default_out(r->name);
+        if (outputs_clash(&a, r, out, err, sizeof err) != 0)
+            rc = CLI_USAGE;
+    }
+    if (rc == 0) {
         tl = timeline_open(out, err, sizeof err);
         if (!tl)
             rc = CLI_USAGE;
@@ -196,6 +216,7 @@ int cmd_run(int argc, char **argv)
     run_free(r);
     cfg_doc_free(&doc);
     free(a.sets);
+    free(out);
     return rc;
 }
 

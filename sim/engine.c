@@ -141,6 +141,10 @@ void sim_ctx_destroy(sim_ctx *ctx)
     for (size_t i = 0; i < ctx->nwarnings; i++)
         free(ctx->warnings[i]);
     free(ctx->warnings);
+    for (size_t i = 0; i < ctx->ninputs; i++)
+        free(ctx->inputs[i]);
+    free(ctx->inputs);
+    free(ctx->base_dir);
     free(ctx);
 }
 
@@ -222,12 +226,16 @@ void sim_warn(sim_ctx *ctx, const char *fmt, ...)
     ctx->warnings[ctx->nwarnings++] = sb_take(&b);
 }
 
-void sim_resolve_path(const sim_ctx *ctx, const char *path, char *buf, size_t size)
+const char *sim_resolve_path(sim_ctx *ctx, const char *path)
 {
-    if (path[0] == '/' || !ctx->base_dir[0])
-        snprintf(buf, size, "%s", path);
+    strbuf b = { 0 };
+    if (path[0] == '/' || !ctx->base_dir || !ctx->base_dir[0])
+        sb_add(&b, path);
     else
-        snprintf(buf, size, "%s/%s", ctx->base_dir, path);
+        sb_addf(&b, "%s/%s", ctx->base_dir, path);
+    xgrow((void **)&ctx->inputs, &ctx->capinputs, ctx->ninputs + 1, sizeof *ctx->inputs);
+    ctx->inputs[ctx->ninputs] = sb_take(&b);
+    return ctx->inputs[ctx->ninputs++];
 }
 
 void sim_metric(sim_ctx *ctx, const char *name, double value)

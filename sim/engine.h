@@ -65,7 +65,7 @@ struct sim_ctx {
     timeline *tl;                  /* NULL: no database */
     struct trace_writer *tw;       /* NULL: no --trace */
     bool quiet, progress;
-    char base_dir[1024];
+    char *base_dir;                /* the scenario's folder, for relative paths */
     int nnodes;
 
     /* ---- clock and calendar ---- */
@@ -108,6 +108,8 @@ struct sim_ctx {
     size_t nmetrics, capmetrics;
     char **warnings;
     size_t nwarnings, capwarnings;
+    char **inputs;                 /* files the run reads (sim_resolve_path) */
+    size_t ninputs, capinputs;
 };
 
 sim_ctx *sim_ctx_create(uint64_t seed);

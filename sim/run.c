@@ -21,10 +21,10 @@ static bool name_ok(const char *s)
 static void set_base_dir(sim_ctx *ctx, const char *path)
 {
     const char *slash = path ? strrchr(path, '/') : NULL;
-    if (slash)
-        snprintf(ctx->base_dir, sizeof ctx->base_dir, "%.*s", (int)(slash - path), path);
-    else
-        snprintf(ctx->base_dir, sizeof ctx->base_dir, ".");
+    free(ctx->base_dir);
+    ctx->base_dir = !slash        ? xstrdup(".")
+                  : slash == path ? xstrdup("/")
+                                  : xstrndup(path, (size_t)(slash - path));
 }
 
 /* The keys the engine itself owns. */

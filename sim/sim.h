@@ -156,8 +156,10 @@ const char *sim_queue_name(const sim_ctx *ctx, int queue);
 /* Non-fatal remarks about the scenario (printed unless --quiet). */
 void sim_warn(sim_ctx *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* A path from the scenario, relative to the scenario file's folder. */
-void sim_resolve_path(const sim_ctx *ctx, const char *path, char *buf, size_t size);
+/* A path from the scenario, relative to the scenario file's folder, of a
+ * file the run reads.  The string belongs to the run (any length); the run
+ * remembers it as one of its inputs, which no output may overwrite. */
+const char *sim_resolve_path(sim_ctx *ctx, const char *path);
 
 /* A model's own summary metric (from its finish()). */
 void sim_metric(sim_ctx *ctx, const char *name, double value);

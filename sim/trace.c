@@ -8,6 +8,7 @@
  */
 #include "trace.h"
 #include "mem.h"
+#include "outpath.h"
 #include "sim.h"
 
 #include <errno.h>
@@ -504,7 +505,7 @@ int trace_reader_next(trace_reader *r, trace_event *ev, sim_diag *d)
 
 struct trace_writer {
     FILE *f;
-    char *path, *tmp;              /* tmp NULL: writing straight into path */
+    outpath out;                   /* a temporary file, or a device written as is */
     char *iobuf;
 };
 
@@ -512,23 +513,18 @@ trace_writer *trace_writer_open(const char *path, const char *scenario, uint64_t
                                 char *err, size_t errsize)
 {
     trace_writer *w = xcalloc(1, sizeof *w);
-    w->path = xstrdup(path);
-    /* A regular file is written under a temporary name and renamed at the
-     * end; anything else (/dev/stdout, a pipe, /dev/full) is written as is. */
-    struct stat st;
-    if (stat(path, &st) != 0 || S_ISREG(st.st_mode)) {
-        size_t n = strlen(path) + 32;
-        w->tmp = xmalloc(n);
-        snprintf(w->tmp, n, "%s.tmp-%ld", path, (long)getpid());
-    }
-    w->f = fopen(w->tmp ? w->tmp : path, "wb");
-    if (!w->f) {
-        snprintf(err, errsize, "cannot write %s: %s", path, strerror(errno));
-        free(w->path);
-        free(w->tmp);
+    if (outpath_open(&w->out, path, 0, err, errsize) != 0) {
         free(w);
         return NULL;
     }
+    w->f = fdopen(w->out.fd, "wb");
+    if (!w->f) {
+        snprintf(err, errsize, "cannot write %s: %s", path, strerror(errno));
+        outpath_discard(&w->out);
+        free(w);
+        return NULL;
+    }
+    w->out.fd = -1;                /* the stream owns it now */
     w->iobuf = xmalloc(1 << 20);
     setvbuf(w->f, w->iobuf, _IOFBF, 1 << 20);
     fprintf(w->f, "# trace_format: 1\n# source: lsim %s simulation\n# scenario: %s\n"
@@ -575,18 +571,15 @@ int trace_writer_close(trace_writer *w, bool keep, char *err, size_t errsize)
         saved = errno;
     }
     if (keep && bad_write) {
-        snprintf(err, errsize, "cannot write %s: %s", w->path,
+        snprintf(err, errsize, "cannot write %s: %s", w->out.path,
                  saved ? strerror(saved) : "write error");
         rc = -1;
-    } else if (keep && w->tmp && rename(w->tmp, w->path) != 0) {
-        snprintf(err, errsize, "cannot rename %s to %s: %s", w->tmp, w->path, strerror(errno));
-        rc = -1;
     }
-    if ((!keep || rc != 0) && w->tmp)
-        unlink(w->tmp);
+    if (keep && rc == 0)
+        rc = outpath_commit(&w->out, err, errsize);
+    else
+        outpath_discard(&w->out);
     free(w->iobuf);
-    free(w->path);
-    free(w->tmp);
     free(w);
     return rc;
 }
