@@ -441,8 +441,23 @@ int sim_run(sim_ctx *ctx)
     bool sampling = ctx->tl && ctx->detail >= SIM_DETAIL_SAMPLES && ctx->sample_interval > 0;
     sim_time next_sample = sampling ? 0 : SIM_NEVER;
     double started = ctx->progress ? wall_seconds() : 0, last = 0;
+    uint64_t steps = 0;            /* events and samples: each a bounded piece of work */
     maybe_done(ctx);
     for (;;) {
+        /* Signals and write errors are polled by steps, not events: a
+         * sparse run samples for hours between two events. */
+        if ((++steps & 0x3ff) == 0) {
+            if (ctx->interrupted && *ctx->interrupted)
+                sim_fail(ctx, "interrupted");
+            else if (ctx->tl && timeline_error(ctx->tl))
+                sim_fail(ctx, "%s", timeline_error(ctx->tl));
+            else if (ctx->tw && trace_writer_failed(ctx->tw))
+                sim_fail(ctx, "%s", trace_writer_failed(ctx->tw));
+            if (ctx->failed)
+                break;
+            if (ctx->progress && (steps & 0xfffff) == 0)
+                show_progress(ctx, started, &last);
+        }
         sim_time te = calendar_next_time(&ctx->cal);
         if (next_sample < te && next_sample <= ctx->end_at) {
             take_sample(ctx, next_sample);
@@ -459,14 +474,6 @@ int sim_run(sim_ctx *ctx)
         ctx->events++;
         if (ctx->failed)
             break;
-        if ((ctx->events & 0xffff) == 0) {
-            if (ctx->interrupted && *ctx->interrupted)
-                sim_fail(ctx, "interrupted");
-            if (ctx->tl && timeline_error(ctx->tl))
-                sim_fail(ctx, "%s", timeline_error(ctx->tl));
-            if (ctx->progress && (ctx->events & 0xfffff) == 0)
-                show_progress(ctx, started, &last);
-        }
     }
     if (ctx->progress && last > 0)
         fprintf(stderr, "\r\033[K");

@@ -507,6 +507,7 @@ struct trace_writer {
     FILE *f;
     outpath out;                   /* a temporary file, or a device written as is */
     char *iobuf;
+    char err[512];                 /* trace_writer_failed's */
 };
 
 trace_writer *trace_writer_open(const char *path, const char *scenario, uint64_t seed,
@@ -556,6 +557,17 @@ void trace_write_consumer(trace_writer *w, int64_t t_ns, const char *event, int 
 {
     put_ms(w->f, t_ns);
     fprintf(w->f, "%s,node-%d,c%d,,,%s\n", event, node, consumer, queue);
+}
+
+const char *trace_writer_failed(trace_writer *w)
+{
+    if (!ferror(w->f))
+        return NULL;
+    errno = 0;
+    fflush(w->f);                  /* again, for the reason */
+    snprintf(w->err, sizeof w->err, "cannot write %s: %s", w->out.path,
+             errno ? strerror(errno) : "write error");
+    return w->err;
 }
 
 int trace_writer_close(trace_writer *w, bool keep, char *err, size_t errsize)

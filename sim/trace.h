@@ -55,6 +55,9 @@ void trace_write_message(trace_writer *w, int64_t t_ns, const char *event, int n
                          int consumer, uint64_t msg, const char *group, const char *queue);
 void trace_write_consumer(trace_writer *w, int64_t t_ns, const char *event, int node,
                           int consumer, const char *queue);
+/* NULL, or why writing failed so far ("cannot write PATH: No space left
+ * on device"): polled by the run, so a full disk stops it at once. */
+const char *trace_writer_failed(trace_writer *w);
 int trace_writer_close(trace_writer *w, bool keep, char *err, size_t errsize);
 
 #endif
