@@ -375,6 +375,12 @@ int cmd_compare(int argc, char **argv)
             mkdir("output", 0777);
             snprintf(out, sizeof out, "output/%s-compare.db", r->name);
         }
+        const char *outs[] = { out };
+        if (run_check_outputs(r, a.scenario, outs, 1, err, sizeof err) != 0 ||
+            run_check_outputs(r, a.trace, outs, 1, err, sizeof err) != 0)
+            rc = CLI_USAGE;
+    }
+    if (rc == 0) {
         tl = timeline_open(out, err, sizeof err);
         rc = tl ? compare_into(r, tl, &real, &groups, &a, &res, err, sizeof err) : CLI_USAGE;
     }

@@ -87,6 +87,8 @@ static int parse_plot_args(int argc, char **argv, plot_args *a)
         return cli_bad_usage("%s", "--kind is required: timeline, gantt or groups");
     if (!a->out)
         return cli_bad_usage("%s", "-o FILE.svg is required");
+    if (outpath_same(a->out, a->db))
+        return cli_bad_usage("%s: the picture would overwrite the database", a->out);
     return 0;
 }
 

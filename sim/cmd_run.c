@@ -1,7 +1,6 @@
 /* cmd_run.c -- `lsim run` and `lsim check`: one scenario, one run. */
 #include "cli.h"
 #include "mem.h"
-#include "outpath.h"
 #include "registry.h"
 #include "run.h"
 #include "trace.h"
@@ -159,22 +158,6 @@ static int build(const run_args *a, cfg_doc *doc, run **r, bool progress)
     return 0;
 }
 
-/* The database and the trace must overwrite neither each other nor a file
- * the run reads (the scenario, a workload or trace it replays). */
-static int outputs_clash(const run_args *a, const run *r, const char *out, char *err,
-                         size_t errsize)
-{
-    const sim_ctx *ctx = r->ctx;
-    const char **ins = xcalloc(ctx->ninputs + 1, sizeof *ins);
-    ins[0] = a->scenario;
-    for (size_t i = 0; i < ctx->ninputs; i++)
-        ins[i + 1] = ctx->inputs[i];
-    const char *outs[] = { out, a->trace };
-    int rc = outpath_check_distinct(outs, 2, ins, ctx->ninputs + 1, err, errsize);
-    free(ins);
-    return rc;
-}
-
 int cmd_run(int argc, char **argv)
 {
     run_args a;
@@ -188,7 +171,8 @@ int cmd_run(int argc, char **argv)
     trace_writer *tw = NULL;
     if (rc == 0) {
         out = a.out ? xstrdup(a.out) : default_out(r->name);
-        if (outputs_clash(&a, r, out, err, sizeof err) != 0)
+        const char *outs[] = { out, a.trace };
+        if (run_check_outputs(r, a.scenario, outs, 2, err, sizeof err) != 0)
             rc = CLI_USAGE;
     }
     if (rc == 0) {

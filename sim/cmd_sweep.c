@@ -19,6 +19,7 @@
 #include "cli.h"
 #include "engine.h"
 #include "mem.h"
+#include "outpath.h"
 #include "sweep_exec.h"
 #include "sweep_merge.h"
 #include "sweep_parts.h"
@@ -163,6 +164,8 @@ static int parse_args(int argc, char **argv, sweep_args *a, sweep_spec *s)
     if (a->resume && (a->plan || a->shard))
         return cli_bad_usage("%s", "--resume continues a sweep run here; a plan's jobs can "
                              "simply be run again");
+    if (a->out && outpath_same(a->out, a->scenario))
+        return cli_bad_usage("%s: the output would overwrite the scenario", a->out);
     s->scenario_path = xstrdup(a->scenario);
     return 0;
 }

@@ -1,6 +1,7 @@
 /* run.c -- build, execute and record one run (see run.h). */
 #include "run.h"
 #include "mem.h"
+#include "outpath.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -134,6 +135,19 @@ int run_execute(run *r, timeline *tl, trace_writer *tw, char *err, size_t errsiz
     }
     ctx->tl = NULL;
     ctx->tw = NULL;
+    return rc;
+}
+
+int run_check_outputs(const run *r, const char *scenario, const char *const *outs,
+                      size_t nouts, char *err, size_t errsize)
+{
+    const sim_ctx *ctx = r->ctx;
+    const char **ins = xcalloc(ctx->ninputs + 1, sizeof *ins);
+    ins[0] = scenario;
+    for (size_t i = 0; i < ctx->ninputs; i++)
+        ins[i + 1] = ctx->inputs[i];
+    int rc = outpath_check_distinct(outs, nouts, ins, ctx->ninputs + 1, err, errsize);
+    free(ins);
     return rc;
 }
 
