@@ -162,8 +162,11 @@ int cli_main(int argc, char **argv)
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         if (strcmp(argv[1], commands[i].name) == 0) {
             int rc = commands[i].fn(argc - 2, argv + 2);
-            if (fflush(stdout) != 0 && rc == 0) {
-                fprintf(stderr, "lsim: cannot write the output: %s\n", strerror(errno));
+            /* ferror too: output past the buffer (4 KiB) may have failed
+             * before, leaving nothing for this flush to fail on. */
+            if ((fflush(stdout) != 0 || ferror(stdout)) && rc == 0) {
+                fprintf(stderr, "lsim: cannot write the output: %s\n",
+                        errno ? strerror(errno) : "write error");
                 rc = CLI_FAILURE;
             }
             return rc;

@@ -210,5 +210,21 @@ expect 2 timeout 20 "$LSIM" merge "$TMP/md" -o "$TMP/bad.db"
 expect 2 "$LSIM" merge "$TMP/mp" -o "$TMP/mp/shard-1.db"
 [ "$(sqlite3 "$TMP/mp/shard-1.db" 'SELECT count(*) FROM runs')" = 1 ] || fail "merge overwrote a shard"
 
+# 10. check prints rates it reads back; 1e3/s is a rate.
+for rate in 1e3/s 0.000001/h 1.8e19/s 2.5e-2/s 3/h 0.5/m; do
+    count=$((count + 1))
+    printed=$("$LSIM" check $SEED --set duration=1s --set "queue.arrivals={kind: poisson, rate: $rate}" |
+              sed -n 's/.*rate: \([^ ,}]*\).*/\1/p' | head -1)
+    [ -n "$printed" ] || { fail "check refused the rate $rate"; continue; }
+    again=$("$LSIM" check $SEED --set duration=1s --set "queue.arrivals={kind: poisson, rate: $printed}" |
+            sed -n 's/.*rate: \([^ ,}]*\).*/\1/p' | head -1)
+    [ "$again" = "$printed" ] || fail "rate $rate printed as '$printed', read back as '$again'"
+done
+
+# 11. Standard output on a full disk, past the 4 KiB buffer: exit 1.
+long_text=$(head -c 6000 /dev/zero | tr '\0' x)
+expect 1 sh -c '"$0" check "$1" --set "description=$2" >/dev/full' "$LSIM" $SEED "$long_text"
+expect 1 sh -c '"$0" merge "$1" -o "$2" --json >/dev/full' "$LSIM" "$TMP/mp" "$TMP/full.db"
+
 echo "$count hostile-input checks, $failures failed"
 [ "$failures" -eq 0 ]
