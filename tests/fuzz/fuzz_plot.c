@@ -34,7 +34,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (rc == SIM_OK) {
             char *text = svg_finish(&s);
             size_t len = strlen(text);
-            if (len < 6 || strcmp(text + len - 7, "</svg>\n") != 0)
+            if (len < 7 || strcmp(text + len - 7, "</svg>\n") != 0)
                 abort();
             free(text);
         } else {
