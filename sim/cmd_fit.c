@@ -11,7 +11,7 @@
 
 static const char *trace_meta_of(const void *src, const char *key)
 {
-    return trace_meta((const trace_reader *)src, key);
+    return run_data_meta((const run_data *)src, key);
 }
 
 int cmd_fit(int argc, char **argv)
@@ -26,16 +26,10 @@ int cmd_fit(int argc, char **argv)
         names_fini(&groups);
         return cli_report(&d);
     }
-    trace_reader *r;
-    if (trace_reader_open(argv[0], &r, &d) != SIM_OK) {
-        run_data_free(&rd);
-        names_fini(&groups);
-        return cli_report(&d);
-    }
-    char *yaml = fit_scenario(argv[0], &rd, &groups, trace_meta_of, r);
+    /* The trace is read once: it may be a pipe (/dev/stdin). */
+    char *yaml = fit_scenario(argv[0], &rd, &groups, trace_meta_of, &rd);
     fputs(yaml, stdout);
     free(yaml);
-    trace_reader_close(r);
     run_data_free(&rd);
     names_fini(&groups);
     return CLI_OK;

@@ -44,6 +44,8 @@ struct cfg_node {
     const char *key;               /* its key in the parent map (NULL: list item, root) */
     char **asked;                  /* map: every key a model asked for */
     size_t nasked, capasked;
+    uint32_t *slots;               /* map of many keys: a hash index, key index + 1 */
+    size_t nslots, nindexed;       /* the first nindexed keys are in it */
 };
 
 typedef struct cfg_doc {
@@ -93,6 +95,8 @@ cfg_node *cfg_scalar_new(const char *text);
  * value as used.  `map` may be NULL (then NULL). */
 cfg_node *cfg_get(cfg_node *map, const char *key);
 /* Like cfg_get but does not mark anything. */
+/* The index of `key` in a map, or -1: constant time for big maps. */
+long cfg_map_find(const cfg_node *map, const char *key);
 cfg_node *cfg_peek(const cfg_node *map, const char *key);
 bool cfg_has(const cfg_node *map, const char *key);
 

@@ -21,7 +21,18 @@ void run_data_free(run_data *rd)
         free(rd->nodes[i]);
     free(rd->nodes);
     free(rd->queue);
+    for (size_t i = 0; i < 2 * rd->nmeta; i++)
+        free(rd->meta[i]);
+    free(rd->meta);
     memset(rd, 0, sizeof *rd);
+}
+
+const char *run_data_meta(const run_data *rd, const char *key)
+{
+    for (size_t i = 0; i < rd->nmeta; i++)
+        if (strcmp(rd->meta[2 * i], key) == 0)
+            return rd->meta[2 * i + 1];
+    return NULL;
 }
 
 /* The index of node `name`, added when new.  `index` (a name table kept
@@ -181,6 +192,14 @@ int run_data_from_trace(const char *path, name_table *groups, run_data *out, sim
     /* The end of the observation: the recording's shutdown, or the time it
      * says it watched until, or its last event. */
     int64_t observed = trace_observed_ns(r);
+    out->nmeta = trace_meta_count(r);
+    out->meta = xcalloc(2 * out->nmeta + 1, sizeof *out->meta);
+    for (size_t i = 0; i < out->nmeta; i++) {
+        const char *k, *v;
+        trace_meta_at(r, i, &k, &v);
+        out->meta[2 * i] = xstrdup(k);
+        out->meta[2 * i + 1] = xstrdup(v);
+    }
     out->end_ms = l.shutdown_ns >= 0 ? (double)l.shutdown_ns / 1e6
                 : observed >= 0     ? fmax((double)observed / 1e6, last) : last;
     trace_reader_close(r);

@@ -257,22 +257,61 @@ static int bad(trace_reader *r, sim_diag *d, const char *fmt, const char *arg)
     return diag_file(d, r->path, r->line, 0, "%s", msg);
 }
 
-/* Reads one line into r->buf without its line end.  1: a line, 0: EOF. */
+/* Whether s[0..n) is UTF-8: the format's encoding, and what a scenario
+ * that fit prints from the trace's names must be. */
+static bool is_utf8(const unsigned char *s, size_t n)
+{
+    for (size_t i = 0; i < n;) {
+        unsigned char c = s[i];
+        size_t len = c < 0x80 ? 1 : (c & 0xe0) == 0xc0 ? 2 : (c & 0xf0) == 0xe0 ? 3
+                   : (c & 0xf8) == 0xf0 ? 4 : 0;
+        if (len == 0 || i + len > n || (len == 2 && c < 0xc2) || (c == 0xf4 && s[i + 1] > 0x8f) ||
+            c > 0xf4 || (c == 0xe0 && s[i + 1] < 0xa0) || (c == 0xf0 && s[i + 1] < 0x90) ||
+            (c == 0xed && s[i + 1] > 0x9f))
+            return false;
+        for (size_t k = 1; k < len; k++)
+            if ((s[i + k] & 0xc0) != 0x80)
+                return false;
+        i += len;
+    }
+    return true;
+}
+
+/* Reads one line into r->buf without its line end.  1: a line, 0: EOF.
+ * Byte by byte, so that a NUL is seen (not a text file: UTF-16, /dev/zero). */
 static int read_line(trace_reader *r, sim_diag *d)
 {
-    if (!fgets(r->buf, sizeof r->buf, r->f)) {
-        if (ferror(r->f))
-            return diag_file(d, r->path, r->line, 0, "cannot read: %s", strerror(errno));
+    size_t n = 0;
+    int c = 0;
+    while (n < MAX_LINE + 1 && (c = getc_unlocked(r->f)) != EOF && c != '\n') {
+        if (c == '\0') {
+            r->line++;
+            bool bom16 = n >= 2 && ((unsigned char)r->buf[0] == 0xff ||
+                                    (unsigned char)r->buf[0] == 0xfe);
+            return bad(r, d, "a NUL byte: not a text file (traces are UTF-8 text%s)",
+                       r->line == 1 && (bom16 || n == 1) ? "; this looks like UTF-16" : "");
+        }
+        r->buf[n++] = (char)c;
+    }
+    r->buf[n] = '\0';
+    if (c == EOF && ferror(r->f))
+        return diag_file(d, r->path, r->line, 0, "cannot read: %s", strerror(errno));
+    if (c == EOF && n == 0)
         return 0;
-    }
     r->line++;
-    size_t n = strlen(r->buf);
-    if (n == 0 || r->buf[n - 1] != '\n') {
-        if (n > MAX_LINE)
-            return bad(r, d, "line longer than %s characters", "4096");
+    if (n > MAX_LINE)
+        return bad(r, d, "line longer than %s characters", "4096");
+    if (c == EOF)
         return bad(r, d, "the file ends in the middle of a line (no line end)%s", "");
+    if (r->line == 1 && n >= 3 && memcmp(r->buf, "\xef\xbb\xbf", 3) == 0) {
+        memmove(r->buf, r->buf + 3, n - 2);      /* a UTF-8 byte order mark: skipped */
+        n -= 3;
     }
-    r->buf[--n] = '\0';
+    if (r->line == 1 && n >= 2 && (memcmp(r->buf, "\xff\xfe", 2) == 0 ||
+                                   memcmp(r->buf, "\xfe\xff", 2) == 0))
+        return bad(r, d, "UTF-16: traces are UTF-8 text%s", "");
+    if (!is_utf8((const unsigned char *)r->buf, n))
+        return bad(r, d, "not UTF-8 text (traces are UTF-8)%s", "");
     if (n && r->buf[n - 1] == '\r')
         r->buf[--n] = '\0';
     return 1;
@@ -303,6 +342,17 @@ const char *trace_meta(const trace_reader *r, const char *key)
         if (strcmp(r->meta_keys[i], key) == 0)
             return r->meta_vals[i];
     return NULL;
+}
+
+size_t trace_meta_count(const trace_reader *r)
+{
+    return r->nmeta;
+}
+
+void trace_meta_at(const trace_reader *r, size_t i, const char **key, const char **value)
+{
+    *key = r->meta_keys[i];
+    *value = r->meta_vals[i];
 }
 
 int64_t trace_shutdown_ns(const trace_reader *r)

@@ -44,6 +44,24 @@ expect 3 "$LSIM" compare $SEED "$TMP/nostart.csv" --out "$TMP/c.db" --quiet
 #    No consumer events at all (memcpy of NULL before):
 printf 't_ms,event,node,consumer,msg,group,queue\n0,publish,,,m1,,q\n1,publish,,,m2,,q\n' >"$TMP/nocons.csv"
 expect 0 "$LSIM" fit "$TMP/nocons.csv"
+#    Not text: a NUL byte, UTF-16, /dev/zero, bytes that are not UTF-8; a
+#    UTF-8 byte order mark is skipped
+printf 't_ms,event,node,consumer,msg,group,queue\n0,pub\000lish,,,m1,,q\n' >"$TMP/nul.csv"
+expect_msg 2 "$TMP/nul.csv:2: a NUL byte: not a text file (traces are UTF-8 text)" "$LSIM" fit "$TMP/nul.csv"
+printf '\377\376t\000_\000m\000s\000\n\000' >"$TMP/u16.csv"
+expect_msg 2 "$TMP/u16.csv:1: a NUL byte: not a text file (traces are UTF-8 text; this looks like UTF-16)" \
+    "$LSIM" fit "$TMP/u16.csv"
+expect_msg 2 "/dev/zero:1: a NUL byte: not a text file (traces are UTF-8 text)" "$LSIM" fit /dev/zero
+printf 't_ms,event,node,consumer,msg,group,queue\n0,publish,,,m1,,q\375\n' >"$TMP/bad8.csv"
+expect_msg 2 "$TMP/bad8.csv:2: not UTF-8 text (traces are UTF-8)" "$LSIM" fit "$TMP/bad8.csv"
+printf '\357\273\277' | cat - "$TMP/nostart.csv" >"$TMP/bom.csv"
+expect 0 "$LSIM" fit "$TMP/bom.csv"
+#    a trace on a pipe is read once
+count=$((count + 1))
+"$LSIM" fit /dev/stdin <tests/data/traces/A-burst-run1.csv >"$TMP/fit1.yaml" 2>"$TMP/stderr" ||
+    fail "fit /dev/stdin: $(cat "$TMP/stderr")"
+"$LSIM" fit tests/data/traces/A-burst-run1.csv | tail -n +2 >"$TMP/fit2.yaml"
+tail -n +2 "$TMP/fit1.yaml" | cmp -s - "$TMP/fit2.yaml" || fail "fit /dev/stdin differs from fit FILE"
 #    Many consumers on one node: loaded in linear time (tests/bench times it).
 
 # 2. Outputs that are inputs, or one path for two outputs.
