@@ -179,6 +179,10 @@ int cfg_check_unknown(const cfg_node *root, sim_diag *d);
 /* The scenario in normal form, as YAML or as JSON.  Returns a malloc'd
  * string. */
 char *cfg_to_yaml(const cfg_node *root);
+/* Text as one YAML scalar: plain when it can be, else double-quoted with
+ * escapes (for names that come from outside, such as a trace's). */
+struct strbuf;
+void cfg_yaml_text(struct strbuf *b, const char *s);
 char *cfg_to_json(const cfg_node *root);
 
 #endif
