@@ -238,6 +238,19 @@ const char *sim_resolve_path(sim_ctx *ctx, const char *path)
     return ctx->inputs[ctx->ninputs++];
 }
 
+bool sim_memory_reserve(sim_ctx *ctx, size_t bytes)
+{
+    if (ctx->mem_limit && (bytes > ctx->mem_limit || ctx->mem_reserved > ctx->mem_limit - bytes))
+        return false;
+    ctx->mem_reserved += bytes;
+    return true;
+}
+
+size_t sim_memory_limit(const sim_ctx *ctx)
+{
+    return ctx->mem_limit;
+}
+
 void sim_metric(sim_ctx *ctx, const char *name, double value)
 {
     for (size_t i = 0; i < ctx->nmetrics; i++)

@@ -80,6 +80,7 @@ struct sim_ctx {
     } name_hash[64];               /* cache: hashing a name costs more than an event */
     volatile const sig_atomic_t *interrupted;   /* set from a signal handler: stop soon */
     size_t mem_limit;              /* bytes the growing structures may take; 0: none */
+    size_t mem_reserved;           /* of which the models' tables take (sim_memory_reserve) */
     sim_time end_at;               /* SIM_NEVER until known */
     sim_time workload_end;
     int open_sources;

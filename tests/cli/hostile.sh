@@ -171,6 +171,12 @@ st=$?
 [ $st -eq 1 ] || fail "out of memory: exit $st: $(cat "$TMP/stderr")"
 [ -z "$(ls -A "$TMP/m")" ] || fail "out of memory left $(ls -A "$TMP/m")"
 
+#    --max-memory counts the group tables too (100 M groups are ~9 GB)
+printf 'name: g\nqueue:\n  count: 10\n  arrivals: { kind: burst, count: 10 }\n  service: { kind: constant, value: 1ms }\n  groups: { kind: zipf, count: 100000000 }\ncontainer: { kind: competing, workers: 1 }\n' >"$TMP/groups.yaml"
+expect_msg 2 "$TMP/groups.yaml:6:32: count: 100000000 groups would need more than the 512 MiB allowed (--max-memory)" \
+    "$LSIM" run "$TMP/groups.yaml" --max-memory 512M --out "$TMP/m/g.db" --quiet
+[ -z "$(ls -A "$TMP/m")" ] || fail "a refused group table left $(ls -A "$TMP/m")"
+
 # 7. A scaling row at t = 1e300: the picture stays well-formed XML.
 "$LSIM" run $SEED --out "$TMP/p.db" --detail samples --quiet >/dev/null
 sqlite3 "$TMP/p.db" "INSERT INTO scaling VALUES (1, 1e300, 1, 'start', 2, 'r', '{}')"
