@@ -365,15 +365,17 @@ int cmd_compare(int argc, char **argv)
         if (run_build(&spec, &r, &d) != SIM_OK)
             rc = cli_report(&d);
     }
-    char out[1100], err[1024] = "";
+    char *out = NULL, err[1024] = "";
     timeline *tl = NULL;
     cmp_result res = { 0 };
     if (rc == 0) {
         if (a.out) {
-            snprintf(out, sizeof out, "%s", a.out);
+            out = xstrdup(a.out);
         } else {
             mkdir("output", 0777);
-            snprintf(out, sizeof out, "output/%s-compare.db", r->name);
+            strbuf b = { 0 };
+            sb_addf(&b, "output/%s-compare.db", r->name);
+            out = sb_take(&b);
         }
         const char *outs[] = { out };
         if (run_check_outputs(r, a.scenario, outs, 1, err, sizeof err) != 0 ||
@@ -398,6 +400,7 @@ int cmd_compare(int argc, char **argv)
         rc = res.pass ? CLI_OK : CLI_OUTSIDE;
     }
     compare_result_free(&res);
+    free(out);
     run_free(r);
     run_data_free(&real);
     names_fini(&groups);
