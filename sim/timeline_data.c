@@ -1,5 +1,6 @@
 /* timeline_data.c -- loading a run into memory from a trace or a database. */
 #include "timeline_data.h"
+#include "cli.h"
 #include "mem.h"
 #include "trace.h"
 
@@ -182,7 +183,14 @@ int run_data_from_trace(const char *path, name_table *groups, run_data *out, sim
     trace_event ev;
     int rc;
     double last = 0;
+    volatile const sig_atomic_t *stop = cli_interrupted();
+    uint64_t nevents = 0;
     while ((rc = trace_reader_next(r, &ev, d)) == 1) {
+        /* SIGINT and SIGTERM are caught (cli.c): a long load must ask. */
+        if ((++nevents & 0xfff) == 0 && *stop) {
+            rc = diag_file(d, path, ev.line, 0, "interrupted");
+            break;
+        }
         last = (double)ev.t_ns / 1e6;
         if (ev.kind == TEV_CONSUMER_START || ev.kind == TEV_CONSUMER_STOP)
             on_consumer_event(&l, &ev);
