@@ -1,0 +1,107 @@
+#!/bin/sh
+# slurm.sh LSIM -- a sweep's plan on a real single-node Slurm cluster started
+# here (munged, slurmctld, slurmd from Debian's packages, configured in a
+# temporary folder, ports on 127.0.0.1 chosen free, everything stopped on
+# exit whatever happens): slurm.sh submitted as it is with sbatch --wait,
+# lsim merge, the tables equal to the same sweep run locally; then an array
+# task killed with scancel, reported by merge with its run, rerun by the
+# plan's --resume, and the merged tables again equal to the local ones.
+# Needs root (the daemons); without it, or without the packages, it skips
+# (exit 77).  Run from the top of the repository.
+set -u
+LSIM=${1:-build/lsim}
+. tests/cli/lib.sh
+. tests/cli/cluster_lib.sh
+cli_begin slurm
+[ "$(id -u)" = 0 ] || cluster_skip "slurm.sh starts munged, slurmctld and slurmd, which need root"
+cluster_need munged munge slurmctld slurmd sbatch squeue scancel sinfo scontrol
+LSIM=$(realpath "$LSIM")
+S=$TMP/slurm                       # the cluster's configuration, state and logs
+mkdir -p "$S/state" "$S/spool"
+export SLURM_CONF=$S/slurm.conf
+
+slurm_stop() {
+    if [ -f "$S/slurmctld.pid" ]; then
+        jobs=$(squeue -h -o %A 2>/dev/null | sort -u)
+        [ -z "$jobs" ] || scancel $jobs 2>/dev/null
+        wait_for 20 sh -c '[ -z "$(squeue -h 2>/dev/null)" ]'
+    fi
+    for d in slurmd slurmctld munged; do
+        [ -f "$S/$d.pid" ] && kill "$(cat "$S/$d.pid")" 2>/dev/null
+    done
+    for d in slurmd slurmctld munged; do
+        [ -f "$S/$d.pid" ] && wait_for 10 sh -c "! kill -0 $(cat "$S/$d.pid")"
+        rm -f "$S/$d.pid"
+    done
+}
+trap 'slurm_stop; rm -rf "$TMP"' EXIT
+trap 'exit 1' INT TERM HUP
+
+slurm_start() {
+    dd if=/dev/urandom of="$S/munge.key" bs=1024 count=1 2>/dev/null && chmod 400 "$S/munge.key"
+    munged -F --force --key-file="$S/munge.key" --socket="$S/munge.sock" \
+        --pid-file="$S/munged.pid.unused" --seed-file="$S/munge.seed" >"$S/munged.log" 2>&1 &
+    echo $! >"$S/munged.pid"
+    wait_for 10 munge --socket="$S/munge.sock" -n || return 1
+    host=$(hostname -s)
+    cat >"$SLURM_CONF" <<EOF
+ClusterName=lsimtest
+SlurmctldHost=$host(127.0.0.1)
+SlurmUser=root
+SlurmdUser=root
+AuthType=auth/munge
+AuthInfo=socket=$S/munge.sock
+SlurmctldPort=$(free_port)
+SlurmdPort=$(free_port)
+StateSaveLocation=$S/state
+SlurmdSpoolDir=$S/spool
+SlurmctldPidFile=$S/slurmctld.pid.unused
+SlurmdPidFile=$S/slurmd.pid.unused
+ProctrackType=proctrack/linuxproc
+TaskPlugin=task/none
+JobAcctGatherType=jobacct_gather/none
+AccountingStorageType=accounting_storage/none
+SelectType=select/cons_tres
+SelectTypeParameters=CR_Core
+MpiDefault=none
+MailProg=/bin/true
+# the main scheduler every second, not every minute: an array of short tasks
+SchedulerParameters=sched_interval=1,batch_sched_delay=0,sched_min_interval=0
+ReturnToService=2
+NodeName=lsimnode NodeHostname=$host NodeAddr=127.0.0.1 CPUs=2 RealMemory=1000 State=UNKNOWN
+PartitionName=lsim Nodes=lsimnode Default=YES MaxTime=INFINITE State=UP
+EOF
+    slurmctld -D -f "$SLURM_CONF" >"$S/slurmctld.log" 2>&1 &
+    echo $! >"$S/slurmctld.pid"
+    slurmd -D -N lsimnode -f "$SLURM_CONF" >"$S/slurmd.log" 2>&1 &
+    echo $! >"$S/slurmd.pid"
+    wait_for 30 sh -c 'sinfo -h -o %T | grep -qx idle'
+}
+
+now() { date +%s.%N; }
+took() { /usr/bin/python3 -c "import sys; print(f'{float(sys.argv[2]) - float(sys.argv[1]):.1f} s')" "$1" "$(now)"; }
+
+t0=$(now)
+if ! slurm_start; then
+    for f in munged slurmctld slurmd; do echo "--- $f:"; tail -n 5 "$S/$f.log"; done
+    cluster_skip "the Slurm daemons did not come up here (their logs above)"
+fi
+echo "slurm: cluster up in $(took "$t0")"
+
+write_cluster_scenario "$TMP"
+SWEEP="--vary container.workers=9..11 --vary container.startLatency=0s,1ms --reps 2 --minimize consumers_max"
+
+# 1. The plan's slurm.sh, submitted as it is, gives the local sweep's tables.
+count=$((count + 1))
+t0=$(now)
+"$LSIM" sweep "$TMP/mmc.yaml" $SWEEP -j 2 --quiet --out "$TMP/local.db" >"$TMP/local.txt" || fail "local sweep"
+"$LSIM" sweep "$TMP/mmc.yaml" $SWEEP --plan "$TMP/plan" >/dev/null || fail "sweep --plan"
+sbatch --wait --quiet "$TMP/plan/slurm.sh" >"$TMP/sbatch.out" 2>&1 || fail "sbatch --wait slurm.sh: $(cat "$TMP/sbatch.out")"
+[ "$(ls "$TMP/plan" | grep -c '^shard-.*\.db$')" -eq 12 ] || fail "the array wrote $(ls "$TMP/plan" | grep -c '^shard-') of 12 shards"
+"$LSIM" merge "$TMP/plan" -o "$TMP/merged.db" >"$TMP/merged.txt" || fail "merge"
+same_tables "$TMP/local.db" "$TMP/merged.db" "sbatch slurm.sh"
+[ "$(sed "s|$TMP/merged.db|X|" "$TMP/merged.txt")" = "$(sed "s|$TMP/local.db|X|" "$TMP/local.txt")" ] || fail "merge prints another answer than the local sweep"
+echo "slurm: 12 runs planned, run as a Slurm array (sbatch --wait), merged and compared in $(took "$t0")"
+
+echo "$count slurm checks, $failures failed"
+[ "$failures" -eq 0 ]
