@@ -103,5 +103,55 @@ same_tables "$TMP/local.db" "$TMP/merged.db" "sbatch slurm.sh"
 [ "$(sed "s|$TMP/merged.db|X|" "$TMP/merged.txt")" = "$(sed "s|$TMP/local.db|X|" "$TMP/local.txt")" ] || fail "merge prints another answer than the local sweep"
 echo "slurm: 12 runs planned, run as a Slurm array (sbatch --wait), merged and compared in $(took "$t0")"
 
+# 2. An array task killed while it runs (scancel JOB_K): sbatch --wait fails,
+# merge refuses, naming the run and its task; the sweep's command with
+# --plan DIR --resume writes that run's job to resume.txt and prints the
+# sbatch --array that reruns it; once it has run, merge gives the local
+# sweep's tables.  Runs of about 1 s, so that a task is caught running;
+# runs 1 and 4 are not candidates, the plan ran them when it measured them.
+count=$((count + 1))
+t0=$(now)
+cat >"$TMP/long.yaml" <<'YAML'
+name: long
+warmup: 100s
+queue:
+  count: 6000000
+  arrivals: { kind: poisson, rate: 8/s }
+  service: { kind: exponential, mean: 1s }
+container: { kind: competing, workers: 10 }
+YAML
+LONG="--vary container.workers=10,11 --reps 2"
+P=$TMP/long-plan
+"$LSIM" sweep "$TMP/long.yaml" $LONG -j 2 --quiet --out "$TMP/long-local.db" >/dev/null || fail "local sweep (long runs)"
+"$LSIM" sweep "$TMP/long.yaml" $LONG --plan "$P" >/dev/null || fail "sweep --plan (long runs)"
+sbatch --wait "$P/slurm.sh" >"$TMP/sbatch.out" 2>&1 &
+sbatch_pid=$!
+wait_for 10 grep -q '^Submitted batch job [0-9]*$' "$TMP/sbatch.out" || fail "sbatch: $(cat "$TMP/sbatch.out")"
+job=$(sed -n 's/^Submitted batch job \([0-9]*\)$/\1/p' "$TMP/sbatch.out")
+running() { squeue -h -j "$job" -t R -o %K | grep -x '[23]' | head -n 1 | grep .; }
+wait_for 30 running || fail "no task of 2 and 3 of job $job ran"
+k=$(running)
+scancel "${job}_$k" || fail "scancel ${job}_$k"
+wait $sbatch_pid && fail "sbatch --wait succeeded although task $k was cancelled"
+scontrol show job "${job}_$k" | grep -q 'JobState=CANCELLED' || fail "task $k: $(scontrol show job "${job}_$k" | grep JobState)"
+[ ! -e "$P/shard-$k.db" ] || fail "the cancelled task $k left its shard"
+[ -z "$(ls "$P" | grep 'tmp-')" ] || fail "the cancelled task left: $(ls "$P" | grep 'tmp-')"
+"$LSIM" merge "$P" -o "$TMP/long-merged.db" >/dev/null 2>"$TMP/err"
+[ $? -eq 2 ] || fail "merge of a plan with a cancelled task: exit status"
+grep -qx "lsim: 1 of 4 runs are missing (runs $k): run those lines of $P/jobs.txt again" "$TMP/err" || fail "merge: $(cat "$TMP/err")"
+grep -qx "lsim: the Slurm array tasks that should have run them (1 run a task): $k; resubmit them with sbatch --array=$k $P/slurm.sh" "$TMP/err" || fail "merge names no task: $(cat "$TMP/err")"
+"$LSIM" sweep "$TMP/long.yaml" $LONG --plan "$P" --resume >"$TMP/resume.out" 2>&1 || fail "--plan --resume: $(cat "$TMP/resume.out")"
+grep -qx "1 of 4 runs are missing (run $k); their jobs are in $P/resume.txt." "$TMP/resume.out" || fail "--resume: $(cat "$TMP/resume.out")"
+[ "$(cat "$P/resume.txt")" = "$(sed -n "${k}p" "$P/jobs.txt")" ] || fail "resume.txt is not line $k of jobs.txt: $(cat "$P/resume.txt")"
+again=$(sed -n 's/^  sbatch //p' "$TMP/resume.out")
+[ "$again" = "--array=$k $P/slurm.sh" ] || fail "--resume prints: sbatch $again"
+sbatch --wait --quiet $again >"$TMP/sbatch.out" 2>&1 || fail "sbatch --wait $again: $(cat "$TMP/sbatch.out")"
+"$LSIM" merge "$P" -o "$TMP/long-merged.db" >/dev/null || fail "merge after the resumed task"
+same_tables "$TMP/long-local.db" "$TMP/long-merged.db" "a cancelled task, resumed"
+"$LSIM" sweep "$TMP/long.yaml" $LONG --plan "$P" --resume >"$TMP/resume.out" 2>&1 || fail "--plan --resume when all are done"
+grep -qx "all 4 runs of $P are done: fold them with" "$TMP/resume.out" || fail "--resume when all are done: $(cat "$TMP/resume.out")"
+[ ! -e "$P/resume.txt" ] || fail "--resume left resume.txt when no run is missing"
+echo "slurm: task $k of 4 cancelled, reported by merge, rerun by --resume, merged and compared in $(took "$t0")"
+
 echo "$count slurm checks, $failures failed"
 [ "$failures" -eq 0 ]
