@@ -6,6 +6,7 @@
 #   make test       every test (unit, golden, analytical, command line)
 #   make asan       the tests under AddressSanitizer + UBSan
 #   make valgrind   a representative subset under valgrind (memcheck, leaks)
+#   make cluster-tests  a sweep's plan on a single-node Slurm and over ssh (root)
 #   make fuzz       libFuzzer on every target for FUZZ_SECONDS (default 60) each
 #   make bench      the benchmarks (events/s, messages/s, peak memory)
 #   make notebooks  execute the notebooks headless on fresh runs: HTML in output/
