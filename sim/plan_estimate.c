@@ -103,15 +103,18 @@ int plan_measure(const sweep_spec *s, const char *dir, plan_estimate *e, char *e
     return SIM_OK;
 }
 
-/* slurm.sh with the estimate's lines after its last #SBATCH line. */
+/* slurm.sh with the estimate's lines after its last line that starts with
+ * #SBATCH (sbatch reads directives up to the first command). */
 static char *with_estimate(const char *script, const plan_estimate *e)
 {
-    const char *after = script, *p = script;
-    while ((p = strstr(p, "#SBATCH")) != NULL) {
-        const char *eol = strchr(p, '\n');
+    const char *after = script;
+    for (const char *line = script; *line;) {
+        const char *eol = strchr(line, '\n');
         if (!eol)
             break;
-        after = p = eol + 1;
+        if (strncmp(line, "#SBATCH", 7) == 0)
+            after = eol + 1;
+        line = eol + 1;
     }
     strbuf b = { 0 };
     sb_addn(&b, script, (size_t)(after - script));
