@@ -2,10 +2,11 @@
 # slurm.sh LSIM -- a sweep's plan on a real single-node Slurm cluster started
 # here (munged, slurmctld, slurmd from Debian's packages, configured in a
 # temporary folder, ports on 127.0.0.1 chosen free, everything stopped on
-# exit whatever happens): slurm.sh submitted as it is with sbatch --wait,
-# lsim merge, the tables equal to the same sweep run locally; then an array
-# task killed with scancel, reported by merge with its run, rerun by the
-# plan's --resume, and the merged tables again equal to the local ones.
+# exit whatever happens): slurm.sh submitted as it is with sbatch --wait
+# (Slurm taking its --time and --mem), lsim merge, the tables equal to the
+# same sweep run locally; then an array task killed with scancel, reported
+# by merge with its run, rerun by the plan's --resume, and the merged tables
+# again equal to the local ones.
 # Needs root (the daemons); without it, or without the packages, it skips
 # (exit 77).  Run from the top of the repository.
 set -u
@@ -96,7 +97,13 @@ count=$((count + 1))
 t0=$(now)
 "$LSIM" sweep "$TMP/mmc.yaml" $SWEEP -j 2 --quiet --out "$TMP/local.db" >"$TMP/local.txt" || fail "local sweep"
 "$LSIM" sweep "$TMP/mmc.yaml" $SWEEP --plan "$TMP/plan" >/dev/null || fail "sweep --plan"
-sbatch --wait --quiet "$TMP/plan/slurm.sh" >"$TMP/sbatch.out" 2>&1 || fail "sbatch --wait slurm.sh: $(cat "$TMP/sbatch.out")"
+minutes=$(sed -n 's/^#SBATCH --time=\([1-9][0-9]*\)$/\1/p' "$TMP/plan/slurm.sh")
+mem=$(sed -n 's/^#SBATCH --mem=\([1-9][0-9]*M\)$/\1/p' "$TMP/plan/slurm.sh")
+[ -n "$minutes" ] && [ -n "$mem" ] || fail "slurm.sh has no --time or --mem: $(grep '^#SBATCH' "$TMP/plan/slurm.sh")"
+sbatch --wait "$TMP/plan/slurm.sh" >"$TMP/sbatch.out" 2>&1 || fail "sbatch --wait slurm.sh: $(cat "$TMP/sbatch.out")"
+job=$(sed -n 's/^Submitted batch job \([0-9]*\)$/\1/p' "$TMP/sbatch.out")
+limits=$(printf 'TimeLimit=%02d:%02d:00 .*MinMemoryNode=%s' $((minutes / 60)) $((minutes % 60)) "$mem")
+scontrol show job "${job}_1" | tr '\n' ' ' | grep -q "$limits" || fail "Slurm did not take slurm.sh's limits ($limits): $(scontrol show job "${job}_1" | grep -E 'TimeLimit|MinMemory')"
 [ "$(ls "$TMP/plan" | grep -c '^shard-.*\.db$')" -eq 12 ] || fail "the array wrote $(ls "$TMP/plan" | grep -c '^shard-') of 12 shards"
 "$LSIM" merge "$TMP/plan" -o "$TMP/merged.db" >"$TMP/merged.txt" || fail "merge"
 same_tables "$TMP/local.db" "$TMP/merged.db" "sbatch slurm.sh"
