@@ -6,7 +6,8 @@
 # "host" the way the README says (one folder, rsync over ssh, the same
 # path), the jobs run with parallel --sshlogin in ssh's bare environment, the
 # shards fetched back with rsync into another folder, lsim merge, and the
-# tables equal to the same sweep run locally.  Needs root (sshd); without
+# tables equal to the same sweep run locally; then two shards lost, and the
+# plan's --resume rerunning only those over ssh.  Needs root (sshd); without
 # it, or without the packages, it skips (exit 77).  Run from the top of the
 # repository.
 set -u
@@ -93,6 +94,25 @@ rsync -a -e "$SSH" --include 'shard-*.db' --exclude '*' "root@127.0.0.1:$W/plan/
 same_tables "$TMP/local.db" "$TMP/merged.db" "parallel --sshlogin"
 [ "$(sed "s|$TMP/merged.db|X|" "$TMP/merged.txt")" = "$(sed "s|$TMP/local.db|X|" "$TMP/local.txt")" ] || fail "merge prints another answer than the local sweep"
 echo "ssh: 12 runs planned, shipped, run over ssh by parallel, fetched, merged and compared in $(took "$t0")"
+
+# 2. Two shards lost: merge names them; --plan DIR --resume writes their jobs
+# to resume.txt, parallel --sshlogin runs only those, and the fetched shards
+# merge to the local sweep's tables again.
+count=$((count + 1))
+t0=$(now)
+rm "$W/plan/shard-05.db" "$W/plan/shard-06.db" "$TMP/back/shard-05.db" "$TMP/back/shard-06.db"
+"$LSIM" merge "$TMP/back" -o "$TMP/merged2.db" >/dev/null 2>"$TMP/err"
+[ $? -eq 2 ] || fail "merge with two shards lost: exit status"
+grep -qx "lsim: 2 of 12 runs are missing (runs 5, 6): run those lines of $TMP/back/jobs.txt again" "$TMP/err" || fail "merge: $(cat "$TMP/err")"
+"$W/lsim" sweep "$W/mmc.yaml" $SWEEP --plan "$W/plan" --resume >"$TMP/resume.out" 2>&1 || fail "--plan --resume: $(cat "$TMP/resume.out")"
+[ "$(wc -l <"$W/plan/resume.txt")" -eq 2 ] || fail "resume.txt: $(cat "$W/plan/resume.txt")"
+rsync -a -e "$SSH" "$W/plan/resume.txt" "root@127.0.0.1:$W/plan/" || fail "rsync resume.txt"
+parallel --will-cite --halt now,fail=1 --ssh "$SSH" --sshlogin 2/root@127.0.0.1 \
+    <"$W/plan/resume.txt" >"$TMP/parallel.out" 2>&1 || fail "parallel --sshlogin < resume.txt: $(tail -n 5 "$TMP/parallel.out")"
+rsync -a -e "$SSH" --include 'shard-*.db' --exclude '*' "root@127.0.0.1:$W/plan/" "$TMP/back/" || fail "rsync the shards back"
+"$LSIM" merge "$TMP/back" -o "$TMP/merged2.db" >/dev/null || fail "merge after the resumed jobs"
+same_tables "$TMP/local.db" "$TMP/merged2.db" "resume.txt over ssh"
+echo "ssh: 2 shards lost, named by merge, rerun over ssh from resume.txt, merged and compared in $(took "$t0")"
 
 echo "$count ssh checks, $failures failed"
 [ "$failures" -eq 0 ]
