@@ -20,6 +20,7 @@
 typedef struct live_tmp {
     struct live_tmp *next;
     char *path;
+    pid_t owner;                   /* a forked worker inherits the list: not its files */
 } live_tmp;
 
 static pthread_mutex_t live_mu = PTHREAD_MUTEX_INITIALIZER;
@@ -30,7 +31,8 @@ static void remove_live(void)
 {
     pthread_mutex_lock(&live_mu);
     for (live_tmp *t = live_head; t; t = t->next)
-        unlink(t->path);
+        if (t->owner == getpid())
+            unlink(t->path);
     pthread_mutex_unlock(&live_mu);
 }
 
@@ -44,6 +46,7 @@ static void live_add(const char *path)
     pthread_once(&live_once, register_atexit);
     live_tmp *t = xcalloc(1, sizeof *t);
     t->path = xstrdup(path);
+    t->owner = getpid();
     pthread_mutex_lock(&live_mu);
     t->next = live_head;
     live_head = t;
