@@ -213,6 +213,7 @@ typedef struct copier {
     size_t nt;
     open_shard_t *shards;          /* by shard index; db NULL when closed */
     bool is_bad_input;             /* the failure is a shard's, not the output's */
+    uint64_t rows;                 /* copied so far: signals are polled by rows */
     char *err;
     size_t errsize;
 } copier;
@@ -376,6 +377,9 @@ static int copy_run(copier *c, size_t k, int64_t run_id)
                 sqlite3_bind_value(t->insert, col + 1, sqlite3_column_value(o->cur[i], col));
             int rc = sqlite3_step(t->insert);
             sqlite3_reset(t->insert);
+            /* Many short steps never reach the progress handler's count. */
+            if ((++c->rows & 0xfff) == 0 && *cli_interrupted())
+                return fail(c, "interrupted%s%s", "", "");
             if (rc != SQLITE_DONE)
                 return fail(c, "cannot write: %s%s", sqlite3_errmsg(c->out), "");
             if (step_cursor(c, o, i, k) != 0)
