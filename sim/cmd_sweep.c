@@ -278,6 +278,14 @@ static int check_points(const sweep_spec *s, bool quiet, run **probe, cfg_doc *p
     strbuf seen = { 0 };
     int rc = 0;
     for (int64_t p = 0; rc == 0 && p < s->npoints; p++) {
+        /* 20,000 points take seconds (more under a sanitizer): ask. */
+        int sig = *cli_interrupted();
+        if (sig) {
+            fprintf(stderr, "lsim: interrupted (%s): no database written\n",
+                    sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "a signal");
+            rc = CLI_FAILURE;
+            break;
+        }
         cfg_doc doc;
         run *r;
         sim_diag d = { 0 };
