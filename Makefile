@@ -7,7 +7,9 @@
 #   make asan       the tests under AddressSanitizer + UBSan
 #   make valgrind   a representative subset under valgrind (memcheck, leaks)
 #   make fuzz       libFuzzer on every target for FUZZ_SECONDS (default 60) each
-#   make bench      the benchmarks (events/s, messages/s, peak memory)
+#   make bench      lsim against the reference loops of BENCH_REF: the ratios
+#                   and peak memory (BENCH_BEFORE=other/lsim adds its column)
+#   make bench-more the other benchmarks (events/s, messages/s, SimPy, sweeps)
 #   make notebooks  execute the notebooks headless on fresh runs: HTML in output/
 #                   (FIGDIR=docs/img also saves their main figures there)
 
@@ -24,6 +26,8 @@ LDLIBS  = -lgsl -lgslcblas -lsqlite3 -lyaml -lm -pthread
 PYTHON  = /usr/bin/python3
 BUILD   = build
 FIGDIR  =
+BENCH_REF    = ../shared/bench
+BENCH_BEFORE =
 # == end of settings ==
 
 SIM_OBJ = sim/mem.o sim/config.o sim/config_print.o sim/units.o sim/scenario.o sim/calendar.o sim/random.o sim/dist.o \
@@ -66,7 +70,8 @@ FUZZ_BIN = $(addprefix $(BUILD)/tests/fuzz/,$(FUZZ_TARGETS))
 FUZZ_SAN = -fsanitize=fuzzer-no-link,address,undefined,float-cast-overflow \
            -fno-sanitize-recover=all -fno-omit-frame-pointer
 
-.PHONY: all deps run test unit cli-tests fuzz-regressions asan valgrind bench notebooks fuzz clean
+.PHONY: all deps run test unit cli-tests fuzz-regressions asan valgrind bench bench-more notebooks \
+        fuzz clean
 
 all: $(BUILD)/lsim
 
@@ -122,8 +127,21 @@ asan:
 valgrind: all $(UNIT_BIN)
 	tests/cli/valgrind.sh $(BUILD)
 
-bench: $(BUILD)/lsim $(BUILD)/bench
+# The reference loops are compiled from BENCH_REF at build time (never
+# copied here), as its README says.
+bench: $(BUILD)/lsim $(BUILD)/mmc_bare $(BUILD)/sqlite_ceiling
+	tests/bench/ratios.sh $(BUILD) $(BENCH_REF) $(BENCH_BEFORE)
+
+bench-more: $(BUILD)/lsim $(BUILD)/bench
 	tests/bench/run.sh $(BUILD) $(PYTHON)
+
+$(BUILD)/mmc_bare: $(BENCH_REF)/mmc_bare.c
+	@mkdir -p $(dir $@)
+	gcc -O2 -o $@ $< -lsqlite3 -lm
+
+$(BUILD)/sqlite_ceiling: $(BENCH_REF)/sqlite_ceiling.c
+	@mkdir -p $(dir $@)
+	gcc -O2 -o $@ $< -lsqlite3
 
 # libFuzzer (clang) on each target for FUZZ_SECONDS, with ASan and UBSan,
 # starting from the corpora in tests/fuzz/corpus (new finds go to build-fuzz/).

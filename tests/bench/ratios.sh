@@ -1,0 +1,152 @@
+#!/bin/bash
+# ratios.sh BUILD REFDIR [BEFORE] -- lsim's speed against the reference loops
+# (make bench).
+#
+# Each ratio is reference time / lsim time, the median over BENCH_PAIRS
+# (default 5) paired runs taken A B A B: whole processes, one after the other,
+# pinned with taskset to one CPU (BENCH_CPU, default the last one), so the
+# two sides of a pair see the same machine.  BEFORE, when given, is another
+# lsim binary (an older build): each pair then also runs it, and the table
+# has a column for it, measured in the same run.  Peak memory is the peak
+# resident set of a whole process (GNU time).  With BENCH_CALLGRIND=1 (the
+# default) the instructions per message are counted by callgrind as well:
+# unlike wall time they do not depend on what else the machine is doing.
+#
+# BUILD holds lsim and the reference loops built from REFDIR (mmc_bare,
+# sqlite_ceiling; see REFDIR/README.md).
+set -eu
+B=$1
+REF=$2
+BEFORE=${3:-}
+PAIRS=${BENCH_PAIRS:-5}
+CPU=${BENCH_CPU:-$(($(nproc) - 1))}
+CALLGRIND=${BENCH_CALLGRIND:-1}
+N=1000000
+TMP=$(mktemp -d /tmp/lsim-bench-XXXXXX)
+trap 'rm -rf "$TMP"' EXIT
+PIN=(taskset -c "$CPU")
+MM8=(tests/bench/mm8.yaml)
+MM1000=(tests/bench/mm8.yaml --set container.workers=1000 --set 'queue.arrivals={kind: poisson, rate: 900/s}')
+
+median() { sort -g | awk '{v[NR]=$1} END {if (NR == 0) print "nan"; else print (NR%2 ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2)}'; }
+
+# wall SECONDS of one whole process, pinned; its output is thrown away
+wall() {
+    local s=$EPOCHREALTIME
+    "${PIN[@]}" "$@" >/dev/null 2>&1 || { echo "bench: failed: $*" >&2; exit 1; }
+    local e=$EPOCHREALTIME
+    awk -v s="$s" -v e="$e" 'BEGIN {printf "%.6f\n", e - s}'
+}
+
+# lsim_args BINARY DETAIL DB SCENARIO-ARGS...: sets CMD to the command of a run
+lsim_args() {
+    local bin=$1 detail=$2 db=$3
+    shift 3
+    CMD=("$bin" run "$@" --detail "$detail" --out "$db" --quiet)
+}
+
+# pair NAME 'REFERENCE COMMAND' LSIM-ARGS...: prints "after before" ratio medians
+# (before "-" without BEFORE) and keeps the raw times in $TMP/NAME.*
+pair() {
+    local name=$1 ref=$2 detail=$3
+    shift 3
+    : >"$TMP/$name.after"
+    : >"$TMP/$name.before"
+    for i in $(seq "$PAIRS"); do
+        local r a
+        r=$(eval "wall $ref")
+        lsim_args "$B/lsim" "$detail" "$TMP/a.db" "$@"
+        a=$(wall "${CMD[@]}")
+        echo "$r $a" | awk '{printf "%.6f %.6f %.6f\n", $1 / $2, $1, $2}' >>"$TMP/$name.after"
+        if [ -n "$BEFORE" ]; then
+            lsim_args "$BEFORE" "$detail" "$TMP/b.db" "$@"
+            a=$(wall "${CMD[@]}")
+            echo "$r $a" | awk '{printf "%.6f %.6f %.6f\n", $1 / $2, $1, $2}' >>"$TMP/$name.before"
+        fi
+    done
+}
+
+col() { awk -v c="$2" '{print $c}' "$1" | median; }
+fmt() { [ -s "$1" ] && printf '%.2f (ref %.3f s, lsim %.3f s)' "$(col "$1" 1)" "$(col "$1" 2)" "$(col "$1" 3)" || printf -- '-'; }
+
+echo "lsim against the reference loops of $REF: medians of $PAIRS paired runs, pinned to CPU $CPU"
+[ -n "$BEFORE" ] && echo "before: $BEFORE"
+echo
+
+pair mm8 "$B/mmc_bare $N 1" summary "${MM8[@]}"
+pair mm1000 "$B/mmc_bare $N 1 1000 900 1" summary "${MM1000[@]}"
+pair rows "$B/sqlite_ceiling $N 128 off $TMP/ceiling.db" messages "${MM8[@]}"
+
+# The ActiveMQ page window's worst case: messages a second (no reference).
+window() {
+    local bin=$1 count
+    count=$(sed -n 's/^ *count: *\([0-9]*\).*/\1/p' tests/bench/jms-window.yaml | head -n 1)
+    lsim_args "$bin" summary "$TMP/w.db" tests/bench/jms-window.yaml
+    for i in $(seq "$PAIRS"); do
+        wall "${CMD[@]}"
+    done | median | awk -v n="$count" '{printf "%.2f M messages/s (%.3f s for %d)", n / $1 / 1e6, $1, n}'
+}
+
+# peak resident KB of one run
+peak_kb() {
+    /usr/bin/time -o "$TMP/time.txt" -f 'peak %M' "${PIN[@]}" "$@" >/dev/null 2>&1
+    awk '/^peak/ {print $2}' "$TMP/time.txt"
+}
+mem10m() {
+    local bin=$1
+    local big small
+    lsim_args "$bin" summary "$TMP/m.db" "${MM8[@]}" --set queue.count=10000000
+    big=$(peak_kb "${CMD[@]}")
+    lsim_args "$bin" summary "$TMP/m.db" "${MM8[@]}"
+    small=$(peak_kb "${CMD[@]}")
+    awk -v b="$big" -v s="$small" 'BEGIN {printf "%.1f MB (1 M messages: %.1f MB)", b / 1024, s / 1024}'
+}
+# A burst: 1 M messages published within a millisecond to one slow worker,
+# so nearly all of them are in flight at once; bytes a message against the
+# same run with 1,000 messages.
+BURST=(tests/bench/burst.yaml)
+burst() {
+    local bin=$1 big small
+    lsim_args "$bin" summary "$TMP/m.db" "${BURST[@]}"
+    big=$(peak_kb "${CMD[@]}")
+    lsim_args "$bin" summary "$TMP/m.db" "${BURST[@]}" --set queue.count=1000
+    small=$(peak_kb "${CMD[@]}")
+    awk -v b="$big" -v s="$small" -v n=$N \
+        'BEGIN {printf "%.0f MB, %.0f B a message", b / 1024, (b - s) * 1024 / (n - 1000)}'
+}
+
+# instructions a message under callgrind
+instr() {
+    local out
+    out=$( { valgrind --tool=callgrind --callgrind-out-file=/dev/null "$@" >/dev/null 2>/dev/null; } 2>&1 |
+          awk '/Collected/ {print $NF}')
+    awk -v i="${out:-0}" -v n=$N 'BEGIN {printf "%.0f", i / n}'
+}
+
+row() { printf '| %s | %s | %s |\n' "$1" "$2" "$3"; }
+both() {              # both FUNCTION: "after" and "before" cells
+    "$1" "$B/lsim"
+    printf ' | '
+    if [ -n "$BEFORE" ]; then "$1" "$BEFORE"; else printf -- '-'; fi
+}
+
+echo "| M/M/8, 1 M messages | after | before |"
+echo "|---|---|---|"
+row "summary output: loop / lsim" "$(fmt "$TMP/mm8.after")" "$(fmt "$TMP/mm8.before")"
+if [ -n "${BENCH_CIMBA:-}" ]; then
+    pair cimba "$BENCH_CIMBA" summary "${MM8[@]}"
+    row "the same against cimba ($BENCH_CIMBA)" "$(fmt "$TMP/cimba.after")" "$(fmt "$TMP/cimba.before")"
+else
+    row "the same against cimba" "not measured: set BENCH_CIMBA to a cimba M/M/8 command" "-"
+fi
+row "M/M/1000 (lambda 900/s): loop / lsim" "$(fmt "$TMP/mm1000.after")" "$(fmt "$TMP/mm1000.before")"
+row "--detail messages: SQLite insert loop / lsim" "$(fmt "$TMP/rows.after")" "$(fmt "$TMP/rows.before")"
+echo "| ActiveMQ page-window worst case | $(both window) |"
+echo "| peak memory, 10 M messages, summary | $(both mem10m) |"
+echo "| a burst of 1 M messages in flight | $(both burst) |"
+if [ "$CALLGRIND" = 1 ]; then
+    ins() { lsim_args "$1" summary "$TMP/c.db" "${MM8[@]}"; instr "${CMD[@]}"; }
+    ins1000() { lsim_args "$1" summary "$TMP/c.db" "${MM1000[@]}"; instr "${CMD[@]}"; }
+    echo "| instructions a message, M/M/8 (callgrind; loop $(instr "$B/mmc_bare" $N 1)) | $(both ins) |"
+    echo "| instructions a message, M/M/1000 (callgrind; loop $(instr "$B/mmc_bare" $N 1 1000 900 1)) | $(both ins1000) |"
+fi
