@@ -13,6 +13,10 @@
  * Reader states: IDLE (a worker is free, not asking) -> ASKING (pull sent,
  * waiting for a message) -> IDLE on delivery; BLOCKED while no worker is
  * free, left when a worker ends.
+ *
+ * The free workers are a two-level bitmap (a bit a worker, and a bit for
+ * each word that has a free worker in it), so the first free one is found
+ * in a few instructions however many workers there are.
  */
 #include "mem.h"
 #include "model.h"
@@ -23,7 +27,6 @@
 typedef struct worker {
     struct competing *c;
     int id;                        /* consumer id (engine numbering) */
-    bool is_busy;                  /* from hand-off to end */
     sim_time fixed_ns;             /* workerServiceTimes[i], or -1 */
     double speed;                  /* workerSpeeds[i], or 1 */
     sim_msg *m;
@@ -37,6 +40,8 @@ typedef struct competing {
     int nworkers;
     /* state */
     worker *w;
+    uint64_t *free_bits;           /* bit i: worker i is free (not from hand-off to end) */
+    uint64_t *free_words;          /* bit j: free_bits[j] is not zero */
     consumer_port reader;
     bool is_asking;
 } competing;
@@ -46,11 +51,29 @@ static void on_end(sim_ctx *ctx, void *self, void *arg);
 static const sim_event_type ev_begin = { "competing.begin", on_begin };
 static const sim_event_type ev_end = { "competing.end", on_end };
 
+static void set_free(competing *c, int i, bool is_free)
+{
+    uint64_t *word = &c->free_bits[i / 64];
+    if (is_free)
+        *word |= (uint64_t)1 << (i % 64);
+    else
+        *word &= ~((uint64_t)1 << (i % 64));
+    int j = i / 64;
+    if (*word)
+        c->free_words[j / 64] |= (uint64_t)1 << (j % 64);
+    else
+        c->free_words[j / 64] &= ~((uint64_t)1 << (j % 64));
+}
+
+/* The free worker of lowest index, or NULL. */
 static worker *first_free(competing *c)
 {
-    for (int i = 0; i < c->nworkers; i++)
-        if (!c->w[i].is_busy)
-            return &c->w[i];
+    int nsum = (c->nworkers + 4095) / 4096;
+    for (int k = 0; k < nsum; k++)
+        if (c->free_words[k]) {
+            int j = k * 64 + __builtin_ctzll(c->free_words[k]);
+            return &c->w[j * 64 + __builtin_ctzll(c->free_bits[j])];
+        }
     return NULL;
 }
 
@@ -68,7 +91,7 @@ static void on_deliver(sim_ctx *ctx, consumer_port *port, sim_msg *m)
     competing *c = port->owner;
     c->is_asking = false;
     worker *w = first_free(c);
-    w->is_busy = true;
+    set_free(c, (int)(w - c->w), false);
     w->m = m;
     sim_msg_delivered(ctx, m, c->env.node, w->id);
     if (c->start_latency > 0)
@@ -98,7 +121,7 @@ static void on_end(sim_ctx *ctx, void *self, void *arg)
     competing *c = w->c;
     sim_msg *m = w->m;
     w->m = NULL;
-    w->is_busy = false;
+    set_free(c, (int)(w - c->w), true);
     sim_msg_end(ctx, m);
     c->env.broker->ops->ack(ctx, c->env.broker, &c->reader, m);
     maybe_read(ctx, c);
@@ -129,6 +152,8 @@ static void competing_destroy(container *base)
     if (!c)
         return;
     free(c->w);
+    free(c->free_bits);
+    free(c->free_words);
     free(c);
 }
 
@@ -152,12 +177,15 @@ static int read_workers(cfg_node *cfg, competing *c, sim_diag *d)
         return SIM_EINPUT;
     c->nworkers = (int)n;
     c->w = xcalloc((size_t)n, sizeof *c->w);
+    c->free_bits = xcalloc((size_t)(n + 63) / 64, sizeof *c->free_bits);
+    c->free_words = xcalloc((size_t)(n + 4095) / 4096, sizeof *c->free_words);
     for (int i = 0; i < c->nworkers; i++) {
         c->w[i] = (worker){ .c = c, .fixed_ns = -1, .speed = 1.0 };
         if (times && cfg_read_duration(list->items[i], NULL, 0, &c->w[i].fixed_ns, d) != SIM_OK)
             return SIM_EINPUT;
         if (speeds && cfg_read_double(list->items[i], NULL, 1e-9, 1e9, &c->w[i].speed, d) != SIM_OK)
             return SIM_EINPUT;
+        set_free(c, i, true);
     }
     return SIM_OK;
 }
