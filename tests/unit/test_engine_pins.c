@@ -55,7 +55,7 @@ static void check_one(const pinned *p)
     const double want_q[] = { p->p50_latency_ms, p->p99_latency_ms, p->p99_wait_ms };
     for (int i = 0; i < 3; i++) {
         double got = tu_metric(r, names[i]);
-        if (fabs(got - want_q[i]) > 1e-8 * fabs(want_q[i]) + 1e-9)
+        if (fabs(got - want_q[i]) > 1e-9 * fabs(want_q[i]) + 1e-9)
             fail_msg("%.20s: %s %.10g, pinned %.10g", p->yaml, names[i], got, want_q[i]);
     }
     free(fp);
