@@ -42,6 +42,7 @@ typedef struct competing {
     worker *w;
     uint64_t *free_bits;           /* bit i: worker i is free (not from hand-off to end) */
     uint64_t *free_words;          /* bit j: free_bits[j] is not zero */
+    size_t nfree;
     consumer_port reader;
     bool is_asking;
 } competing;
@@ -51,36 +52,33 @@ static void on_end(sim_ctx *ctx, void *self, void *arg);
 static const sim_event_type ev_begin = { "competing.begin", on_begin };
 static const sim_event_type ev_end = { "competing.end", on_end };
 
-static void set_free(competing *c, int i, bool is_free)
+static inline void set_free(competing *c, size_t i)
 {
-    uint64_t *word = &c->free_bits[i / 64];
-    if (is_free)
-        *word |= (uint64_t)1 << (i % 64);
-    else
-        *word &= ~((uint64_t)1 << (i % 64));
-    int j = i / 64;
-    if (*word)
-        c->free_words[j / 64] |= (uint64_t)1 << (j % 64);
-    else
-        c->free_words[j / 64] &= ~((uint64_t)1 << (j % 64));
+    size_t j = i / 64;
+    c->free_bits[j] |= (uint64_t)1 << (i % 64);
+    c->free_words[j / 64] |= (uint64_t)1 << (j % 64);
+    c->nfree++;
 }
 
-/* The free worker of lowest index, or NULL. */
-static worker *first_free(competing *c)
+/* Takes the free worker of lowest index; there is one (nfree > 0). */
+static inline worker *take_first_free(competing *c)
 {
-    int nsum = (c->nworkers + 4095) / 4096;
-    for (int k = 0; k < nsum; k++)
-        if (c->free_words[k]) {
-            int j = k * 64 + __builtin_ctzll(c->free_words[k]);
-            return &c->w[j * 64 + __builtin_ctzll(c->free_bits[j])];
-        }
-    return NULL;
+    size_t k = 0;
+    while (!c->free_words[k])
+        k++;
+    size_t j = k * 64 + (size_t)__builtin_ctzll(c->free_words[k]);
+    size_t i = j * 64 + (size_t)__builtin_ctzll(c->free_bits[j]);
+    c->free_bits[j] &= c->free_bits[j] - 1;          /* clears its lowest bit: i */
+    if (!c->free_bits[j])
+        c->free_words[k] &= c->free_words[k] - 1;    /* j was its lowest bit */
+    c->nfree--;
+    return &c->w[i];
 }
 
 /* The reader reads when a worker is free and it is not already waiting. */
 static void maybe_read(sim_ctx *ctx, competing *c)
 {
-    if (c->is_asking || !first_free(c))
+    if (c->is_asking || !c->nfree)
         return;
     c->is_asking = true;
     c->env.broker->ops->pull(ctx, c->env.broker, &c->reader);
@@ -90,8 +88,7 @@ static void on_deliver(sim_ctx *ctx, consumer_port *port, sim_msg *m)
 {
     competing *c = port->owner;
     c->is_asking = false;
-    worker *w = first_free(c);
-    set_free(c, (int)(w - c->w), false);
+    worker *w = take_first_free(c);
     w->m = m;
     sim_msg_delivered(ctx, m, c->env.node, w->id);
     if (c->start_latency > 0)
@@ -121,7 +118,7 @@ static void on_end(sim_ctx *ctx, void *self, void *arg)
     competing *c = w->c;
     sim_msg *m = w->m;
     w->m = NULL;
-    set_free(c, (int)(w - c->w), true);
+    set_free(c, (size_t)(w - c->w));
     sim_msg_end(ctx, m);
     c->env.broker->ops->ack(ctx, c->env.broker, &c->reader, m);
     maybe_read(ctx, c);
@@ -185,7 +182,7 @@ static int read_workers(cfg_node *cfg, competing *c, sim_diag *d)
             return SIM_EINPUT;
         if (speeds && cfg_read_double(list->items[i], NULL, 1e-9, 1e9, &c->w[i].speed, d) != SIM_OK)
             return SIM_EINPUT;
-        set_free(c, i, true);
+        set_free(c, (size_t)i);
     }
     return SIM_OK;
 }

@@ -11,18 +11,20 @@
 
 #include <stdlib.h>
 
-static inline bool earlier(const cal_entry *a, const cal_entry *b)
+/* Ties in time are rare in most runs, so the sequence number is looked up
+ * only then. */
+static inline bool earlier(const calendar *c, const cal_entry *a, const cal_entry *b)
 {
-    return a->t < b->t || (a->t == b->t && a->seq < b->seq);
+    return a->t < b->t || (a->t == b->t && c->slots[a->slot].seq < c->slots[b->slot].seq);
 }
 
 /* Puts e at hole i or above it, moving later parents down. */
-static void sift_up(calendar *c, size_t i, cal_entry e)
+static inline void sift_up(calendar *c, size_t i, cal_entry e)
 {
     cal_entry *heap = c->heap;
     while (i > 0) {
         size_t parent = (i - 1) / 2;
-        if (!earlier(&e, &heap[parent]))
+        if (!earlier(c, &e, &heap[parent]))
             break;
         heap[i] = heap[parent];
         c->slots[heap[i].slot].pos = (uint32_t)i;
@@ -41,9 +43,9 @@ static void sift_down(calendar *c, size_t i, cal_entry e)
         size_t child = 2 * i + 1;
         if (child >= n)
             break;
-        if (child + 1 < n && earlier(&heap[child + 1], &heap[child]))
+        if (child + 1 < n && earlier(c, &heap[child + 1], &heap[child]))
             child++;
-        if (!earlier(&heap[child], &e))
+        if (!earlier(c, &heap[child], &e))
             break;
         heap[i] = heap[child];
         c->slots[heap[i].slot].pos = (uint32_t)i;
@@ -96,11 +98,12 @@ sim_event_id calendar_add(calendar *c, sim_time t, const sim_event_type *type, v
     s->type = type;
     s->self = self;
     s->arg = arg;
+    s->seq = c->next_seq++;
     if (c->n == c->cap) {
         c->cap *= 2;
         c->heap = xrealloc(c->heap, c->cap * sizeof *c->heap);
     }
-    cal_entry e = { .t = t, .seq = c->next_seq++, .slot = slot };
+    cal_entry e = { .t = t, .slot = slot };
     sift_up(c, c->n++, e);
     return ((sim_event_id)s->gen << 32) | (slot + 1);
 }
@@ -128,7 +131,7 @@ static void remove_at(calendar *c, size_t i)
     cal_entry last = c->heap[--c->n];
     if (i == c->n)
         return;
-    if (i > 0 && earlier(&last, &c->heap[(i - 1) / 2]))
+    if (i > 0 && earlier(c, &last, &c->heap[(i - 1) / 2]))
         sift_up(c, i, last);
     else
         sift_down(c, i, last);
@@ -144,6 +147,29 @@ bool calendar_cancel(calendar *c, sim_event_id id)
     return true;
 }
 
+/* Floyd's pop: the hole at the top goes down to a leaf by the earlier
+ * child (one comparison a level), then the last entry rises from there:
+ * it came from the bottom, so it seldom rises far. */
+static void pop_top(calendar *c)
+{
+    cal_entry *heap = c->heap;
+    size_t n = --c->n, i = 0;
+    if (n == 0)
+        return;
+    cal_entry last = heap[n];
+    for (;;) {
+        size_t child = 2 * i + 1;
+        if (child >= n)
+            break;
+        if (child + 1 < n && earlier(c, &heap[child + 1], &heap[child]))
+            child++;
+        heap[i] = heap[child];
+        c->slots[heap[i].slot].pos = (uint32_t)i;
+        i = child;
+    }
+    sift_up(c, i, last);
+}
+
 bool calendar_pop(calendar *c, cal_event *out)
 {
     if (!c->n)
@@ -154,7 +180,7 @@ bool calendar_pop(calendar *c, cal_event *out)
     out->type = s->type;
     out->self = s->self;
     out->arg = s->arg;
-    remove_at(c, 0);
+    pop_top(c);
     free_slot(c, slot);
     return true;
 }

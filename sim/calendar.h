@@ -15,15 +15,15 @@
 
 #include "sim.h"
 
-typedef struct cal_entry {         /* the heap holds keys next to each other */
+typedef struct cal_entry {         /* 16 bytes: the heap moves little */
     sim_time t;
-    uint64_t seq;
-    uint32_t slot;
+    uint32_t slot;                 /* the sequence number, for ties, is in the slot */
 } cal_entry;
 
 typedef struct cal_slot {
     const sim_event_type *type;
     void *self, *arg;
+    uint64_t seq;
     uint32_t gen;                  /* bumped whenever the slot is freed */
     uint32_t pos;                  /* its entry's index in the heap; CAL_FREE: free */
 } cal_slot;

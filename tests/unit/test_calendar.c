@@ -119,7 +119,8 @@ static void check_heap(const calendar *c)
         assert_int_equal(c->slots[c->heap[i].slot].pos, i);
         if (i > 0) {
             const cal_entry *p = &c->heap[(i - 1) / 2], *e = &c->heap[i];
-            assert_true(p->t < e->t || (p->t == e->t && p->seq < e->seq));
+            assert_true(p->t < e->t ||
+                        (p->t == e->t && c->slots[p->slot].seq < c->slots[e->slot].seq));
         }
     }
 }
