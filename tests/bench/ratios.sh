@@ -67,7 +67,7 @@ pair() {
 }
 
 col() { awk -v c="$2" '{print $c}' "$1" | median; }
-fmt() { [ -s "$1" ] && printf '%.2f (ref %.3f s, lsim %.3f s)' "$(col "$1" 1)" "$(col "$1" 2)" "$(col "$1" 3)" || printf -- '-'; }
+fmt() { [ -s "$1" ] && printf '%.2f (%.3f s, %.3f s)' "$(col "$1" 1)" "$(col "$1" 2)" "$(col "$1" 3)" || printf -- '-'; }
 
 echo "lsim against the reference loops of $REF: medians of $PAIRS paired runs, pinned to CPU $CPU"
 [ -n "$BEFORE" ] && echo "before: $BEFORE"
@@ -115,6 +115,52 @@ burst() {
         'BEGIN {printf "%.0f MB, %.0f B a message", b / 1024, (b - s) * 1024 / (n - 1000)}'
 }
 
+# A sweep, -j 1 against -j 2 (not pinned: the workers should get a core
+# each): paired runs of a sweep of 60 one-hour SMLC runs.  While -j 2 runs,
+# the CPUs its worker processes are on are sampled every 0.1 s, so a
+# machine that packs both workers on one core shows it.
+SWEEP=(tests/bench/sweep.yaml --vary container.maxConcurrentConsumers=8..26:2
+       --vary container.prefetchCount=1,250 --reps 3 --quiet)
+sweep_speedup() {
+    local bin=$1 one two
+    : >"$TMP/sweep.ratio"
+    : >"$TMP/sweep.cpus"
+    for i in $(seq "$PAIRS"); do
+        one=$(wall_free "$bin" sweep "${SWEEP[@]}" -j 1 --out "$TMP/s1.db")
+        "$bin" sweep "${SWEEP[@]}" -j 2 --out "$TMP/s2.db" >/dev/null 2>&1 &
+        local pid=$! s=$EPOCHREALTIME
+        while kill -0 "$pid" 2>/dev/null; do
+            cpus_of_children "$pid" >>"$TMP/sweep.cpus"
+            sleep 0.1
+        done
+        wait "$pid"
+        two=$(awk -v s="$s" -v e="$EPOCHREALTIME" 'BEGIN {printf "%.6f", e - s}')
+        echo "$one $two" | awk '{printf "%.6f %.6f %.6f\n", $1 / $2, $1, $2}' >>"$TMP/sweep.ratio"
+    done
+    printf '%s; %s' "$(fmt "$TMP/sweep.ratio")" "$(awk '
+        NF == 2 { n++; if ($1 == $2) same++ }
+        END { printf "of %d samples with two workers running, %d had both on one CPU", n, same }' \
+        "$TMP/sweep.cpus")"
+}
+# One line: the CPU each child of PID was last on (field 39 of its stat),
+# read with shell built-ins so that sampling adds next to no load.
+cpus_of_children() {
+    local kids="" k st line=""
+    read -r kids <"/proc/$1/task/$1/children" 2>/dev/null || true
+    for k in $kids; do
+        read -r st <"/proc/$k/stat" 2>/dev/null || continue
+        st=${st##*) }
+        set -- $st
+        line+="${37} "
+    done
+    echo "$line"
+}
+wall_free() {
+    local s=$EPOCHREALTIME
+    "$@" >/dev/null 2>&1 || { echo "bench: failed: $*" >&2; exit 1; }
+    awk -v s="$s" -v e="$EPOCHREALTIME" 'BEGIN {printf "%.6f\n", e - s}'
+}
+
 # instructions a message under callgrind
 instr() {
     local out
@@ -144,6 +190,7 @@ row "--detail messages: SQLite insert loop / lsim" "$(fmt "$TMP/rows.after")" "$
 echo "| ActiveMQ page-window worst case | $(both window) |"
 echo "| peak memory, 10 M messages, summary | $(both mem10m) |"
 echo "| a burst of 1 M messages in flight | $(both burst) |"
+echo "| sweep: -j 1 time / -j 2 time (60 runs; $(nproc) CPUs, load $(cut -d' ' -f1 /proc/loadavg) before) | $(sweep_speedup "$B/lsim") | - |"
 if [ "$CALLGRIND" = 1 ]; then
     ins() { lsim_args "$1" summary "$TMP/c.db" "${MM8[@]}"; instr "${CMD[@]}"; }
     ins1000() { lsim_args "$1" summary "$TMP/c.db" "${MM1000[@]}"; instr "${CMD[@]}"; }
