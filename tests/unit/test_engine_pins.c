@@ -72,10 +72,44 @@ static void fast_paths_keep_the_event_sequence(void **state)
         check_one(&runs[i]);
 }
 
+/* The messages still in flight when the run ends are written after the
+ * others, in publish order, with the times that did not happen as NULL:
+ * found in the message pool, as no list of them is kept. */
+static void messages_in_flight_at_the_end_are_written_in_publish_order(void **state)
+{
+    (void)state;
+    char *dir = tu_tmpdir(), *db = tu_path(dir, "run.db");
+    cfg_doc doc;
+    run *r = tu_run("name: cut\nseed: 4\nduration: 100s\n"
+                    "queue:\n  count: 3000\n  arrivals: { kind: poisson, rate: 100/s }\n"
+                    "  service: { kind: exponential, mean: 1s }\n"
+                    "container: { kind: competing, workers: 3 }\n",
+                    db, SIM_DETAIL_MESSAGES, &doc);
+    double done = tu_metric(r, "completed");
+    assert_true(done > 100 && done < 1000);
+    assert_true(tu_db_double(db, "select count(*) from messages") == 3000);
+    assert_true(tu_db_double(db, "select count(*) from messages where t_end is null") ==
+                3000 - done);
+    /* three were being worked on: begun, not ended */
+    assert_true(tu_db_double(db, "select count(*) from messages where t_end is null and "
+                                 "t_begin is not null") == 3);
+    /* after the last finished row, only unfinished ones, by increasing id */
+    assert_true(tu_db_double(db, "select min(rowid) from messages where t_end is null") ==
+                done + 1);
+    assert_true(tu_db_double(db, "select count(*) from messages a join messages b "
+                                 "on b.rowid = a.rowid + 1 "
+                                 "where a.t_end is null and b.msg <= a.msg") == 0);
+    tu_done(r, &doc);
+    tu_rmtree(dir);
+    free(db);
+    free(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(fast_paths_keep_the_event_sequence),
+        cmocka_unit_test(messages_in_flight_at_the_end_are_written_in_publish_order),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
