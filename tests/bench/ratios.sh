@@ -163,10 +163,9 @@ wall_free() {
 
 # instructions a message under callgrind
 instr() {
-    local out
-    out=$( { valgrind --tool=callgrind --callgrind-out-file=/dev/null "$@" >/dev/null 2>/dev/null; } 2>&1 |
-          awk '/Collected/ {print $NF}')
-    awk -v i="${out:-0}" -v n=$N 'BEGIN {printf "%.0f", i / n}'
+    valgrind --tool=callgrind --callgrind-out-file=/dev/null --log-file="$TMP/callgrind.log" \
+        "$@" >/dev/null 2>&1
+    awk -v n=$N '/Collected/ {printf "%.0f", $NF / n}' "$TMP/callgrind.log"
 }
 
 row() { printf '| %s | %s | %s |\n' "$1" "$2" "$3"; }
