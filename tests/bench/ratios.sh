@@ -30,12 +30,15 @@ MM1000=(tests/bench/mm8.yaml --set container.workers=1000 --set 'queue.arrivals=
 
 median() { sort -g | awk '{v[NR]=$1} END {if (NR == 0) print "nan"; else print (NR%2 ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2)}'; }
 
-# wall SECONDS of one whole process, pinned; its output is thrown away
+# "WALL CPU": the wall seconds of one whole process, pinned, and the CPU
+# seconds it used (user + system, all its threads); its output is thrown away.
+# On a loaded machine the wall time also counts the waiting for the CPU, the
+# CPU time does not: the table gives the ratios of both.
 wall() {
-    local s=$EPOCHREALTIME
-    "${PIN[@]}" "$@" >/dev/null 2>&1 || { echo "bench: failed: $*" >&2; exit 1; }
-    local e=$EPOCHREALTIME
-    awk -v s="$s" -v e="$e" 'BEGIN {printf "%.6f\n", e - s}'
+    local TIMEFORMAT='%3R %3U %3S' t
+    t=$( { time "${PIN[@]}" "$@" >/dev/null 2>&1 || echo FAILED; } 2>&1 )
+    case $t in *FAILED*) echo "bench: failed: $*" >&2; exit 1 ;; esac
+    echo "$t" | awk '{printf "%.6f %.6f\n", $1, $2 + $3}'
 }
 
 # lsim_args BINARY DETAIL DB SCENARIO-ARGS...: sets CMD to the command of a run
@@ -57,17 +60,25 @@ pair() {
         r=$(eval "wall $ref")
         lsim_args "$B/lsim" "$detail" "$TMP/a.db" "$@"
         a=$(wall "${CMD[@]}")
-        echo "$r $a" | awk '{printf "%.6f %.6f %.6f\n", $1 / $2, $1, $2}' >>"$TMP/$name.after"
+        ratios "$r" "$a" >>"$TMP/$name.after"
         if [ -n "$BEFORE" ]; then
             lsim_args "$BEFORE" "$detail" "$TMP/b.db" "$@"
             a=$(wall "${CMD[@]}")
-            echo "$r $a" | awk '{printf "%.6f %.6f %.6f\n", $1 / $2, $1, $2}' >>"$TMP/$name.before"
+            ratios "$r" "$a" >>"$TMP/$name.before"
         fi
     done
 }
 
+# ratios "REF_WALL REF_CPU" "LSIM_WALL LSIM_CPU": wall ratio, CPU ratio, the four times
+ratios() {
+    echo "$1 $2" | awk '{printf "%.6f %.6f %.6f %.6f %.6f %.6f\n", $1 / $3, $2 / $4, $1, $3, $2, $4}'
+}
 col() { awk -v c="$2" '{print $c}' "$1" | median; }
-fmt() { [ -s "$1" ] && printf '%.2f (%.3f s, %.3f s)' "$(col "$1" 1)" "$(col "$1" 2)" "$(col "$1" 3)" || printf -- '-'; }
+fmt() {
+    [ -s "$1" ] || { printf -- '-'; return; }
+    printf '%.2f (%.3f s / %.3f s); CPU time %.2f' "$(col "$1" 1)" "$(col "$1" 3)" "$(col "$1" 4)" \
+        "$(col "$1" 2)"
+}
 
 echo "lsim against the reference loops of $REF: medians of $PAIRS paired runs, pinned to CPU $CPU"
 [ -n "$BEFORE" ] && echo "before: $BEFORE"
@@ -84,7 +95,9 @@ window() {
     lsim_args "$bin" summary "$TMP/w.db" tests/bench/jms-window.yaml
     for i in $(seq "$PAIRS"); do
         wall "${CMD[@]}"
-    done | median | awk -v n="$count" '{printf "%.2f M messages/s (%.3f s for %d)", n / $1 / 1e6, $1, n}'
+    done >"$TMP/window.times"
+    awk -v n="$count" -v w="$(col "$TMP/window.times" 1)" -v c="$(col "$TMP/window.times" 2)" \
+        'BEGIN {printf "%.2f M messages/s (%.3f s for %d); by CPU time %.2f M/s", n / w / 1e6, w, n, n / c / 1e6}'
 }
 
 # peak resident KB of one run
@@ -137,7 +150,8 @@ sweep_speedup() {
         two=$(awk -v s="$s" -v e="$EPOCHREALTIME" 'BEGIN {printf "%.6f", e - s}')
         echo "$one $two" | awk '{printf "%.6f %.6f %.6f\n", $1 / $2, $1, $2}' >>"$TMP/sweep.ratio"
     done
-    printf '%s; %s' "$(fmt "$TMP/sweep.ratio")" "$(awk '
+    printf '%.2f (%.3f s / %.3f s); %s' "$(col "$TMP/sweep.ratio" 1)" "$(col "$TMP/sweep.ratio" 2)" \
+        "$(col "$TMP/sweep.ratio" 3)" "$(awk '
         NF == 2 { n++; if ($1 == $2) same++ }
         END { printf "of %d samples with two workers running, %d had both on one CPU", n, same }' \
         "$TMP/sweep.cpus")"
