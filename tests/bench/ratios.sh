@@ -5,7 +5,9 @@
 # Each ratio is reference time / lsim time, the median over BENCH_PAIRS
 # (default 5) paired runs taken A B A B: whole processes, one after the other,
 # pinned with taskset to one CPU (BENCH_CPU, default the last one), so the
-# two sides of a pair see the same machine.  BEFORE, when given, is another
+# two sides of a pair see the same machine; next to it, the ratio of the CPU
+# times the two used (steadier on a machine others share).  A sweep's -j 2
+# against -j 1 is timed too.  BEFORE, when given, is another
 # lsim binary (an older build): each pair then also runs it, and the table
 # has a column for it, measured in the same run.  Peak memory is the peak
 # resident set of a whole process (GNU time).  With BENCH_CALLGRIND=1 (the
