@@ -160,11 +160,12 @@ static void on_deliver(sim_ctx *ctx, consumer_port *port, sim_msg *m)
     c->buffered++;
     sim_msg_delivered(ctx, m, c->env.node, inv->id);
     if (inv->state == INV_RECEIVING) {
-        /* receive() returns with it; the broker's dispatch pass is over first */
+        /* receive() returns with it receiveLag later (the broker's dispatch
+         * pass is over first even when it is 0) */
         sim_cancel(ctx, inv->timeout);
         inv->timeout = 0;
         inv->state = INV_TAKING;
-        sim_schedule(ctx, 0, &ev_take, inv, NULL);
+        sim_schedule(ctx, inv->l->set.receive_lag, &ev_take, inv, NULL);
     }
 }
 
@@ -232,7 +233,8 @@ static void attempt(sim_ctx *ctx, invoker *inv)
     inv->state = INV_RECEIVING;
     c->env.broker->ops->pull(ctx, c->env.broker, &inv->port);
     if (inv->state == INV_RECEIVING && inv->l->set.receive_timeout > 0)
-        inv->timeout = sim_schedule(ctx, inv->l->set.receive_timeout, &ev_timeout, inv, NULL);
+        inv->timeout = sim_schedule(ctx, inv->l->set.receive_timeout +
+                                    inv->l->set.idle_receive_overhead, &ev_timeout, inv, NULL);
 }
 
 static void on_take(sim_ctx *ctx, void *self, void *arg)

@@ -30,6 +30,8 @@ typedef struct dmlc_settings {
     sim_time receive_timeout;      /* 0: receive() waits for ever */
     bool is_consumer_cached;       /* cacheLevel CONSUMER: one consumer per invoker */
     sim_time start_latency;        /* decision to a subscribed consumer (calibration) */
+    sim_time receive_lag;          /* dispatch to a waiting receive() returning (calibration) */
+    sim_time idle_receive_overhead;   /* an empty timed receive returns this late (calibration) */
 } dmlc_settings;
 
 typedef struct dmlc_set_op {

@@ -31,6 +31,26 @@ static const char *const cache_levels[] = { "none", "connection", "session", "co
                                             "auto", NULL };
 enum { LEVEL_NONE, LEVEL_CONNECTION, LEVEL_SESSION, LEVEL_CONSUMER, LEVEL_AUTO };
 
+/* version: a line ("4.3") or a release of it ("4.3.30"): lsim models each
+ * line by its behaviour, which no patch release inside it changes. */
+static int read_version(cfg_node *cfg, int *out, sim_diag *d)
+{
+    const char *text;
+    if (cfg_get_string(cfg, "version", versions[DMLC_V62], 0, &text, d) != SIM_OK)
+        return SIM_EINPUT;
+    for (int i = 0; versions[i]; i++) {
+        size_t n = strlen(versions[i]);
+        if (strncmp(text, versions[i], n) == 0 &&
+            (text[n] == '\0' || (text[n] == '.' && text[n + 1] &&
+                                  strspn(text + n + 1, "0123456789") == strlen(text + n + 1)))) {
+            *out = i;
+            return SIM_OK;
+        }
+    }
+    return diag_at(d, cfg_peek(cfg, "version"), "version: '%s' is not a line lsim models: "
+                   "4.3, 5.3 or 6.2 (or a release of one, like \"4.3.30\")", text);
+}
+
 /* ---- setConcurrency ------------------------------------------------------------- */
 
 
@@ -188,16 +208,18 @@ static void apply_all(dmlc_settings *s, const op_list *ops)
  * rest, into c->base. */
 static int read_base(cfg_node *cfg, dmlc_config *c, sim_diag *d)
 {
-    int version, executor, level;
+    int version = DMLC_V62, executor, level;
     bool tm;
     dmlc_settings *s = &c->base;
     *s = (dmlc_settings){ .concurrent = 1, .max = 1, .idle_receives = -1 };
-    if (cfg_get_enum(cfg, "version", versions, DMLC_V62, 0, &version, d) != SIM_OK ||
+    if (read_version(cfg, &version, d) != SIM_OK ||
         cfg_get_enum(cfg, "taskExecutor", executors, 0, 0, &executor, d) != SIM_OK ||
         cfg_get_enum(cfg, "cacheLevel", cache_levels, LEVEL_AUTO, 0, &level, d) != SIM_OK ||
         cfg_get_bool(cfg, "transactionManager", false, 0, &tm, d) != SIM_OK ||
         cfg_get_duration(cfg, "receiveTimeout", SIM_S, 0, &s->receive_timeout, d) != SIM_OK ||
-        cfg_get_duration(cfg, "startLatency", 5 * SIM_MS, 0, &s->start_latency, d) != SIM_OK)
+        cfg_get_duration(cfg, "startLatency", 5 * SIM_MS, 0, &s->start_latency, d) != SIM_OK ||
+        cfg_get_duration(cfg, "receiveLag", 0, 0, &s->receive_lag, d) != SIM_OK ||
+        cfg_get_duration(cfg, "idleReceiveOverhead", 0, 0, &s->idle_receive_overhead, d) != SIM_OK)
         return SIM_EINPUT;
     s->version = (dmlc_version)version;
     if (level == LEVEL_AUTO)

@@ -26,4 +26,15 @@ double fit_zipf(const double *counts, size_t ngroups);
 char *fit_scenario(const char *trace_path, const run_data *rd, const name_table *groups,
                    const char *(*meta)(const void *src, const char *key), const void *src);
 
+/* `lsim fit --replay`: a scenario replaying the trace through its container's
+ * model, with the metadata's settings and the knobs measured from it
+ * (fit_replay.c).  `arrivals_path` is what the scenario's arrivals name.
+ * NULL, with d set, when the trace cannot be replayed (no metadata naming a
+ * container lsim models, no consumer events). */
+char *fit_replay(const char *trace_path, const char *arrivals_path, const run_data *rd,
+                 const char *(*meta)(const void *src, const char *key), const void *src,
+                 sim_diag *d);
+/* The width of the windows of a measured cycleOverhead schedule. */
+#define FIT_WINDOW_MS 5000.0
+
 #endif

@@ -1,0 +1,404 @@
+/* fit_measure.c -- calibration knobs measured from a trace (fit_measure.h).
+ *
+ * Every estimator works on each consumer's messages in begin order.  The
+ * model's rules are exact; what it adds are the small delays below, and
+ * each is read off the trace where the model would spend exactly it:
+ *
+ * SMLC cycleOverhead.  The model spends it once per busy cycle, after the
+ * cycle's last message (a cycle is batchSize messages, or fewer when an
+ * empty poll ends it).  So for the gap from a message's end to the same
+ * consumer's next begin, taken only where that next message was already
+ * waiting (published before the end: in the consumer's buffer or the
+ * queue, so the gap is no wait for work), the mean gap at each position of
+ * the cycle is summed over the batchSize positions: one cycle's overhead.
+ * A gap of half a receive timeout or more holds an empty poll and starts a
+ * new cycle.  Gaps that overlap a consumer's start on the node (from its
+ * consumer_start to its first begin, at most 100 ms) are left out: there
+ * the consumer waited for consumersLock, which the model holds itself.
+ * Per window of the trace, by the time of the end, so a JVM that warms up
+ * gets a schedule.
+ *
+ * Idle overhead (SMLC idlePollOverhead, DMLC idleReceiveOverhead).  A
+ * consumer the container stopped spent, after its last message (and its
+ * cycle overhead), a whole number k of empty polls of receiveTimeout + the
+ * overhead; k is the span over the timeout, rounded.  The overhead is the
+ * summed span over the summed k, minus the timeout.
+ *
+ * Start latency.  From the decision that asked for a consumer to its first
+ * delivery, where its first message was already waiting at the decision.
+ * SMLC: the decision is the end of the starting consumer's cycle (the
+ * latest end on the node before the consumer_start, of a consumer still in
+ * its gap then) plus its cycle overhead; the delivery is the first begin.
+ * DMLC: the decision is the receipt that asked for it (the latest begin on
+ * the node since the previous start, or the consumer_start itself when
+ * there is none); the delivery is the first `deliver` (or the first begin).
+ *
+ * DMLC receiveLag.  begin - deliver, where the invoker was waiting in
+ * receive() when the broker dispatched (its previous message had ended).
+ */
+#include "fit_measure.h"
+#include "mem.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define START_HOLD_MAX_MS 100.0    /* the longest lock hold a start is taken to be */
+
+typedef struct seq_ctx {
+    const run_data *rd;
+    size_t *ord;                   /* begun and ended messages by (node, consumer, begin) */
+    size_t n;
+    const td_msg **first, **last;  /* per rd->cons: its first and last message, or NULL */
+} seq_ctx;
+
+typedef struct keyed {
+    int node, consumer;
+    double t;
+    size_t idx;
+} keyed;
+
+static int cmp_keyed(const void *a, const void *b)
+{
+    const keyed *x = a, *y = b;
+    if (x->node != y->node)
+        return x->node < y->node ? -1 : 1;
+    if (x->consumer != y->consumer)
+        return x->consumer < y->consumer ? -1 : 1;
+    if (x->t != y->t)
+        return x->t < y->t ? -1 : 1;
+    return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+static const td_msg *seq_msg(const seq_ctx *s, size_t i)
+{
+    return &s->rd->msgs[s->ord[i]];
+}
+
+static bool same_consumer(const td_msg *a, const td_msg *b)
+{
+    return a->node == b->node && a->consumer == b->consumer;
+}
+
+static void seq_init(seq_ctx *s, const run_data *rd)
+{
+    s->rd = rd;
+    keyed *k = xcalloc(rd->nmsgs + 1, sizeof *k);
+    s->n = 0;
+    for (size_t i = 0; i < rd->nmsgs; i++) {
+        const td_msg *m = &rd->msgs[i];
+        if (m->node >= 0 && !isnan(m->t_begin) && !isnan(m->t_end))
+            k[s->n++] = (keyed){ .node = m->node, .consumer = m->consumer, .t = m->t_begin,
+                                 .idx = i };
+    }
+    qsort(k, s->n, sizeof *k, cmp_keyed);
+    s->ord = xcalloc(s->n + 1, sizeof *s->ord);
+    for (size_t i = 0; i < s->n; i++)
+        s->ord[i] = k[i].idx;
+    free(k);
+    s->first = xcalloc(rd->ncons + 1, sizeof *s->first);
+    s->last = xcalloc(rd->ncons + 1, sizeof *s->last);
+    for (size_t c = 0; c < rd->ncons; c++)
+        for (size_t i = 0; i < s->n; i++) {
+            const td_msg *m = seq_msg(s, i);
+            if (m->node != rd->cons[c].node || m->consumer != rd->cons[c].consumer)
+                continue;
+            if (!s->first[c])
+                s->first[c] = m;
+            s->last[c] = m;
+        }
+}
+
+static void seq_fini(seq_ctx *s)
+{
+    free(s->ord);
+    free(s->first);
+    free(s->last);
+}
+
+/* ---- samples ---------------------------------------------------------------------- */
+
+static void sample_add(fit_samples *fs, double v)
+{
+    xgrow((void **)&fs->v, &fs->cap, fs->n + 1, sizeof *fs->v);
+    fs->v[fs->n++] = v;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static void sample_summarise(fit_samples *fs)
+{
+    fs->mean = fs->median = fs->sigma_log = NAN;
+    if (fs->n == 0)
+        return;
+    qsort(fs->v, fs->n, sizeof *fs->v, cmp_double);
+    double sum = 0, sl = 0, sl2 = 0;
+    for (size_t i = 0; i < fs->n; i++) {
+        double l = log(fmax(fs->v[i], 1e-6));
+        sum += fs->v[i];
+        sl += l;
+        sl2 += l * l;
+    }
+    double n = (double)fs->n, ml = sl / n;
+    fs->mean = sum / n;
+    fs->median = fs->n % 2 ? fs->v[fs->n / 2] : (fs->v[fs->n / 2 - 1] + fs->v[fs->n / 2]) / 2;
+    fs->sigma_log = fs->n > 1 ? sqrt(fmax(sl2 / n - ml * ml, 0) * n / (n - 1)) : 0;
+}
+
+double fit_step_at(const fit_step *s, size_t n, double t)
+{
+    double v = 0;
+    for (size_t i = 0; i < n && s[i].from_ms <= t; i++)
+        v = s[i].value_ms;
+    return v;
+}
+
+/* ---- SMLC cycle overhead ------------------------------------------------------------ */
+
+/* Whether [a, b] overlaps the lock hold of a consumer start on `node`. */
+static bool overlaps_start(const seq_ctx *s, int node, double a, double b)
+{
+    const run_data *rd = s->rd;
+    for (size_t i = 0; i < rd->ncons; i++) {
+        const td_consumer *c = &rd->cons[i];
+        if (c->node != node || isnan(c->t_start))
+            continue;
+        const td_msg *f = s->first[i];
+        double until = c->t_start + START_HOLD_MAX_MS;
+        if (f && f->t_begin < until)
+            until = f->t_begin;
+        if (a <= until && b >= c->t_start)
+            return true;
+    }
+    return false;
+}
+
+typedef struct window_acc {
+    double *sum;                   /* [batch] */
+    size_t *n;
+} window_acc;
+
+static void cycle_schedule(const seq_ctx *s, int batch, double rt, double width, fit_knobs *k)
+{
+    double last = 0;
+    for (size_t i = 0; i < s->n; i++)
+        last = fmax(last, seq_msg(s, i)->t_end);
+    size_t nw = (size_t)(last / width) + 1;
+    window_acc *w = xcalloc(nw, sizeof *w);
+    for (size_t i = 0; i < nw; i++) {
+        w[i].sum = xcalloc((size_t)batch, sizeof *w[i].sum);
+        w[i].n = xcalloc((size_t)batch, sizeof *w[i].n);
+    }
+    int pos = 0;
+    for (size_t i = 0; i + 1 < s->n; i++) {
+        const td_msg *a = seq_msg(s, i), *b = seq_msg(s, i + 1);
+        if (i == 0 || !same_consumer(seq_msg(s, i - 1), a))
+            pos = 0;                   /* a consumer's first cycle */
+        if (!same_consumer(a, b))
+            continue;
+        double gap = b->t_begin - a->t_end;
+        int here = pos;
+        pos = gap >= rt / 2 ? 0 : (pos + 1) % batch;   /* an empty poll ends the cycle */
+        if (gap >= rt / 2 || !(b->t_publish <= a->t_end) || gap < 0)
+            continue;
+        if (overlaps_start(s, a->node, a->t_end, b->t_begin)) {
+            k->cycle_excluded++;
+            continue;
+        }
+        size_t wi = (size_t)(a->t_end / width);
+        w[wi].sum[here] += gap;
+        w[wi].n[here]++;
+        k->cycle_gaps++;
+    }
+    k->cycle = xcalloc(nw, sizeof *k->cycle);
+    for (size_t i = 0; i < nw; i++) {
+        double v = 0;
+        size_t n = 0;
+        for (int p = 0; p < batch; p++) {
+            if (w[i].n[p])
+                v += w[i].sum[p] / (double)w[i].n[p];
+            n += w[i].n[p];
+        }
+        /* A window of a few gaps says little: the previous value goes on. */
+        if (n >= 5)
+            k->cycle[k->ncycle++] = (fit_step){ .from_ms = (double)i * width, .value_ms = v,
+                                                .n = n };
+        free(w[i].sum);
+        free(w[i].n);
+    }
+    free(w);
+    if (k->ncycle)
+        k->cycle[0].from_ms = 0;
+}
+
+/* ---- idle stops ---------------------------------------------------------------------- */
+
+static void idle_overhead(const seq_ctx *s, double rt, const fit_knobs *k, fit_knobs *out)
+{
+    out->idle_ms = NAN;
+    if (!(rt > 0))
+        return;
+    double span = 0;
+    int polls = 0;
+    const run_data *rd = s->rd;
+    for (size_t i = 0; i < rd->ncons; i++) {
+        const td_consumer *c = &rd->cons[i];
+        if (isnan(c->t_stop))
+            continue;
+        const td_msg *last = s->last[i];
+        if (!last)
+            continue;
+        double x = c->t_stop - last->t_end - fit_step_at(k->cycle, k->ncycle, last->t_end);
+        int polls_here = (int)floor(x / rt + 0.5);
+        if (polls_here < 1)
+            continue;
+        span += x;
+        polls += polls_here;
+        out->idle_stops++;
+    }
+    out->idle_polls = polls;
+    if (polls > 0)
+        out->idle_ms = fmax(span / polls - rt, 0);
+}
+
+/* ---- start latency ------------------------------------------------------------------- */
+
+static double node_first_start(const run_data *rd, int node)
+{
+    double t = INFINITY;
+    for (size_t i = 0; i < rd->ncons; i++)
+        if (rd->cons[i].node == node && rd->cons[i].t_start < t)
+            t = rd->cons[i].t_start;
+    return t;
+}
+
+/* SMLC: the starter's cycle end + its overhead, or NAN for a consumer the
+ * container started with. */
+static double smlc_decision(const seq_ctx *s, const td_consumer *c, const fit_knobs *k)
+{
+    if (c->t_start <= node_first_start(s->rd, c->node))
+        return NAN;
+    double best = NAN;
+    for (size_t i = 0; i < s->n; i++) {
+        const td_msg *a = seq_msg(s, i);
+        if (a->node != c->node || a->consumer == c->consumer || a->t_end > c->t_start)
+            continue;
+        bool in_gap = i + 1 == s->n || !same_consumer(a, seq_msg(s, i + 1)) ||
+                      seq_msg(s, i + 1)->t_begin > c->t_start;
+        if (in_gap && !(a->t_end <= best))
+            best = a->t_end;
+    }
+    return isnan(best) ? NAN : best + fit_step_at(k->cycle, k->ncycle, best);
+}
+
+static void smlc_start_latency(const seq_ctx *s, fit_knobs *k)
+{
+    const run_data *rd = s->rd;
+    for (size_t i = 0; i < rd->ncons; i++) {
+        const td_consumer *c = &rd->cons[i];
+        const td_msg *f = s->first[i];
+        double at = smlc_decision(s, c, k);
+        if (f && !isnan(at) && f->t_publish <= at && f->t_begin >= at)
+            sample_add(&k->start, f->t_begin - at);
+    }
+    sample_summarise(&k->start);
+}
+
+/* Whether a message was published in [a, b): work a subscribed consumer
+ * would have been given (the broker dispatches to every consumer it has). */
+static bool published_within(const run_data *rd, double a, double b)
+{
+    for (size_t i = 0; i < rd->nmsgs; i++)
+        if (rd->msgs[i].t_publish >= a && rd->msgs[i].t_publish < b)
+            return true;
+    return false;
+}
+
+static void dmlc_start_latency(const seq_ctx *s, fit_knobs *k)
+{
+    const run_data *rd = s->rd;
+    for (size_t i = 0; i < rd->ncons; i++) {
+        const td_consumer *c = &rd->cons[i];
+        double prev = -INFINITY;
+        for (size_t j = 0; j < rd->ncons; j++)
+            if (rd->cons[j].node == c->node && rd->cons[j].t_start < c->t_start)
+                prev = fmax(prev, rd->cons[j].t_start);
+        double at = c->t_start;
+        bool has_receipt = false;
+        for (size_t j = 0; j < s->n; j++) {
+            const td_msg *m = seq_msg(s, j);
+            if (m->node == c->node && m->t_begin >= prev && m->t_begin <= c->t_start &&
+                (!has_receipt || m->t_begin > at)) {
+                at = m->t_begin;
+                has_receipt = true;
+            }
+        }
+        const td_msg *f = s->first[i];
+        if (!f)
+            continue;
+        double got = !isnan(f->t_deliver) ? f->t_deliver
+                   : f->t_begin - (isnan(k->lag.mean) ? 0 : k->lag.mean);
+        if (got >= at && (f->t_publish <= at || (has_receipt && published_within(rd, at, got))))
+            sample_add(&k->start, got - at);
+    }
+    sample_summarise(&k->start);
+}
+
+static void dmlc_lag(const seq_ctx *s, fit_knobs *k)
+{
+    const run_data *rd = s->rd;
+    for (size_t i = 0; i < s->n; i++) {
+        const td_msg *m = seq_msg(s, i);
+        if (isnan(m->t_deliver))
+            continue;
+        double free_at = NAN;      /* when the invoker was back in receive() */
+        if (i > 0 && same_consumer(seq_msg(s, i - 1), m)) {
+            free_at = seq_msg(s, i - 1)->t_end;
+        } else {
+            for (size_t j = 0; j < rd->ncons; j++)
+                if (rd->cons[j].node == m->node && rd->cons[j].consumer == m->consumer)
+                    free_at = rd->cons[j].t_start;
+        }
+        if (m->t_deliver >= free_at && m->t_begin >= m->t_deliver)
+            sample_add(&k->lag, m->t_begin - m->t_deliver);
+    }
+    sample_summarise(&k->lag);
+}
+
+/* ---- the two containers -------------------------------------------------------------- */
+
+void fit_measure_smlc(const run_data *rd, int batch, double receive_timeout_ms,
+                      double window_ms, fit_knobs *out)
+{
+    memset(out, 0, sizeof *out);
+    seq_ctx s;
+    seq_init(&s, rd);
+    cycle_schedule(&s, batch < 1 ? 1 : batch, receive_timeout_ms, window_ms, out);
+    idle_overhead(&s, receive_timeout_ms, out, out);
+    smlc_start_latency(&s, out);
+    sample_summarise(&out->lag);
+    seq_fini(&s);
+}
+
+void fit_measure_dmlc(const run_data *rd, double receive_timeout_ms, fit_knobs *out)
+{
+    memset(out, 0, sizeof *out);
+    seq_ctx s;
+    seq_init(&s, rd);
+    dmlc_lag(&s, out);
+    idle_overhead(&s, receive_timeout_ms, out, out);
+    dmlc_start_latency(&s, out);
+    seq_fini(&s);
+}
+
+void fit_knobs_free(fit_knobs *k)
+{
+    free(k->cycle);
+    free(k->start.v);
+    free(k->lag.v);
+    memset(k, 0, sizeof *k);
+}
