@@ -119,8 +119,10 @@ static void remove_from_set(listener *l, invoker *inv)
         l->n_idle--;
 }
 
-/* scheduleNewInvoker: the invoker joins S now (idle) and its thread starts
- * after startLatency. */
+/* scheduleNewInvoker: the invoker joins S now (idle) and its thread starts:
+ * the consumer's start is stamped here, as the recorders of real runs stamp
+ * it when the invoker's task begins, before it subscribes; it subscribes
+ * startLatency later (on_start). */
 static void new_invoker(sim_ctx *ctx, listener *l, const char *rule)
 {
     invoker *inv = xcalloc(1, sizeof *inv);
@@ -135,6 +137,7 @@ static void new_invoker(sim_ctx *ctx, listener *l, const char *rule)
              "\"concurrentConsumers\":%d,\"maxConcurrentConsumers\":%d}", l->ns, l->n_idle,
              l->set.idle_consumer_limit, l->set.concurrent, l->set.max);
     sim_scaling(ctx, l->c->env.node, "start", (int)l->ns, rule, detail);
+    inv->id = sim_consumer_started(ctx, l->c->env.node, l->queue);
     sim_schedule(ctx, l->set.start_latency, &ev_start, inv, NULL);
 }
 
@@ -340,8 +343,6 @@ static void on_start(sim_ctx *ctx, void *self, void *arg)
 {
     (void)arg;
     invoker *inv = self;
-    listener *l = inv->l;
-    inv->id = sim_consumer_started(ctx, l->c->env.node, l->queue);
     inv->state = INV_BETWEEN;
     run_task(ctx, inv);
 }

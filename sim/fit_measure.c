@@ -29,12 +29,19 @@
  * SMLC: the decision is the end of the starting consumer's cycle (the
  * latest end on the node before the consumer_start, of a consumer still in
  * its gap then) plus its cycle overhead; the delivery is the first begin.
- * DMLC: the decision is the receipt that asked for it (the latest begin on
- * the node since the previous start, or the consumer_start itself when
- * there is none); the delivery is the first `deliver` (or the first begin).
+ * DMLC: the invoker's thread starts at the receipt that asked for it, and
+ * its consumer_start is stamped then, before it subscribes (as the model
+ * stamps it); the delivery is its first `deliver` (or its first begin less
+ * the receive lag), counted where work reached the broker before it: a
+ * message waiting at the start, or one published after it (a start on a
+ * receipt; the consumers a container starts with count only with work
+ * waiting).
  *
- * DMLC receiveLag.  begin - deliver, where the invoker was waiting in
- * receive() when the broker dispatched (its previous message had ended).
+ * DMLC receiveLag.  From the dispatch (`deliver`) to receive() returning,
+ * where the invoker was waiting in receive() when the broker dispatched
+ * (its previous message had ended).  receive() returned by the begin, or
+ * by the consumer_start of an invoker on the node that started in between:
+ * the container asks for one on the receipt, before the listener runs.
  */
 #include "fit_measure.h"
 #include "mem.h"
@@ -323,23 +330,17 @@ static void dmlc_start_latency(const seq_ctx *s, fit_knobs *k)
     const run_data *rd = s->rd;
     for (size_t i = 0; i < rd->ncons; i++) {
         const td_consumer *c = &rd->cons[i];
-        double prev = -INFINITY;
-        for (size_t j = 0; j < rd->ncons; j++)
-            if (rd->cons[j].node == c->node && rd->cons[j].t_start < c->t_start)
-                prev = fmax(prev, rd->cons[j].t_start);
-        double at = c->t_start;
-        bool has_receipt = false;
-        for (size_t j = 0; j < s->n; j++) {
-            const td_msg *m = seq_msg(s, j);
-            if (m->node == c->node && m->t_begin >= prev && m->t_begin <= c->t_start &&
-                (!has_receipt || m->t_begin > at)) {
-                at = m->t_begin;
-                has_receipt = true;
-            }
-        }
         const td_msg *f = s->first[i];
         if (!f)
             continue;
+        /* Started on a receipt: the node had received a message before. */
+        bool has_receipt = false;
+        for (size_t j = 0; j < s->n && !has_receipt; j++) {
+            const td_msg *m = seq_msg(s, j);
+            has_receipt = m->node == c->node &&
+                          ((!isnan(m->t_deliver) ? m->t_deliver : m->t_begin) <= c->t_start);
+        }
+        double at = c->t_start;
         double got = !isnan(f->t_deliver) ? f->t_deliver
                    : f->t_begin - (isnan(k->lag.mean) ? 0 : k->lag.mean);
         if (got >= at && (f->t_publish <= at || (has_receipt && published_within(rd, at, got))))
@@ -363,8 +364,17 @@ static void dmlc_lag(const seq_ctx *s, fit_knobs *k)
                 if (rd->cons[j].node == m->node && rd->cons[j].consumer == m->consumer)
                     free_at = rd->cons[j].t_start;
         }
-        if (m->t_deliver >= free_at && m->t_begin >= m->t_deliver)
-            sample_add(&k->lag, m->t_begin - m->t_deliver);
+        if (!(m->t_deliver >= free_at && m->t_begin >= m->t_deliver))
+            continue;
+        /* receive() returned at the begin, or earlier when an invoker it
+         * asked for started in between (the container asks before the
+         * listener runs) */
+        double ret = m->t_begin;
+        for (size_t j = 0; j < rd->ncons; j++)
+            if (rd->cons[j].node == m->node && rd->cons[j].t_start >= m->t_deliver &&
+                rd->cons[j].t_start < ret)
+                ret = rd->cons[j].t_start;
+        sample_add(&k->lag, ret - m->t_deliver);
     }
     sample_summarise(&k->lag);
 }

@@ -338,9 +338,9 @@ static void idle_yaml(strbuf *b, const fit_knobs *k, const char *key, double rt)
 static void start_yaml(strbuf *b, const fit_knobs *k, replay_kind kind)
 {
     sb_add(b, kind == K_DMLC
-                  ? "  # startLatency: from the receipt that asked for an invoker (the latest "
-                    "begin on the\n  #   node before its consumer_start) to its first "
-                    "delivery, where a message was waiting\n"
+                  ? "  # startLatency: from an invoker's consumer_start (its task begins, on "
+                    "the receipt that\n  #   asked for it) to its first delivery, where "
+                    "work had reached the broker\n"
                   : "  # startLatency: from the decision (the starting consumer's cycle end "
                     "plus its\n  #   overhead) to the new consumer's first begin, where a "
                     "message was waiting\n");
@@ -356,8 +356,10 @@ static void start_yaml(strbuf *b, const fit_knobs *k, replay_kind kind)
 
 static void lag_yaml(strbuf *b, const fit_knobs *k)
 {
-    sb_add(b, "  # receiveLag: begin - deliver of the messages whose invoker was waiting in "
-              "receive()\n  #   when the broker dispatched them\n");
+    sb_add(b, "  # receiveLag: from the dispatch (deliver) to receive() returning (the begin, "
+              "or an\n  #   invoker's start in between, which the receipt asked for), for "
+              "messages whose\n  #   invoker was waiting in receive() when the broker "
+              "dispatched them\n");
     if (k->lag.n == 0) {
         sb_add(b, "  #   the trace has no deliver events: left at 0\n");
         return;
