@@ -21,10 +21,10 @@ struct sqlite3;
 
 typedef struct td_msg {
     double t_publish, t_begin, t_end;   /* NAN when it did not happen */
-    double t_deliver;              /* traces: the last `deliver` before its begin; else NAN */
     int group;                     /* -1: none */
     int node, consumer;            /* -1: never begun */
     char *name;                    /* the trace's id; NULL for simulated ones */
+    double t_deliver;              /* traces: the last `deliver` before its begin; else NAN */
 } td_msg;
 
 typedef struct td_consumer {
