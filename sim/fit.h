@@ -34,6 +34,10 @@ char *fit_scenario(const char *trace_path, const run_data *rd, const name_table 
 char *fit_replay(const char *trace_path, const char *arrivals_path, const run_data *rd,
                  const char *(*meta)(const void *src, const char *key), const void *src,
                  sim_diag *d);
+/* The metadata lines ("# key: value\n") of a simulated run's trace: its
+ * container, version, settings, nodes and changes, read from the scenario
+ * in normal form (fit_tracemeta.c). */
+char *fit_trace_metadata(const cfg_node *root);
 /* The width of the windows of a measured cycleOverhead schedule. */
 #define FIT_WINDOW_MS 5000.0
 

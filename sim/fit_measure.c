@@ -26,9 +26,10 @@
  *
  * Start latency.  From the decision that asked for a consumer to its first
  * delivery, where its first message was already waiting at the decision.
- * SMLC: the decision is the end of the starting consumer's cycle (the
- * latest end on the node before the consumer_start, of a consumer still in
- * its gap then) plus its cycle overhead; the delivery is the first begin.
+ * SMLC: the decision is the end of the starting consumer's cycle plus its
+ * cycle overhead (of the consumers on the node in their gap at the
+ * consumer_start, the one for which that comes closest to it); the
+ * delivery is the first begin.
  * DMLC: the invoker's thread starts at the receipt that asked for it, and
  * its consumer_start is stamped then, before it subscribes (as the model
  * stamps it); the delivery is its first `deliver` (or its first begin less
@@ -230,10 +231,15 @@ static void cycle_schedule(const seq_ctx *s, int batch, double rt, double width,
                 v += w[i].sum[p] / (double)w[i].n[p];
             n += w[i].n[p];
         }
-        /* A window of a few gaps says little: the previous value goes on. */
-        if (n >= 5)
+        /* A window of a few gaps, or none at a cycle's end, says little:
+         * the previous value goes on; so does one within 0.5 % of it. */
+        bool same = k->ncycle && fabs(v - k->cycle[k->ncycle - 1].value_ms) <=
+                                     0.005 * k->cycle[k->ncycle - 1].value_ms;
+        if (n >= 5 && w[i].n[batch - 1] >= 3 && !same)
             k->cycle[k->ncycle++] = (fit_step){ .from_ms = (double)i * width, .value_ms = v,
                                                 .n = n };
+        else if (same)
+            k->cycle[k->ncycle - 1].n += n;
         free(w[i].sum);
         free(w[i].n);
     }
@@ -289,6 +295,8 @@ static double smlc_decision(const seq_ctx *s, const td_consumer *c, const fit_kn
 {
     if (c->t_start <= node_first_start(s->rd, c->node))
         return NAN;
+    /* Of the consumers in their gap at the start, the one whose cycle end
+     * plus overhead comes closest to it. */
     double best = NAN;
     for (size_t i = 0; i < s->n; i++) {
         const td_msg *a = seq_msg(s, i);
@@ -296,10 +304,11 @@ static double smlc_decision(const seq_ctx *s, const td_consumer *c, const fit_kn
             continue;
         bool in_gap = i + 1 == s->n || !same_consumer(a, seq_msg(s, i + 1)) ||
                       seq_msg(s, i + 1)->t_begin > c->t_start;
-        if (in_gap && !(a->t_end <= best))
-            best = a->t_end;
+        double at = a->t_end + fit_step_at(k->cycle, k->ncycle, a->t_end);
+        if (in_gap && (isnan(best) || fabs(at - c->t_start) < fabs(best - c->t_start)))
+            best = at;
     }
-    return isnan(best) ? NAN : best + fit_step_at(k->cycle, k->ncycle, best);
+    return best;
 }
 
 static void smlc_start_latency(const seq_ctx *s, fit_knobs *k)
