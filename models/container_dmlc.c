@@ -228,7 +228,14 @@ static void attempt(sim_ctx *ctx, invoker *inv)
 {
     dmlc *c = inv->l->c;
     inv->attempts++;
+    bool was_subscribed = inv->is_subscribed;
     open_consumer(ctx, inv);
+    if (inv->buf_head && !was_subscribed && inv->l->set.receive_lag > 0) {
+        /* the subscription's first dispatch: receive() was waiting for it */
+        inv->state = INV_TAKING;
+        sim_schedule(ctx, inv->l->set.receive_lag, &ev_take, inv, NULL);
+        return;
+    }
     if (inv->buf_head) {
         take(ctx, inv);
         return;

@@ -33,10 +33,10 @@
  * DMLC: the invoker's thread starts at the receipt that asked for it, and
  * its consumer_start is stamped then, before it subscribes (as the model
  * stamps it); the delivery is its first `deliver` (or its first begin less
- * the receive lag), counted where work reached the broker before it: a
- * message waiting at the start, or one published after it (a start on a
- * receipt; the consumers a container starts with count only with work
- * waiting).
+ * the receive lag), counted where that message had waited in the broker
+ * (a message dispatched the instant it was published went to a consumer
+ * that was waiting for work, not one still subscribing); the consumers a
+ * container starts with count only when the message was there before them.
  *
  * DMLC receiveLag.  From the dispatch (`deliver`) to receive() returning,
  * where the invoker was waiting in receive() when the broker dispatched
@@ -324,16 +324,6 @@ static void smlc_start_latency(const seq_ctx *s, fit_knobs *k)
     sample_summarise(&k->start);
 }
 
-/* Whether a message was published in [a, b): work a subscribed consumer
- * would have been given (the broker dispatches to every consumer it has). */
-static bool published_within(const run_data *rd, double a, double b)
-{
-    for (size_t i = 0; i < rd->nmsgs; i++)
-        if (rd->msgs[i].t_publish >= a && rd->msgs[i].t_publish < b)
-            return true;
-    return false;
-}
-
 static void dmlc_start_latency(const seq_ctx *s, fit_knobs *k)
 {
     const run_data *rd = s->rd;
@@ -352,7 +342,10 @@ static void dmlc_start_latency(const seq_ctx *s, fit_knobs *k)
         double at = c->t_start;
         double got = !isnan(f->t_deliver) ? f->t_deliver
                    : f->t_begin - (isnan(k->lag.mean) ? 0 : k->lag.mean);
-        if (got >= at && (f->t_publish <= at || (has_receipt && published_within(rd, at, got))))
+        /* A first message dispatched the instant it was published went to a
+         * consumer that was waiting for work, not to one still subscribing. */
+        bool waited = f->t_publish <= got - 1e-3;
+        if (got >= at && waited && (f->t_publish <= at || has_receipt))
             sample_add(&k->start, got - at);
     }
     sample_summarise(&k->start);

@@ -278,7 +278,7 @@ static void samples_comment(strbuf *b, const fit_samples *s)
 {
     sb_addf(b, "  #   %zu samples: min %.3f, median %.3f, mean %.3f, max %.3f ms", s->n, s->v[0],
             s->median, s->mean, s->v[s->n - 1]);
-    if (s->n > 1)
+    if (s->n > 1 && s->sigma_log > 0.001)
         sb_addf(b, "; lognormal sigma %.3f", s->sigma_log);
     sb_add(b, "\n  #   (the mean: delays add up over a run, so their sum must be right)\n");
 }
@@ -339,8 +339,8 @@ static void start_yaml(strbuf *b, const fit_knobs *k, replay_kind kind)
 {
     sb_add(b, kind == K_DMLC
                   ? "  # startLatency: from an invoker's consumer_start (its task begins, on "
-                    "the receipt that\n  #   asked for it) to its first delivery, where "
-                    "work had reached the broker\n"
+                    "the receipt that\n  #   asked for it) to its first delivery, where that "
+                    "message had waited in the broker\n"
                   : "  # startLatency: from the decision (the starting consumer's cycle end "
                     "plus its\n  #   overhead) to the new consumer's first begin, where a "
                     "message was waiting\n");

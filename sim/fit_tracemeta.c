@@ -155,6 +155,10 @@ char *fit_trace_metadata(const cfg_node *root)
         settings(&b, c, smlc_keys);
     else if (strcmp(kind, "dmlc") == 0)
         settings(&b, c, dmlc_keys);
+    const cfg_node *broker = cfg_peek(root, "broker");
+    const char *prefetch = text_of(broker, "queuePrefetch");
+    if (prefetch)
+        sb_addf(&b, "# prefetch: %s (the broker's queuePrefetch)\n", prefetch);
     changes(&b, c);
     char ms[64];
     if (ms_of(root, "duration", ms, sizeof ms))
