@@ -1,0 +1,114 @@
+#!/bin/sh
+# replay.sh LSIM -- `lsim fit TRACE --replay`: self-consistency (a run with
+# known overheads, its trace, the replay fit on it: each overhead recovered
+# within 5 %, every consumer start and stop within 1 ms), the shared real
+# traces replayed with no hand edits within compare's default tolerances,
+# and bad traces refused.  Run from the top of the repository.
+set -u
+LSIM=${1:-build/lsim}
+. tests/cli/lib.sh
+cli_begin replay
+
+# knob VALUE...: what a fitted scenario says, checked against the truth.
+check_knobs() {
+    /usr/bin/python3 - "$@" <<'PY'
+import re, sys
+path, checks = sys.argv[1], sys.argv[2:]
+y = open(path).read()
+def ms(text):
+    m = re.fullmatch(r"([0-9.]+)(us|ms|s)", text)
+    return float(m.group(1)) * {"us": 1e-3, "ms": 1, "s": 1e3}[m.group(2)]
+def knob(key, at=None):
+    m = re.search(r"^  %s: (\S+)$" % key, y, re.M)
+    if m:
+        return ms(m.group(1))
+    steps = re.search(r"^  %s:\n((?:    - .*\n)+)" % key, y, re.M)
+    if not steps:
+        return None
+    value = None
+    for f, v in re.findall(r"from: (\S+), value: (\S+) ", steps.group(1)):
+        if ms(f) <= at:
+            value = ms(v)
+    return value
+ok = True
+for c in checks:
+    key, want = c.split("=")
+    at = None
+    if "@" in key:
+        key, at = key.split("@")
+        at = float(at)
+    got = knob(key, at)
+    good = got is not None and abs(got - float(want)) <= 0.05 * float(want)
+    print("  %-40s %-26s %s ms (truth %s ms)%s" % (path.split("/")[-1], c.split("=")[0], got,
+                                                   want, "" if good else "  WRONG"))
+    ok = ok and good
+sys.exit(0 if ok else 1)
+PY
+}
+
+# 1. Self-consistency: run with --trace, fit --replay, the knobs and the replay.
+self_check() {
+    scen=$1
+    shift
+    count=$((count + 1))
+    base=$TMP/$(basename "$scen" .yaml)
+    "$LSIM" run "$scen" --trace "$base.csv" --out "$base.db" --quiet >/dev/null ||
+        fail "run $scen"
+    "$LSIM" fit "$base.csv" --replay -o "$base-replay.yaml" || fail "fit --replay $scen"
+    check_knobs "$base-replay.yaml" "$@" || fail "$scen: a knob is not recovered within 5 %"
+    "$LSIM" compare "$base-replay.yaml" "$base.csv" --out "$base-cmp.db" --quiet --json \
+        --tolerance consumer_start_max_abs_ms=1 --tolerance consumer_stop_max_abs_ms=1 \
+        >"$base.json"
+    st=$?
+    [ $st -eq 0 ] || fail "$scen: the replay's starts and stops are not within 1 ms (exit $st)"
+    /usr/bin/python3 - "$base.json" <<'PY' || fail "$scen: no consumer stopped"
+import json, sys
+m = json.load(open(sys.argv[1]))["metrics"]
+print("  replay: %d starts within %.3f ms, %d stops within %.3f ms" % (
+    m["consumer_start_count_diff"]["real"], m["consumer_start_max_abs_ms"]["difference"],
+    m["consumer_stop_count_diff"]["real"], m["consumer_stop_max_abs_ms"]["difference"]))
+assert m["consumer_stop_count_diff"]["real"] >= 1
+PY
+}
+self_check tests/cli/replay/smlc-constant.yaml startLatency=4.5 cycleOverhead=1.2 \
+    idlePollOverhead=0.6
+self_check tests/cli/replay/smlc-schedule-batch4.yaml startLatency=7 cycleOverhead@1000=3 \
+    cycleOverhead@12000=1.5 cycleOverhead@60000=1.5 idlePollOverhead=0.8
+self_check tests/cli/replay/dmlc-idle.yaml startLatency=6 receiveLag=0.3 \
+    idleReceiveOverhead=1.2
+
+# 2. The shared real traces: fit --replay, then run and compare, no edits.
+for trace in A-burst C-groups-skew smlc-S1-burst-scaleup; do
+    count=$((count + 1))
+    y=$TMP/$trace-replay.yaml
+    "$LSIM" fit "tests/data/traces/$trace-run1.csv" --replay -o "$y" || fail "fit --replay $trace"
+    "$LSIM" run "$y" --out "$TMP/$trace-run.db" --quiet >/dev/null || fail "run the replay of $trace"
+    "$LSIM" compare "$y" "tests/data/traces/$trace-run1.csv" --out "$TMP/$trace-cmp.db" \
+        --quiet >"$TMP/$trace.txt"
+    st=$?
+    [ $st -eq 0 ] || { fail "compare the replay of $trace: exit $st"; cat "$TMP/$trace.txt"; }
+    grep -E 'start_max|stop_max|counts_max|p99_lat' "$TMP/$trace.txt" | sed "s/^/  $trace: /"
+    grep -q 'version: "[0-9]*\.[0-9]*\.[0-9]*"' "$y" || fail "$trace: the replay names no patch version"
+done
+
+# 3. Bad traces: a clear message, exit 2, no file.
+printf 't_ms,event,node,consumer,msg,group,queue\n0,consumer_start,node-1,c1,,,q\n1,publish,,,m1,,q\n' \
+    >"$TMP/nometa.csv"
+printf '# container: com.example.MyListenerContainer\nt_ms,event,node,consumer,msg,group,queue\n0,consumer_start,node-1,c1,,,q\n' \
+    >"$TMP/unknown.csv"
+printf '# container: org.springframework.amqp.rabbit.listener.SimpleMessageListenerContainer (spring-rabbit 2.4.17)\nt_ms,event,node,consumer,msg,group,queue\n1,publish,,,m1,,q\n' \
+    >"$TMP/nocons.csv"
+for pair in "nometa:no metadata naming its container" "unknown:is not one lsim models" \
+            "nocons:no consumer events"; do
+    count=$((count + 1))
+    name=${pair%%:*} want=${pair#*:}
+    "$LSIM" fit "$TMP/$name.csv" --replay -o "$TMP/$name.yaml" 2>"$TMP/err"
+    st=$?
+    [ $st -eq 2 ] || fail "fit --replay $name: exit $st, expected 2"
+    grep -q "$want" "$TMP/err" || fail "fit --replay $name: said '$(cat "$TMP/err")'"
+    [ ! -e "$TMP/$name.yaml" ] || fail "fit --replay $name: left a file"
+    echo "  $name: $(cat "$TMP/err")"
+done
+
+echo "$count replay checks, $failures failed"
+[ "$failures" -eq 0 ]
