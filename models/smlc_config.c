@@ -256,11 +256,11 @@ static int read_changes(cfg_node *cfg, smlc *s, sim_diag *d)
 
 int smlc_read_config(sim_ctx *ctx, cfg_node *cfg, smlc *s, sim_diag *d)
 {
-    (void)ctx;
     if (amqp_version_read(cfg, AMQP_VERSION(1, 3, 0), "lsim models the container from 1.3.0 "
                           "on, where maxConcurrentConsumers and dynamic scaling begin",
                           &s->version, d) != SIM_OK)
         return SIM_EINPUT;
+    amqp_version_warn(ctx, cfg, s->version, s->env.node);
     amqp_smlc_features(s->version, &s->f);
     if (read_counts(cfg, s, d) != SIM_OK || read_batch(cfg, s, d) != SIM_OK ||
         read_timing(cfg, s, d) != SIM_OK || read_behaviour(cfg, s, d) != SIM_OK ||

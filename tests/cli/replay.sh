@@ -110,5 +110,16 @@ for pair in "nometa:no metadata naming its container" "unknown:is not one lsim m
     echo "  $name: $(cat "$TMP/err")"
 done
 
+# 4. A version without its patch number, where a patch release changes the
+#    behaviour, is warned about, naming the release; a full one is not.
+count=$((count + 1))
+"$LSIM" run scenarios/smlc-S1-trace.yaml --set container.version=1.7 --detail summary \
+    --out "$TMP/v.db" >/dev/null 2>"$TMP/err" || fail "run with version 1.7"
+grep -q 'warning: container.version "1.7" means 1.7.0; from 1.7.8 on' "$TMP/err" ||
+    fail "version 1.7: no warning naming 1.7.8: '$(cat "$TMP/err")'"
+"$LSIM" run scenarios/smlc-S1-trace.yaml --detail summary --out "$TMP/v.db" >/dev/null \
+    2>"$TMP/err" || fail "run with version 1.7.15"
+[ ! -s "$TMP/err" ] || fail "version 1.7.15 warned: '$(cat "$TMP/err")'"
+
 echo "$count replay checks, $failures failed"
 [ "$failures" -eq 0 ]
