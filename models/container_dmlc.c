@@ -138,7 +138,7 @@ static void new_invoker(sim_ctx *ctx, listener *l, const char *rule)
              l->set.idle_consumer_limit, l->set.concurrent, l->set.max);
     sim_scaling(ctx, l->c->env.node, "start", (int)l->ns, rule, detail);
     inv->id = sim_consumer_started(ctx, l->c->env.node, l->queue);
-    sim_schedule(ctx, l->set.start_latency, &ev_start, inv, NULL);
+    sim_schedule(ctx, knob_draw(&l->set.start_latency, sim_now(ctx)), &ev_start, inv, NULL);
 }
 
 /* scheduleNewInvokerIfAppropriate, after a message was received. */
@@ -168,7 +168,7 @@ static void on_deliver(sim_ctx *ctx, consumer_port *port, sim_msg *m)
         sim_cancel(ctx, inv->timeout);
         inv->timeout = 0;
         inv->state = INV_TAKING;
-        sim_schedule(ctx, inv->l->set.receive_lag, &ev_take, inv, NULL);
+        sim_schedule(ctx, knob_draw(&inv->l->set.receive_lag, sim_now(ctx)), &ev_take, inv, NULL);
     }
 }
 
@@ -230,10 +230,12 @@ static void attempt(sim_ctx *ctx, invoker *inv)
     inv->attempts++;
     bool was_subscribed = inv->is_subscribed;
     open_consumer(ctx, inv);
-    if (inv->buf_head && !was_subscribed && inv->l->set.receive_lag > 0) {
+    sim_time lag = inv->buf_head && !was_subscribed
+                 ? knob_draw(&inv->l->set.receive_lag, sim_now(ctx)) : 0;
+    if (lag > 0) {
         /* the subscription's first dispatch: receive() was waiting for it */
         inv->state = INV_TAKING;
-        sim_schedule(ctx, inv->l->set.receive_lag, &ev_take, inv, NULL);
+        sim_schedule(ctx, lag, &ev_take, inv, NULL);
         return;
     }
     if (inv->buf_head) {
@@ -244,7 +246,8 @@ static void attempt(sim_ctx *ctx, invoker *inv)
     c->env.broker->ops->pull(ctx, c->env.broker, &inv->port);
     if (inv->state == INV_RECEIVING && inv->l->set.receive_timeout > 0)
         inv->timeout = sim_schedule(ctx, inv->l->set.receive_timeout +
-                                    inv->l->set.idle_receive_overhead, &ev_timeout, inv, NULL);
+                                    knob_draw(&inv->l->set.idle_receive_overhead, sim_now(ctx)),
+                                    &ev_timeout, inv, NULL);
 }
 
 static void on_take(sim_ctx *ctx, void *self, void *arg)

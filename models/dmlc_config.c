@@ -206,7 +206,7 @@ static void apply_all(dmlc_settings *s, const op_list *ops)
 
 /* version, taskExecutor, cacheLevel, receiveTimeout, startLatency and the
  * rest, into c->base. */
-static int read_base(cfg_node *cfg, dmlc_config *c, sim_diag *d)
+static int read_base(sim_ctx *ctx, cfg_node *cfg, dmlc_config *c, sim_diag *d)
 {
     int version = DMLC_V62, executor, level;
     bool tm;
@@ -217,9 +217,12 @@ static int read_base(cfg_node *cfg, dmlc_config *c, sim_diag *d)
         cfg_get_enum(cfg, "cacheLevel", cache_levels, LEVEL_AUTO, 0, &level, d) != SIM_OK ||
         cfg_get_bool(cfg, "transactionManager", false, 0, &tm, d) != SIM_OK ||
         cfg_get_duration(cfg, "receiveTimeout", SIM_S, 0, &s->receive_timeout, d) != SIM_OK ||
-        cfg_get_duration(cfg, "startLatency", 5 * SIM_MS, 0, &s->start_latency, d) != SIM_OK ||
-        cfg_get_duration(cfg, "receiveLag", 0, 0, &s->receive_lag, d) != SIM_OK ||
-        cfg_get_duration(cfg, "idleReceiveOverhead", 0, 0, &s->idle_receive_overhead, d) != SIM_OK)
+        knob_read(ctx, cfg, "startLatency", 5 * SIM_MS, false, "dmlc.startLatency",
+                  &s->start_latency, d) != SIM_OK ||
+        knob_read(ctx, cfg, "receiveLag", 0, false, "dmlc.receiveLag", &s->receive_lag,
+                  d) != SIM_OK ||
+        knob_read(ctx, cfg, "idleReceiveOverhead", 0, false, "dmlc.idleReceiveOverhead",
+                  &s->idle_receive_overhead, d) != SIM_OK)
         return SIM_EINPUT;
     s->version = (dmlc_version)version;
     if (level == LEVEL_AUTO)
@@ -322,13 +325,16 @@ int dmlc_config_read(sim_ctx *ctx, cfg_node *cfg, const int *queues, int nqueues
     memset(out, 0, sizeof *out);
     out->nqueues = nqueues;
     out->per_queue = xcalloc((size_t)nqueues, sizeof *out->per_queue);
-    if (read_base(cfg, out, d) != SIM_OK || read_per_queue(ctx, cfg, queues, out, d) != SIM_OK)
+    if (read_base(ctx, cfg, out, d) != SIM_OK || read_per_queue(ctx, cfg, queues, out, d) != SIM_OK)
         return SIM_EINPUT;
     return read_changes(ctx, cfg, queues, out, d);
 }
 
 void dmlc_config_fini(dmlc_config *c)
 {
+    knob_fini(&c->base.start_latency);
+    knob_fini(&c->base.receive_lag);
+    knob_fini(&c->base.idle_receive_overhead);
     for (int i = 0; i < c->nchanges; i++)
         free(c->changes[i].ops);
     free(c->changes);
