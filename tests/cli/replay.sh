@@ -146,5 +146,36 @@ print("  startLatency uniform 2-30 ms: first begins after the decision", spread)
 assert len(set(spread)) > 2 and min(spread) >= 2, spread   # (later: no message waiting)
 PY
 
+# 6. Prediction bands: on a knife edge, one replay of another seed's run is
+#    outside the single-run tolerances (exit 3), and the band of 20
+#    replications holds it (exit 0, verdicts "band"), in the database and
+#    the JSON.
+count=$((count + 1))
+ke=scenarios/knife-edge-two-nodes.yaml
+"$LSIM" run "$ke" --seed 100 --trace "$TMP/ke.csv" --out "$TMP/ke.db" --quiet >/dev/null ||
+    fail "run $ke"
+"$LSIM" compare "$ke" "$TMP/ke.csv" --out "$TMP/ke1.db" --quiet >/dev/null
+st=$?
+[ $st -eq 3 ] || fail "knife edge, one replication: exit $st, expected 3 (outside)"
+"$LSIM" compare "$ke" "$TMP/ke.csv" --reps 20 --out "$TMP/ke20.db" --quiet --json >"$TMP/ke20.json"
+st=$?
+[ $st -eq 0 ] || fail "knife edge, 20 replications: exit $st, expected 0 (inside the band)"
+/usr/bin/python3 - "$TMP/ke20.json" "$TMP/ke20.db" <<'PY' || fail "knife edge: the bands"
+import json, sqlite3, sys
+j = json.load(open(sys.argv[1]))
+band = [k for k, m in j["metrics"].items() if m["verdict"] == "band"]
+print("  knife edge, --reps 20: inside the band:", ", ".join(band))
+assert j["replications"] == 20 and band and j["pass"]
+assert all(e["inside"] for e in j["events"]) and len(j["events"]) >= 10
+db = sqlite3.connect(sys.argv[2])
+assert db.execute("select count(*) from runs").fetchone()[0] == 20
+assert db.execute("select count(*) from comparison where verdict = 'band' and band_low "
+                  "is not null").fetchone()[0] == len(band)
+assert db.execute("select count(*) from comparison_events where inside = 1").fetchone()[0] \
+    == len(j["events"])
+PY
+"$LSIM" compare "$ke" "$TMP/ke.csv" --reps 0 --out "$TMP/x.db" 2>"$TMP/err"
+[ $? -eq 2 ] || fail "--reps 0 accepted"
+
 echo "$count replay checks, $failures failed"
 [ "$failures" -eq 0 ]
