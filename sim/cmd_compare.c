@@ -14,9 +14,11 @@
 #define _XOPEN_SOURCE 700          /* realpath */
 #include "cli.h"
 #include "compare.h"
+#include "fit.h"
 #include "mem.h"
 #include "registry.h"
 #include "run.h"
+#include "trace.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -37,6 +39,8 @@ typedef struct compare_args {
     bool json, quiet;
     bool keep_workload;            /* --workload scenario: do not replay the trace */
     long reps;                     /* --reps: replications, seeds S, S+1, ... */
+    const run_data *real;          /* the trace, read whole */
+    const trace_reader *meta;      /* its metadata */
 } compare_args;
 
 static int parse_tolerance(const char *s, cmp_tolerance *t)
@@ -120,8 +124,52 @@ static void free_args(compare_args *a)
     free(a->sets);
 }
 
+static const char *meta_of(const void *src, const char *key)
+{
+    return trace_meta((const trace_reader *)src, key);
+}
+
+/* What the scenario leaves unset and the trace says: when each node's
+ * container started, and the library version of the same container kind.
+ * `took` gets what was taken, for standard error. */
+static int from_trace(const compare_args *a, cfg_doc *doc, strbuf *took, sim_diag *d)
+{
+    cfg_node *root = doc->root, *nodes = cfg_peek(root, "nodes");
+    if (!nodes || nodes->kind == CFG_SCALAR) {
+        long n = nodes && nodes->text ? strtol(nodes->text, NULL, 10) : 1;
+        if (n >= 1 && n <= 10000) {
+            strbuf set = { 0 };
+            sb_add(&set, "nodes=[");
+            for (long k = 0; k < n; k++) {
+                const char *how;
+                double t = fit_trace_node_start(meta_of, a->meta, a->real, (int)k, &how);
+                sb_addf(&set, "%s{start: %.0fus}", k ? ", " : "", t * 1000);
+                sb_addf(took, "%snodes.%ld.start %.3f ms (%s)", took->len ? ", " : "", k, t, how);
+            }
+            sb_add(&set, "]");
+            int rc = cfg_apply_set(doc, set.s, d);
+            sb_free(&set);
+            if (rc != SIM_OK)
+                return rc;
+        }
+    }
+    cfg_node *c = cfg_peek(root, "container");
+    cfg_node *k = c && c->kind == CFG_MAP ? cfg_peek(c, "kind") : NULL;
+    const char *kind, *want = k && k->kind == CFG_SCALAR ? k->text : NULL;
+    char version[32], assign[96];
+    if (want && !cfg_has(c, "version") &&
+        fit_trace_container(meta_of, a->meta, a->real, &kind, version, sizeof version) &&
+        strcmp(kind, want) == 0 && version[0]) {
+        snprintf(assign, sizeof assign, "container.version=\"%s\"", version);
+        if (cfg_apply_set(doc, assign, d) != SIM_OK)
+            return SIM_EINPUT;
+        sb_addf(took, "%scontainer.version %s", took->len ? ", " : "", version);
+    }
+    return SIM_OK;
+}
+
 /* The scenario with its arrivals replaced by the trace's. */
-static int load_scenario(const compare_args *a, cfg_doc *doc, sim_diag *d)
+static int load_scenario(const compare_args *a, cfg_doc *doc, strbuf *took, sim_diag *d)
 {
     if (cfg_load_file(a->scenario, doc, d) != SIM_OK)
         return SIM_EINPUT;
@@ -138,6 +186,8 @@ static int load_scenario(const compare_args *a, cfg_doc *doc, sim_diag *d)
     snprintf(assign, sizeof assign, "queue.arrivals={kind: trace, path: '%s'}", abs);
     if (!a->keep_workload && (strchr(abs, '\'') || cfg_apply_set(doc, assign, d) != SIM_OK))
         return diag_file(d, a->trace, 0, 0, "this path cannot be used in a scenario");
+    if (from_trace(a, doc, took, d) != SIM_OK)
+        return SIM_EINPUT;
     if (a->seed) {
         snprintf(assign, sizeof assign, "seed=%s", a->seed);
         if (cfg_apply_set(doc, assign, d) != SIM_OK)
@@ -423,7 +473,8 @@ static int replicate(const compare_args *a, uint64_t seed, long r, timeline *tl,
     char assign[64];
     snprintf(assign, sizeof assign, "seed=%llu", (unsigned long long)(seed + (uint64_t)r));
     int rc = CLI_FAILURE;
-    if (load_scenario(a, &doc, &d) == SIM_OK && cfg_apply_set(&doc, assign, &d) == SIM_OK) {
+    strbuf took = { 0 };
+    if (load_scenario(a, &doc, &took, &d) == SIM_OK && cfg_apply_set(&doc, assign, &d) == SIM_OK) {
         run_spec spec = { .root = registry_root(), .doc = &doc, .scenario_path = a->scenario,
                           .detail = SIM_DETAIL_MESSAGES, .run_id = r + 1, .point = -1,
                           .replication = r, .interrupted = cli_interrupted(),
@@ -439,6 +490,7 @@ static int replicate(const compare_args *a, uint64_t seed, long r, timeline *tl,
         diag_format(&d, err, errsize);
     run_free(rr);
     cfg_doc_free(&doc);
+    sb_free(&took);
     return rc;
 }
 
@@ -485,10 +537,19 @@ int cmd_compare(int argc, char **argv)
     names_init(&groups);
     run_data real = { 0 };
     run *r = NULL;
+    trace_reader *meta = NULL;
+    strbuf took = { 0 };
     if (rc == 0 && run_data_from_trace(a.trace, &groups, &real, &d) != SIM_OK)
         rc = cli_report(&d);
-    if (rc == 0 && load_scenario(&a, &doc, &d) != SIM_OK)
+    if (rc == 0 && trace_reader_open(a.trace, &meta, &d) != SIM_OK)
         rc = cli_report(&d);
+    a.real = &real;
+    a.meta = meta;
+    if (rc == 0 && load_scenario(&a, &doc, &took, &d) != SIM_OK)
+        rc = cli_report(&d);
+    if (rc == 0 && took.len && !a.quiet)
+        fprintf(stderr, "lsim: compare: the scenario does not set them, so from the trace: %s\n",
+                took.s);
     if (rc == 0) {
         run_spec spec = { .root = registry_root(), .doc = &doc, .scenario_path = a.scenario,
                           .detail = SIM_DETAIL_MESSAGES, .progress = !a.quiet && isatty(2),
@@ -529,6 +590,8 @@ int cmd_compare(int argc, char **argv)
         compare_result_free(&res[k]);
     free(res);
     compare_bands_free(&bands);
+    sb_free(&took);
+    trace_reader_close(meta);
     run_free(r);
     run_data_free(&real);
     names_fini(&groups);

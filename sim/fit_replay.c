@@ -453,3 +453,39 @@ char *fit_replay(const char *trace_path, const char *arrivals_path, const run_da
     scenario_yaml(&r, trace_path, arrivals_path);
     return sb_take(&b);
 }
+
+/* ---- for compare: what the trace says when the scenario does not -------------- */
+
+bool fit_trace_container(const char *(*meta)(const void *src, const char *key), const void *src,
+                         const run_data *rd, const char **kind, char *version, size_t size)
+{
+    replay r = { .rd = rd, .meta = meta, .src = src };
+    sim_diag d = { 0 };
+    if (which_container("", &r, &d) != SIM_OK)
+        return false;
+    static const char *const kinds[] = { "smlc", "direct", "dmlc" };
+    *kind = kinds[r.kind];
+    snprintf(version, size, "%s", r.version);
+    return true;
+}
+
+double fit_trace_node_start(const char *(*meta)(const void *src, const char *key),
+                            const void *src, const run_data *rd, int node, const char **how)
+{
+    replay r = { .rd = rd, .meta = meta, .src = src };
+    double t, all;
+    if (node < rd->nnodes && node_started(&r, rd->nodes[node], &t)) {
+        *how = "node_started_ms";
+        return t;
+    }
+    if (meta_number(&r, "containers_started_at_ms", &all)) {
+        *how = "containers_started_at_ms";
+        return all;
+    }
+    *how = "the node's first consumer_start";
+    t = INFINITY;
+    for (size_t i = 0; i < rd->ncons; i++)
+        if (rd->cons[i].node == node && rd->cons[i].t_start < t)
+            t = rd->cons[i].t_start;
+    return isinf(t) ? 0 : t;
+}

@@ -179,5 +179,20 @@ PY
 "$LSIM" compare "$ke" "$TMP/ke.csv" --reps 0 --out "$TMP/x.db" 2>"$TMP/err"
 [ $? -eq 2 ] || fail "--reps 0 accepted"
 
+# 7. compare takes the node start times and the version from the trace when
+#    the scenario does not set them, and says so.
+count=$((count + 1))
+grep -v -e '^nodes:' -e 'version:' scenarios/smlc-S1-trace.yaml >"$TMP/s1-bare.yaml"
+"$LSIM" compare "$TMP/s1-bare.yaml" tests/data/traces/smlc-S1-burst-scaleup-run1.csv \
+    --out "$TMP/bare.db" >"$TMP/bare.txt" 2>"$TMP/err"
+st=$?
+[ $st -eq 0 ] || fail "compare without nodes and version: exit $st"
+grep -q 'from the trace: nodes.0.start 458.919 ms (containers_started_at_ms), container.version 1.7.15' \
+    "$TMP/err" || fail "compare did not say what it took: '$(cat "$TMP/err")'"
+echo "  $(cat "$TMP/err")"
+"$LSIM" compare scenarios/smlc-S1-trace.yaml tests/data/traces/smlc-S1-burst-scaleup-run1.csv \
+    --out "$TMP/full.db" >/dev/null 2>"$TMP/err"
+[ ! -s "$TMP/err" ] || fail "compare took from the trace what the scenario sets: '$(cat "$TMP/err")'"
+
 echo "$count replay checks, $failures failed"
 [ "$failures" -eq 0 ]
