@@ -274,17 +274,24 @@ static void us(strbuf *b, double ms)
     sb_addf(b, "%.0fus", fmax(ms, 0) * 1000);
 }
 
-/* The samples' spread, and the knob as the lognormal distribution of the
- * same mean and log-spread, ready to replace the mean (for `compare --reps`:
- * a band of the outcomes the spread gives). */
-static void samples_comment(strbuf *b, const fit_samples *s, const char *key)
+/* A sampled knob: the lognormal of the samples' mean and log-spread, drawn
+ * anew for every use (so `compare --reps` shows the outcomes that spread
+ * gives), or the mean alone when the samples do not spread (or hold a zero,
+ * which no lognormal draws). */
+static void sampled_yaml(strbuf *b, const fit_samples *s, const char *key)
 {
-    sb_addf(b, "  #   %zu samples: min %.3f, median %.3f, mean %.3f, max %.3f ms", s->n, s->v[0],
+    sb_addf(b, "  #   %zu samples: min %.3f, median %.3f, mean %.3f, max %.3f ms\n", s->n, s->v[0],
             s->median, s->mean, s->v[s->n - 1]);
-    if (s->n > 1 && s->sigma_log > 0.001)
-        sb_addf(b, "; as a distribution:\n  #   %s: { kind: lognormal, mean: %.0fus, "
-                   "sigma: %.3f }", key, s->mean * 1000, s->sigma_log);
-    sb_add(b, "\n  #   the mean: delays add up over a run, so their sum must be right\n");
+    bool spread = s->n >= 3 && s->v[0] > 0 && s->sigma_log > 0.01;
+    if (!spread) {
+        sb_addf(b, "  %s: ", key);
+        us(b, s->mean);
+        sb_add(b, "\n");
+        return;
+    }
+    sb_addf(b, "  #   as one value, their mean (delays add up, so it keeps their sum): "
+               "%s: %.0fus\n  %s: { kind: lognormal, mean: %.0fus, sigma: %.3f }\n", key,
+            s->mean * 1000, key, s->mean * 1000, s->sigma_log);
 }
 
 static void cycle_yaml(strbuf *b, const fit_knobs *k, int batch, double window)
@@ -352,10 +359,7 @@ static void start_yaml(strbuf *b, const fit_knobs *k, replay_kind kind)
         sb_add(b, "  #   no start shows it: left at the model's default\n");
         return;
     }
-    samples_comment(b, &k->start, "startLatency");
-    sb_add(b, "  startLatency: ");
-    us(b, k->start.mean);
-    sb_add(b, "\n");
+    sampled_yaml(b, &k->start, "startLatency");
 }
 
 static void lag_yaml(strbuf *b, const fit_knobs *k)
@@ -368,10 +372,7 @@ static void lag_yaml(strbuf *b, const fit_knobs *k)
         sb_add(b, "  #   the trace has no deliver events: left at 0\n");
         return;
     }
-    samples_comment(b, &k->lag, "receiveLag");
-    sb_add(b, "  receiveLag: ");
-    us(b, k->lag.mean);
-    sb_add(b, "\n");
+    sampled_yaml(b, &k->lag, "receiveLag");
 }
 
 static void knobs_yaml(const replay *r)

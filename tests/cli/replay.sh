@@ -90,6 +90,13 @@ for trace in A-burst C-groups-skew smlc-S1-burst-scaleup; do
     grep -E 'start_max|stop_max|counts_max|p99_lat' "$TMP/$trace.txt" | sed "s/^/  $trace: /"
     grep -q 'version: "[0-9]*\.[0-9]*\.[0-9]*"' "$y" || fail "$trace: the replay names no patch version"
 done
+# the spread of what it sampled, as distributions
+for trace in A-burst smlc-S1-burst-scaleup; do
+    grep -q '^  startLatency: { kind: lognormal, mean: [0-9]*us, sigma: [0-9.]* }$' \
+        "$TMP/$trace-replay.yaml" || fail "$trace: the start latency is not a distribution"
+done
+grep -q '^  receiveLag: { kind: lognormal' "$TMP/C-groups-skew-replay.yaml" ||
+    fail "C-groups-skew: the receive lag is not a distribution"
 
 # 3. Bad traces: a clear message, exit 2, no file.
 printf 't_ms,event,node,consumer,msg,group,queue\n0,consumer_start,node-1,c1,,,q\n1,publish,,,m1,,q\n' \
