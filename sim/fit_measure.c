@@ -106,15 +106,19 @@ static void seq_init(seq_ctx *s, const run_data *rd)
     free(k);
     s->first = xcalloc(rd->ncons + 1, sizeof *s->first);
     s->last = xcalloc(rd->ncons + 1, sizeof *s->last);
-    for (size_t c = 0; c < rd->ncons; c++)
-        for (size_t i = 0; i < s->n; i++) {
-            const td_msg *m = seq_msg(s, i);
-            if (m->node != rd->cons[c].node || m->consumer != rd->cons[c].consumer)
-                continue;
-            if (!s->first[c])
-                s->first[c] = m;
-            s->last[c] = m;
-        }
+    /* one pass: each consumer's messages are a run of the order */
+    for (size_t i = 0; i < s->n;) {
+        size_t j = i;
+        while (j + 1 < s->n && same_consumer(seq_msg(s, j + 1), seq_msg(s, i)))
+            j++;
+        for (size_t c = 0; c < rd->ncons; c++)
+            if (rd->cons[c].node == seq_msg(s, i)->node &&
+                rd->cons[c].consumer == seq_msg(s, i)->consumer) {
+                s->first[c] = seq_msg(s, i);
+                s->last[c] = seq_msg(s, j);
+            }
+        i = j + 1;
+    }
 }
 
 static void seq_fini(seq_ctx *s)

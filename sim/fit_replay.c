@@ -131,7 +131,8 @@ typedef struct setting {
 #define ALL (RABBIT | JMS)
 
 static const setting settings[] = {
-    { "concurrent_consumers", "concurrentConsumers", V_INT, ALL },
+    { "concurrent_consumers", "concurrentConsumers", V_INT, SMLC_ONLY | JMS },
+    { "consumers_per_queue", "consumersPerQueue", V_INT, 1u << K_DIRECT },
     { "max_concurrent_consumers", "maxConcurrentConsumers", V_INT, SMLC_ONLY | JMS },
     { "consecutive_active_trigger", "consecutiveActiveTrigger", V_INT, SMLC_ONLY },
     { "consecutive_idle_trigger", "consecutiveIdleTrigger", V_INT, SMLC_ONLY },
@@ -170,7 +171,8 @@ static void setting_yaml(const replay *r, const setting *s)
 static void concurrency_yaml(const replay *r)
 {
     char v[64];
-    if (r->meta(r->src, "concurrent_consumers") || !meta_value(r, "concurrency", v, sizeof v))
+    if (r->kind == K_DIRECT || r->meta(r->src, "concurrent_consumers") ||
+        !meta_value(r, "concurrency", v, sizeof v))
         return;
     size_t n = strspn(v, "0123456789-");
     if (n == strlen(v))
@@ -209,11 +211,16 @@ static void changes_yaml(const replay *r)
         char key[64];
         snprintf(key, sizeof key, "%s", colon + 4);
         key[0] = (char)tolower((unsigned char)key[0]);
+        /* only what a scenario can hold unquoted: a time, a setter, a value */
+        if (!key[0] || strspn(key, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ") !=
+                           strlen(key) || !tok[0] || strspn(tok, "0123456789.") != strlen(tok) ||
+            !eq[1] || strspn(eq + 1, "0123456789-") != strlen(eq + 1))
+            continue;
         if (!any)
             sb_add(r->b, "  # the trace's runtime_calls, as the setters were called\n"
                          "  changes:\n");
         any = true;
-        bool numeric = strspn(eq + 1, "0123456789") == strlen(eq + 1) && eq[1];
+        bool numeric = strspn(eq + 1, "0123456789") == strlen(eq + 1);
         sb_addf(r->b, numeric ? "    - { at: %sms, %s: %s }\n" : "    - { at: %sms, %s: \"%s\" }\n",
                 tok, key, eq + 1);
     }
@@ -417,7 +424,10 @@ static void scenario_yaml(const replay *r, const char *trace_path, const char *a
     sb_addf(b, "# the end of the trace's observation (its shutdown, observed_until or last "
                "event)\nduration: %.0fus\n", r->rd->end_ms * 1000);
     nodes_yaml(r);
-    sb_addf(b, "queue:\n  name: %s\n", r->rd->queue ? r->rd->queue : "queue");
+    sb_add(b, "queue:\n  name: '");
+    for (const char *q = r->rd->queue ? r->rd->queue : "queue"; *q; q++)
+        sb_add(b, *q == '\'' ? "''" : (char[]){ *q, '\0' });
+    sb_add(b, "'\n");
     sb_add(b, "  arrivals: { kind: trace, path: '");
     sb_add(b, arrivals);
     sb_add(b, "' }\n");

@@ -98,6 +98,22 @@ done
 grep -q '^  receiveLag: { kind: lognormal' "$TMP/C-groups-skew-replay.yaml" ||
     fail "C-groups-skew: the receive lag is not a distribution"
 
+# The metadata of a run with two nodes started apart and setters called at
+# runtime: the nodes with their starts, the calls as changes.
+count=$((count + 1))
+{ sed -n '1,/^t_ms/p' tests/data/traces/smlc-S1-burst-scaleup-run1.csv | sed '$d' |
+      sed 's/^# nodes: 1$/# nodes: 2/'
+  echo "# runtime_calls: 20000:setMaxConcurrentConsumers=3 45000:setConcurrentConsumers=2 (trace ms)"
+  echo "# node_started_ms: node-1=458.919, node-2=1200.5 (one after another)"
+  sed -n '/^t_ms/,$p' tests/data/traces/smlc-S1-burst-scaleup-run1.csv; } >"$TMP/calls.csv"
+"$LSIM" fit "$TMP/calls.csv" --replay -o "$TMP/calls.yaml" || fail "fit --replay with runtime calls"
+"$LSIM" check "$TMP/calls.yaml" >/dev/null || fail "the replay with runtime calls does not check"
+for want in '  - { start: 458919us }' '  - { start: 1200500us }' \
+            '    - { at: 20000ms, maxConcurrentConsumers: 3 }' \
+            '    - { at: 45000ms, concurrentConsumers: 2 }'; do
+    grep -qxF "$want" "$TMP/calls.yaml" || fail "replay with runtime calls: no '$want'"
+done
+
 # 3. Bad traces: a clear message, exit 2, no file.
 printf 't_ms,event,node,consumer,msg,group,queue\n0,consumer_start,node-1,c1,,,q\n1,publish,,,m1,,q\n' \
     >"$TMP/nometa.csv"
