@@ -243,6 +243,15 @@ static bool node_started(const replay *r, const char *name, double *out)
     return false;
 }
 
+/* Node k's name: the trace's, or node-(k+1) for one without events. */
+static const char *node_name(const run_data *rd, int k, char *buf, size_t size)
+{
+    if (k < rd->nnodes)
+        return rd->nodes[k];
+    snprintf(buf, size, "node-%d", k + 1);
+    return buf;
+}
+
 static void nodes_yaml(const replay *r)
 {
     const run_data *rd = r->rd;
@@ -259,7 +268,8 @@ static void nodes_yaml(const replay *r)
     sb_add(r->b, "\nnodes:\n");
     for (int k = 0; k < n; k++) {
         double t = 0;
-        if (k < rd->nnodes && node_started(r, rd->nodes[k], &t)) {
+        char name[32];
+        if (node_started(r, node_name(rd, k, name, sizeof name), &t)) {
         } else if (has_all) {
             t = all;
         } else {
@@ -485,7 +495,8 @@ double fit_trace_node_start(const char *(*meta)(const void *src, const char *key
 {
     replay r = { .rd = rd, .meta = meta, .src = src };
     double t, all;
-    if (node < rd->nnodes && node_started(&r, rd->nodes[node], &t)) {
+    char name[32];
+    if (node_started(&r, node_name(rd, node, name, sizeof name), &t)) {
         *how = "node_started_ms";
         return t;
     }
