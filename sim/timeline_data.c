@@ -284,7 +284,8 @@ static void sort_nodes(run_data *rd)
             rd->msgs[i].node = rank[rd->msgs[i].node];
     for (size_t i = 0; i < rd->ncons; i++)
         rd->cons[i].node = rank[rd->cons[i].node];
-    memcpy(rd->nodes, sorted, (size_t)n * sizeof *sorted);
+    if (n > 0)                     /* a trace without consumer events has no nodes */
+        memcpy(rd->nodes, sorted, (size_t)n * sizeof *sorted);
     free(sorted);
     free(rank);
 }
