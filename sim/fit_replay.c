@@ -179,6 +179,20 @@ static void concurrency_yaml(const replay *r)
         sb_addf(r->b, "  concurrency: \"%s\"\n", v);
 }
 
+/* Acknowledgement: the models run AUTO (an ack after the listener returns);
+ * a transacted SMLC channel is a setting of its own. */
+static void ack_yaml(const replay *r)
+{
+    const char *ack = r->meta(r->src, r->kind == K_DMLC ? "session_acknowledge_mode"
+                                                        : "acknowledge_mode");
+    const char *tx = r->meta(r->src, "channel_transacted");
+    if (r->kind == K_SMLC && ((tx && strncmp(tx, "true", 4) == 0) ||
+                              (ack && strstr(ack, "channel_transacted: true"))))
+        sb_add(r->b, "  channelTransacted: true\n");
+    if (ack && strncmp(ack, "AUTO", 4) != 0)
+        sb_addf(r->b, "  # acknowledge mode '%.40s': lsim models AUTO only\n", ack);
+}
+
 static void cache_level_yaml(const replay *r)
 {
     char v[64];
@@ -459,6 +473,7 @@ static void scenario_yaml(const replay *r, const char *trace_path, const char *a
     for (size_t i = 0; i < sizeof settings / sizeof settings[0]; i++)
         setting_yaml(r, &settings[i]);
     cache_level_yaml(r);
+    ack_yaml(r);
     changes_yaml(r);
     knobs_yaml(r);
 }
