@@ -133,6 +133,7 @@ typedef struct setting {
 static const setting settings[] = {
     { "concurrent_consumers", "concurrentConsumers", V_INT, SMLC_ONLY | JMS },
     { "consumers_per_queue", "consumersPerQueue", V_INT, 1u << K_DIRECT },
+    { "messages_per_ack", "messagesPerAck", V_INT, 1u << K_DIRECT },
     { "max_concurrent_consumers", "maxConcurrentConsumers", V_INT, SMLC_ONLY | JMS },
     { "consecutive_active_trigger", "consecutiveActiveTrigger", V_INT, SMLC_ONLY },
     { "consecutive_idle_trigger", "consecutiveIdleTrigger", V_INT, SMLC_ONLY },

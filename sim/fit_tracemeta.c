@@ -71,6 +71,13 @@ static const meta_key dmlc_keys[] = {
     { NULL, NULL, false },
 };
 
+static const meta_key direct_keys[] = {
+    { "consumersPerQueue", "consumers_per_queue", false },
+    { "prefetchCount", "prefetch_count", false },
+    { "messagesPerAck", "messages_per_ack", false },
+    { NULL, NULL, false },
+};
+
 static void settings(strbuf *b, const cfg_node *c, const meta_key *keys)
 {
     char ms[64];
@@ -155,6 +162,8 @@ char *fit_trace_metadata(const cfg_node *root)
         settings(&b, c, smlc_keys);
     else if (strcmp(kind, "dmlc") == 0)
         settings(&b, c, dmlc_keys);
+    else if (strcmp(kind, "direct") == 0)
+        settings(&b, c, direct_keys);
     const cfg_node *broker = cfg_peek(root, "broker");
     const char *prefetch = text_of(broker, "queuePrefetch");
     if (prefetch)
