@@ -149,7 +149,9 @@ static void on_message_event(loader *l, const trace_event *ev)
     if (ev->kind == TEV_BEGIN) {
         m->t_begin = t;
         m->node = node_index(rd, ev->node);
-        m->consumer = l->rd->cons[consumer_named(l, m->node, ev->consumer, 0, true)->cons].consumer;
+        /* consumer_named may grow rd->cons: index it only after the call */
+        size_t c = consumer_named(l, m->node, ev->consumer, 0, true)->cons;
+        m->consumer = l->rd->cons[c].consumer;
     } else if (ev->kind == TEV_END) {
         m->t_end = t;
     } else if (ev->kind == TEV_DELIVER && isnan(m->t_begin)) {
