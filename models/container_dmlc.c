@@ -427,6 +427,7 @@ static int dmlc_create(sim_ctx *ctx, cfg_node *cfg, const container_env *env, co
     *out = &c->base;
     if (dmlc_config_read(ctx, cfg, env->queues, env->nqueues, &c->cfg, d) != SIM_OK)
         return SIM_EINPUT;
+    dmlc_version_warn(ctx, cfg, env->node);
     c->nl = env->nqueues;
     c->l = xcalloc((size_t)c->nl, sizeof *c->l);
     for (int i = 0; i < c->nl; i++)

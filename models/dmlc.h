@@ -62,6 +62,9 @@ typedef struct dmlc_config {
 int dmlc_config_read(sim_ctx *ctx, cfg_node *cfg, const int *queues, int nqueues,
                      dmlc_config *out, sim_diag *d);
 void dmlc_config_fini(dmlc_config *c);
+/* Warns (on node 1) when version "5.3" leaves open a patch release that
+ * changes the container (idleReceivesPerTaskLimit came in 5.3.5). */
+void dmlc_version_warn(sim_ctx *ctx, cfg_node *cfg, int node);
 
 /* DefaultMessageListenerContainer.setConcurrency: "5" is 1-5 (a single
  * number is the maximum), "3-5" is 3-5.  Returns NULL or why the text is

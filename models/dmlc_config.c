@@ -51,6 +51,15 @@ static int read_version(cfg_node *cfg, int *out, sim_diag *d)
                    "4.3, 5.3 or 6.2 (or a release of one, like \"4.3.30\")", text);
 }
 
+void dmlc_version_warn(sim_ctx *ctx, cfg_node *cfg, int node)
+{
+    const cfg_node *n = cfg_peek(cfg, "version");
+    if (node == 1 && n && n->kind == CFG_SCALAR && n->text && strcmp(n->text, "5.3") == 0)
+        sim_warn(ctx, "container.version \"5.3\" is modelled as 5.3.5 and later: "
+                 "idleReceivesPerTaskLimit came in 5.3.5; name the patch release the real "
+                 "system runs (like \"5.3.31\")");
+}
+
 /* ---- setConcurrency ------------------------------------------------------------- */
 
 
