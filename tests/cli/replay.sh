@@ -143,6 +143,10 @@ grep -q 'warning: container.version "1.7" means 1.7.0; from 1.7.8 on' "$TMP/err"
 "$LSIM" run scenarios/smlc-S1-trace.yaml --detail summary --out "$TMP/v.db" >/dev/null \
     2>"$TMP/err" || fail "run with version 1.7.15"
 [ ! -s "$TMP/err" ] || fail "version 1.7.15 warned: '$(cat "$TMP/err")'"
+"$LSIM" run scenarios/jms-seed-one-server.yaml --set container.version=5.3 --detail summary \
+    --out "$TMP/v.db" >/dev/null 2>"$TMP/err" || fail "run with dmlc version 5.3"
+grep -q 'warning: container.version "5.3" is modelled as 5.3.5 and later' "$TMP/err" ||
+    fail "dmlc version 5.3: no warning naming 5.3.5: '$(cat "$TMP/err")'"
 
 # 5. A knob as a distribution: drawn from a stream of its own (the arrivals
 #    and service times are those of the plain duration's run), the same seed
