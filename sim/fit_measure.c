@@ -254,7 +254,7 @@ static void cycle_schedule(const seq_ctx *s, int batch, double rt, double width,
 
 /* ---- idle stops ---------------------------------------------------------------------- */
 
-static void idle_overhead(const seq_ctx *s, double rt, const fit_knobs *k, fit_knobs *out)
+static void idle_overhead(const seq_ctx *s, double rt, fit_knobs *out)
 {
     out->idle_ms = NAN;
     if (!(rt > 0))
@@ -269,7 +269,7 @@ static void idle_overhead(const seq_ctx *s, double rt, const fit_knobs *k, fit_k
         const td_msg *last = s->last[i];
         if (!last)
             continue;
-        double x = c->t_stop - last->t_end - fit_step_at(k->cycle, k->ncycle, last->t_end);
+        double x = c->t_stop - last->t_end - fit_step_at(out->cycle, out->ncycle, last->t_end);
         int polls_here = (int)floor(x / rt + 0.5);
         if (polls_here < 1)
             continue;
@@ -394,7 +394,7 @@ void fit_measure_smlc(const run_data *rd, int batch, double receive_timeout_ms,
     seq_ctx s;
     seq_init(&s, rd);
     cycle_schedule(&s, batch < 1 ? 1 : batch, receive_timeout_ms, window_ms, out);
-    idle_overhead(&s, receive_timeout_ms, out, out);
+    idle_overhead(&s, receive_timeout_ms, out);
     smlc_start_latency(&s, out);
     sample_summarise(&out->lag);
     seq_fini(&s);
@@ -406,7 +406,7 @@ void fit_measure_dmlc(const run_data *rd, double receive_timeout_ms, fit_knobs *
     seq_ctx s;
     seq_init(&s, rd);
     dmlc_lag(&s, out);
-    idle_overhead(&s, receive_timeout_ms, out, out);
+    idle_overhead(&s, receive_timeout_ms, out);
     dmlc_start_latency(&s, out);
     seq_fini(&s);
 }
