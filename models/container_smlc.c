@@ -59,6 +59,9 @@ static const sim_event_type ev_change = { "smlc.change", on_change };
 static void cycle_begin(sim_ctx *ctx, smlc *s, smlc_consumer *k);
 static void loop_or_exit(sim_ctx *ctx, smlc *s, smlc_consumer *k);
 static void consumer_exit(sim_ctx *ctx, smlc *s, smlc_consumer *k);
+static void act(sim_ctx *ctx, smlc *s, smlc_decision d, smlc_holder_kind kind,
+                smlc_consumer *holder, int change, int op);
+static void change_run(sim_ctx *ctx, smlc *s, int change, int op);
 
 /* ---- the local queue -------------------------------------------------------- */
 
@@ -117,7 +120,8 @@ static int port_index(const smlc *s, const sim_msg *m)
 
 /* ---- consumersLock ----------------------------------------------------------------- */
 
-void smlc_wait(smlc *s, smlc_wait_kind kind, smlc_consumer *k, int change)
+/* The queue a consumer waits in for consumersLock. */
+static void wait_lock(smlc *s, smlc_wait_kind kind, smlc_consumer *k, int change)
 {
     if (s->wn == s->wcap) {
         size_t cap = s->wcap ? s->wcap * 2 : 8;
@@ -139,9 +143,9 @@ static void after_cycle_locked(sim_ctx *ctx, smlc *s, smlc_consumer *k)
     /* checkAdjust runs only when maxConcurrentConsumers is set, and a
      * listener exception skips it (the catch is around mainLoop). */
     if (s->max > 0 && !k->has_failed) {
-        smlc_check_adjust(ctx, s, k, k->ntaken > 0);
+        act(ctx, s, smlc_check_adjust(ctx, s, k, k->ntaken > 0), H_CONSUMER, k, 0, 0);
         if (k->state == SC_HOLDING)
-            return;
+            return;                /* the rest runs when the start is done (release) */
     }
     loop_or_exit(ctx, s, k);
 }
@@ -159,7 +163,7 @@ static void run_waiter(sim_ctx *ctx, smlc *s, smlc_waiter w)
         consumer_exit(ctx, s, w.k);
         break;
     case W_CHANGE:
-        smlc_change_run(ctx, s, w.change, 0);
+        change_run(ctx, s, w.change, 0);
         break;
     }
 }
@@ -173,10 +177,10 @@ static void release(sim_ctx *ctx, smlc *s)
     s->start_detail = NULL;
     s->start_rule = NULL;
     if (s->holder_kind == H_CONSUMER) {
-        smlc_after_add(ctx, s, s->holder);
+        act(ctx, s, smlc_after_add(ctx, s, s->holder), H_CONSUMER, s->holder, 0, 0);
         loop_or_exit(ctx, s, s->holder);
     } else if (s->holder_kind == H_CHANGE) {
-        smlc_change_run(ctx, s, s->holder_change, s->holder_op + 1);
+        change_run(ctx, s, s->holder_change, s->holder_op + 1);
     }
     while (!s->is_locked && s->wn > 0) {
         smlc_waiter w = s->waiters[s->whead];
@@ -237,8 +241,11 @@ static void start_next(sim_ctx *ctx, smlc *s)
     sim_schedule(ctx, s->start_latency, &ev_started, s, k);
 }
 
-void smlc_add_consumers(sim_ctx *ctx, smlc *s, int n, smlc_holder_kind kind, smlc_consumer *k,
-                        int change, int op, const char *rule, char *detail)
+/* Starts up to n consumers one after another under consumersLock, as
+ * addAndStartConsumers does; the holder waits for each one's start.
+ * `rule` and `detail` (taken) go on each start's scaling row. */
+static void add_consumers(sim_ctx *ctx, smlc *s, int n, smlc_holder_kind kind, smlc_consumer *k,
+                          int change, int op, const char *rule, char *detail)
 {
     s->is_locked = true;
     s->holder_kind = kind;
@@ -265,7 +272,7 @@ static void on_started(sim_ctx *ctx, void *self, void *arg)
         smlc_consumer *k = s->starting[i];
         for (int q = 0; q < s->env.nqueues; q++)
             s->env.broker->ops->subscribe(ctx, s->env.broker, &k->ports[q]);
-        smlc_wait(s, W_FIRST_LOOP, k, 0);
+        wait_lock(s, W_FIRST_LOOP, k, 0);
     }
     s->nstarting = 0;
     if (s->holder_kind == H_INIT)
@@ -276,7 +283,9 @@ static void on_started(sim_ctx *ctx, void *self, void *arg)
 
 /* ---- removal and exit ---------------------------------------------------------------- */
 
-void smlc_remove(sim_ctx *ctx, smlc *s, smlc_consumer *k, const char *reason)
+/* basicCancel(true) and removal from `consumers`, as the version does it;
+ * `reason` goes on the consumer's row when its thread ends. */
+static void remove_consumer(sim_ctx *ctx, smlc *s, smlc_consumer *k, const char *reason)
 {
     if (!k->is_member)
         return;                    /* cancelled before: basicCancel again changes nothing */
@@ -292,6 +301,56 @@ void smlc_remove(sim_ctx *ctx, smlc *s, smlc_consumer *k, const char *reason)
     k->is_cancelled = true;        /* 1.3: setQuiesce, no basic.cancel */
     for (int q = 0; s->f.is_cancel_sent && q < s->env.nqueues; q++)
         s->env.broker->ops->cancel(ctx, s->env.broker, &k->ports[q]);
+}
+
+/* ---- acting on the rules' decisions ----------------------------------------------- */
+
+/* A start takes consumersLock for `holder` (a consumer, a change at op, or
+ * nobody); a stop cancels the consumer and writes its row if it was still a
+ * member (1.3-1.6 may stop one that left `consumers` before). */
+static void act(sim_ctx *ctx, smlc *s, smlc_decision d, smlc_holder_kind kind,
+                smlc_consumer *holder, int change, int op)
+{
+    switch (d.act) {
+    case SMLC_KEEP:
+        break;
+    case SMLC_START:
+        add_consumers(ctx, s, d.n, kind, holder, change, op, d.rule, d.detail);
+        break;
+    case SMLC_STOP: {
+        bool was_member = d.k->is_member;
+        remove_consumer(ctx, s, d.k, d.reason);
+        if (d.is_mark)
+            d.k->is_marked_for_stop = true;
+        if (was_member) {
+            s->dyn_stops++;
+            sim_scaling(ctx, s->env.node, "stop", s->members, d.rule, d.detail);
+        }
+        free(d.detail);
+        break;
+    }
+    }
+}
+
+/* Runs change i from op on, one setter call after another; stops where a
+ * start takes consumersLock (release resumes at the next op). */
+static void change_run(sim_ctx *ctx, smlc *s, int i, int op)
+{
+    const smlc_change *c = &s->changes[i];
+    for (; op < c->nops && !s->is_locked; op++) {
+        smlc_plan p = smlc_setter(ctx, s, i, op);
+        for (int j = 0; j < p.n; j++) {
+            act(ctx, s, p.v[j], H_CHANGE, NULL, i, op);
+            p.v[j].detail = NULL;  /* taken */
+        }
+        bool is_refused = p.is_refused;
+        smlc_plan_free(&p);
+        if (is_refused) {
+            /* the exception leaves the rest of that setter call undone */
+            while (op + 1 < c->nops && c->ops[op + 1].key == c->ops[op].key)
+                op++;
+        }
+    }
 }
 
 static void consumer_metrics(sim_ctx *ctx, const smlc *s, const smlc_consumer *k)
@@ -420,7 +479,7 @@ static void rollback(sim_ctx *ctx, smlc *s, smlc_consumer *k)
 static void after_cycle(sim_ctx *ctx, smlc *s, smlc_consumer *k)
 {
     if (s->is_locked) {
-        smlc_wait(s, W_AFTER_CYCLE, k, 0);
+        wait_lock(s, W_AFTER_CYCLE, k, 0);
         return;
     }
     after_cycle_locked(ctx, s, k);
@@ -492,7 +551,7 @@ static void on_poll_end(sim_ctx *ctx, void *self, void *arg)
          * channel's close requeues what this cycle took.  killOrRestart's
          * isActive check takes the lock first. */
         if (s->is_locked)
-            smlc_wait(s, W_EXIT, k, 0);
+            wait_lock(s, W_EXIT, k, 0);
         else
             consumer_exit(ctx, s, k);
         return;
@@ -510,9 +569,9 @@ static void on_change(sim_ctx *ctx, void *self, void *arg)
     smlc *s = self;
     int i = (int)(intptr_t)arg;
     if (s->is_locked)
-        smlc_wait(s, W_CHANGE, NULL, i);
+        wait_lock(s, W_CHANGE, NULL, i);
     else
-        smlc_change_run(ctx, s, i, 0);
+        change_run(ctx, s, i, 0);
 }
 
 /* ---- the container ------------------------------------------------------------------------ */
@@ -526,7 +585,7 @@ static void smlc_start(sim_ctx *ctx, container *base)
     sim_time now = sim_now(ctx);
     for (int i = 0; i < s->nchanges; i++) {
         if (s->changes[i].at < now)
-            smlc_change_before_start(ctx, s, i);
+            change_run(ctx, s, i, 0);   /* not running: the setters only set fields */
         else
             sim_schedule_at(ctx, s->changes[i].at, &ev_change, s, (void *)(intptr_t)i);
     }
