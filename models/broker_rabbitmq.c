@@ -34,8 +34,23 @@
  *     puts the whole ack-to-next-delivery gap into the container's
  *     cycleOverhead.
  *
+ *   - consumer_timeout (broker.consumerTimeout, a queue's consumerTimeout
+ *     from 3.12; specs/rabbitmq-failures.md section 1): each consumer is one
+ *     channel whose tick runs every 60 s from its basic.consume; a channel
+ *     with nothing unacknowledged that has been idle 1 s hibernates, and the
+ *     delivery that wakes it starts the ticks again from then.  On a tick
+ *     the oldest unacknowledged delivery is checked (delivered_at < now - T,
+ *     strict): if it is too old the broker closes the channel, takes back
+ *     every unacknowledged delivery (classic: to its original place;
+ *     quorum: to the front, one more return each) and ignores whatever the
+ *     client settles later.  Only the tick that can fire is an event.
+ *   - queue types (queue.type): classic as above; quorum (rabbit_fifo): a
+ *     requeued message goes to the front (the returns, served first) when a
+ *     delivery limit is set, to the back when not; every return counts, and
+ *     the return past deliveryLimit (20 by default from 4.0) drops it.
+ *
  * Not modelled: the channel's 200 unsent-message flow limit, credit flow,
- * quorum queues (delivery-limit), basic.get, auto-ack consumers.
+ * quorum queue Raft latency, basic.get, auto-ack consumers.
  *
  * Invariants: a consumer is on at most one ring, and only while it is
  * neither cancelled nor blocked (and never with single active consumer on);
@@ -44,6 +59,7 @@
  */
 #include "mem.h"
 #include "model.h"
+#include "rabbitmq.h"
 
 #include <assert.h>
 #include <stdlib.h>
@@ -51,6 +67,7 @@
 
 typedef struct rq_queue rq_queue;
 typedef struct rq_consumer rq_consumer;
+typedef struct rq_broker rq_broker;
 
 typedef struct rq_ring {           /* a FIFO of consumers */
     rq_consumer **v;
@@ -67,10 +84,16 @@ typedef struct rq_transit {        /* a delivery on its way to the client */
     sim_time due;
 } rq_transit;
 
+typedef struct rq_unacked {        /* a delivery not settled yet */
+    sim_msg *m;
+    sim_time at;                   /* when the channel sent basic.deliver */
+} rq_unacked;
+
 struct rq_consumer {
     consumer_port *port;
     rq_queue *q;
-    sim_msg **unacked;             /* ring in delivery order */
+    rq_broker *b;
+    rq_unacked *unacked;           /* ring in delivery order */
     size_t uhead, un, ucap;
     rq_transit *tr;                /* ring of deliveries in transit */
     size_t thead, tn, tcap;
@@ -78,11 +101,19 @@ struct rq_consumer {
     bool is_cancelled;             /* basic.cancel: no more deliveries */
     bool is_listed;                /* on its priority's ring */
     bool is_blocked;               /* taken off the ring at its prefetch limit */
+    bool is_closed;                /* the broker closed the channel */
+    sim_time phase;                /* the channel's ticks fall on phase + k * 60 s */
+    sim_time last_active;          /* its last delivery or settlement */
+    sim_event_id tick_event;       /* the tick that would close the channel */
+    sim_time tick_due;
     rq_consumer *reg_next;         /* every consumer of the queue, in registration order */
 };
 
 struct rq_queue {
-    sim_msg *head, *tail;          /* ready messages (linked by next), sorted by id */
+    rq_queue_args args;
+    sim_msg *head, *tail;          /* ready messages (linked by next), sorted by id;
+                                    * quorum: in the order they are to be served */
+    sim_msg *ret_head, *ret_tail;  /* quorum: returned messages, served first */
     int64_t depth;
     rq_level *levels;              /* highest priority first */
     size_t nlevels, caplevels;
@@ -91,18 +122,22 @@ struct rq_queue {
     bool is_dispatching, is_again; /* dispatch is not re-entered */
 };
 
-typedef struct rq_broker {
+struct rq_broker {
     broker base;
     /* settings */
     sim_time dispatch_latency;
     bool is_single_active;
+    int version;
+    sim_time consumer_timeout;     /* broker.consumerTimeout; 0: none */
     /* state */
     rq_queue **q;                  /* pointers: consumers point at their queue */
     size_t nq;
-} rq_broker;
+};
 
 static void on_transit(sim_ctx *ctx, void *self, void *arg);
+static void on_tick(sim_ctx *ctx, void *self, void *arg);
 static const sim_event_type ev_transit = { "rabbitmq.transit", on_transit };
+static const sim_event_type ev_tick = { "rabbitmq.channel_tick", on_tick };
 
 /* ---- rings --------------------------------------------------------------- */
 
@@ -174,11 +209,11 @@ static void unlist_consumer(rq_queue *q, rq_consumer *c)
 
 /* ---- unacknowledged deliveries -------------------------------------------- */
 
-static void unacked_push(rq_consumer *c, sim_msg *m)
+static void unacked_push(rq_consumer *c, sim_msg *m, sim_time at)
 {
     if (c->un == c->ucap) {
         size_t cap = c->ucap ? c->ucap * 2 : 8;
-        sim_msg **v = xmalloc(cap * sizeof *v);
+        rq_unacked *v = xmalloc(cap * sizeof *v);
         for (size_t i = 0; i < c->un; i++)
             v[i] = c->unacked[(c->uhead + i) % c->ucap];
         free(c->unacked);
@@ -186,12 +221,12 @@ static void unacked_push(rq_consumer *c, sim_msg *m)
         c->uhead = 0;
         c->ucap = cap;
     }
-    c->unacked[(c->uhead + c->un++) % c->ucap] = m;
+    c->unacked[(c->uhead + c->un++) % c->ucap] = (rq_unacked){ m, at };
 }
 
 static sim_msg *unacked_pop(rq_consumer *c)
 {
-    sim_msg *m = c->unacked[c->uhead];
+    sim_msg *m = c->unacked[c->uhead].m;
     c->uhead = (c->uhead + 1) % c->ucap;
     c->un--;
     return m;
@@ -201,7 +236,7 @@ static sim_msg *unacked_pop(rq_consumer *c)
 static void unacked_remove(rq_consumer *c, const sim_msg *m)
 {
     size_t i = 0;
-    while (i < c->un && c->unacked[(c->uhead + i) % c->ucap] != m)
+    while (i < c->un && c->unacked[(c->uhead + i) % c->ucap].m != m)
         i++;
     assert(i < c->un && "settling a message the consumer was not given");
     for (; i + 1 < c->un; i++)
@@ -220,26 +255,52 @@ static rq_queue *queue_of(rq_broker *b, int queue)
 {
     if ((size_t)queue >= b->nq) {
         b->q = xrealloc(b->q, ((size_t)queue + 1) * sizeof *b->q);
-        for (size_t i = b->nq; i <= (size_t)queue; i++)
+        for (size_t i = b->nq; i <= (size_t)queue; i++) {
             b->q[i] = xcalloc(1, sizeof **b->q);
+            b->q[i]->args = (rq_queue_args){ RQ_CLASSIC, RMQ_NO_LIMIT, b->consumer_timeout };
+        }
         b->nq = (size_t)queue + 1;
     }
     return b->q[queue];
 }
 
-static sim_msg *pop_ready(rq_queue *q)
+static bool has_ready(const rq_queue *q)
 {
-    sim_msg *m = q->head;
-    q->head = m->next;
-    if (!q->head)
-        q->tail = NULL;
-    q->depth--;
+    return q->ret_head || q->head;
+}
+
+static sim_msg *list_pop(sim_msg **head, sim_msg **tail)
+{
+    sim_msg *m = *head;
+    *head = m->next;
+    if (!*head)
+        *tail = NULL;
     m->next = NULL;
     return m;
 }
 
-/* Back to its original place: before every ready message published after it. */
-static void requeue(sim_ctx *ctx, rq_queue *q, sim_msg *m)
+static void list_append(sim_msg **head, sim_msg **tail, sim_msg *m)
+{
+    m->next = NULL;
+    if (*tail)
+        (*tail)->next = m;
+    else
+        *head = m;
+    *tail = m;
+}
+
+/* The next message to deliver: a quorum queue's returns come first. */
+static sim_msg *pop_ready(rq_queue *q)
+{
+    q->depth--;
+    if (q->ret_head)
+        return list_pop(&q->ret_head, &q->ret_tail);
+    return list_pop(&q->head, &q->tail);
+}
+
+/* Classic: back to its original place, before every ready message published
+ * after it (rabbit_variable_queue keeps the seq_id). */
+static void requeue_classic(sim_ctx *ctx, rq_queue *q, sim_msg *m)
 {
     sim_msg_requeued(ctx, m);
     sim_msg **link = &q->head;
@@ -250,6 +311,33 @@ static void requeue(sim_ctx *ctx, rq_queue *q, sim_msg *m)
     if (!m->next)
         q->tail = m;
     q->depth++;
+}
+
+/* Quorum (rabbit_fifo return_one): one more return; past the delivery limit
+ * the message is dropped; otherwise to the returns (served first), or, with
+ * no limit and a nack (the leader's #requeue, 3.10 on), to the back. */
+static void requeue_quorum(sim_ctx *ctx, rq_queue *q, sim_msg *m, bool is_channel_down)
+{
+    if (q->args.delivery_limit != RMQ_NO_LIMIT &&
+        (int64_t)m->requeues + 1 > q->args.delivery_limit) {
+        m->next = NULL;
+        sim_msg_lost(ctx, m, "dropped:delivery_limit");
+        return;
+    }
+    sim_msg_requeued(ctx, m);
+    if (q->args.delivery_limit == RMQ_NO_LIMIT && !is_channel_down)
+        list_append(&q->head, &q->tail, m);
+    else
+        list_append(&q->ret_head, &q->ret_tail, m);
+    q->depth++;
+}
+
+static void requeue(sim_ctx *ctx, rq_queue *q, sim_msg *m, bool is_channel_down)
+{
+    if (q->args.type == RQ_QUORUM)
+        requeue_quorum(ctx, q, m, is_channel_down);
+    else
+        requeue_classic(ctx, q, m);
 }
 
 /* The consumer that gets the next message, or NULL (rabbit_queue_consumers
@@ -272,9 +360,47 @@ static rq_consumer *next_consumer(const rq_broker *b, rq_queue *q)
     return NULL;
 }
 
+/* ---- consumer_timeout ------------------------------------------------------------ */
+
+/* The first tick strictly after the oldest delivery's deadline. */
+static sim_time tick_after(const rq_consumer *c, sim_time deadline)
+{
+    sim_time k = (deadline - c->phase) / RMQ_CHANNEL_TICK + 1;
+    return c->phase + (k < 1 ? 1 : k) * RMQ_CHANNEL_TICK;
+}
+
+/* Keeps the one tick event that can close the channel: at the tick after
+ * the oldest unacknowledged delivery's deadline, none when nothing is
+ * unacknowledged. */
+static void arm_timeout(sim_ctx *ctx, rq_consumer *c)
+{
+    sim_time t = c->q->args.consumer_timeout;
+    if (t <= 0 || c->is_closed)
+        return;
+    if (c->un == 0) {
+        if (c->tick_event)
+            sim_cancel(ctx, c->tick_event);
+        c->tick_event = 0;
+        return;
+    }
+    sim_time due = tick_after(c, c->unacked[c->uhead].at + t);
+    if (c->tick_event && c->tick_due == due)
+        return;
+    if (c->tick_event)
+        sim_cancel(ctx, c->tick_event);
+    c->tick_due = due;
+    c->tick_event = sim_schedule_at(ctx, due, &ev_tick, c, NULL);
+}
+
 static void hand_over(sim_ctx *ctx, rq_broker *b, rq_consumer *c, sim_msg *m)
 {
-    unacked_push(c, m);
+    sim_time now = sim_now(ctx);
+    if (c->un == 0 && now - c->last_active >= RMQ_HIBERNATE_AFTER)
+        c->phase = now;            /* woken from hibernation: a fresh 60 s tick */
+    c->last_active = now;
+    unacked_push(c, m, now);
+    if (c->un == 1)
+        arm_timeout(ctx, c);
     if (b->dispatch_latency <= 0) {
         c->port->ops->deliver(ctx, c->port, m);
         return;
@@ -289,7 +415,7 @@ static void hand_over(sim_ctx *ctx, rq_broker *b, rq_consumer *c, sim_msg *m)
         c->thead = 0;
         c->tcap = cap;
     }
-    sim_time due = sim_now(ctx) + b->dispatch_latency;
+    sim_time due = now + b->dispatch_latency;
     c->tr[(c->thead + c->tn++) % c->tcap] = (rq_transit){ m, due };
     if (c->tn == 1)
         c->tr_event = sim_schedule_at(ctx, due, &ev_transit, c, NULL);
@@ -319,7 +445,7 @@ static void dispatch(sim_ctx *ctx, rq_broker *b, rq_queue *q)
     do {
         q->is_again = false;
         rq_consumer *c;
-        while (q->head && (c = next_consumer(b, q)) != NULL)
+        while (has_ready(q) && (c = next_consumer(b, q)) != NULL)
             hand_over(ctx, b, c, pop_ready(q));
     } while (q->is_again);
     q->is_dispatching = false;
@@ -328,6 +454,8 @@ static void dispatch(sim_ctx *ctx, rq_broker *b, rq_queue *q)
 /* After a settlement: a blocked consumer with room again goes to the tail. */
 static void settled(sim_ctx *ctx, rq_broker *b, rq_consumer *c)
 {
+    c->last_active = sim_now(ctx);
+    arm_timeout(ctx, c);
     if (c->is_blocked && !c->is_cancelled && has_room(c))
         list_consumer(c->q, c);
     dispatch(ctx, b, c->q);
@@ -339,12 +467,7 @@ static void rq_publish(sim_ctx *ctx, broker *base, sim_msg *m)
 {
     rq_broker *b = (rq_broker *)base;
     rq_queue *q = queue_of(b, m->queue);
-    m->next = NULL;
-    if (q->tail)
-        q->tail->next = m;
-    else
-        q->head = m;
-    q->tail = m;
+    list_append(&q->head, &q->tail, m);
     q->depth++;
     dispatch(ctx, b, q);
 }
@@ -356,6 +479,8 @@ static void rq_subscribe(sim_ctx *ctx, broker *base, consumer_port *p)
     rq_consumer *c = xcalloc(1, sizeof *c);
     c->port = p;
     c->q = q;
+    c->b = b;
+    c->phase = c->last_active = sim_now(ctx);   /* the channel's first tick is armed */
     p->broker_state = c;
     rq_consumer **link = &q->reg_head;
     while (*link)
@@ -399,6 +524,63 @@ static void free_consumer(rq_consumer *c)
     free(c);
 }
 
+static int by_id(const void *a, const void *b)
+{
+    uint64_t x = (*(sim_msg *const *)a)->id, y = (*(sim_msg *const *)b)->id;
+    return x < y ? -1 : x > y;
+}
+
+/* The channel is gone: no more deliveries, what was in transit never
+ * arrives, and every unacknowledged delivery goes back (a quorum queue
+ * returns them in message-id order, rabbit_fifo return_all). */
+static void take_back(sim_ctx *ctx, rq_consumer *c)
+{
+    rq_queue *q = c->q;
+    unlist_consumer(q, c);
+    c->is_cancelled = true;
+    sim_cancel(ctx, c->tr_event);
+    c->tr_event = 0;
+    c->tn = 0;
+    if (c->tick_event)
+        sim_cancel(ctx, c->tick_event);
+    c->tick_event = 0;
+    size_t n = c->un;
+    sim_msg **v = xmalloc((n ? n : 1) * sizeof *v);
+    for (size_t i = 0; i < n; i++)
+        v[i] = unacked_pop(c);
+    if (q->args.type == RQ_QUORUM)
+        qsort(v, n, sizeof *v, by_id);
+    for (size_t i = 0; i < n; i++)
+        requeue(ctx, q, v[i], true);
+    free(v);
+    if (q->sac == c)
+        elect(q);
+}
+
+/* consumer_timeout: the oldest unacknowledged delivery is checked on the
+ * tick; too old (strictly), and the channel is closed with 406
+ * PRECONDITION_FAILED.  The client hears of it first, then the queue takes
+ * back the deliveries and serves the other consumers at once. */
+static void on_tick(sim_ctx *ctx, void *self, void *arg)
+{
+    (void)arg;
+    rq_consumer *c = self;
+    c->tick_event = 0;
+    sim_time now = sim_now(ctx);
+    if (c->un == 0)
+        return;
+    if (!(c->unacked[c->uhead].at < now - c->q->args.consumer_timeout)) {
+        arm_timeout(ctx, c);
+        return;
+    }
+    sim_consumer_timeout(ctx);
+    c->is_closed = true;
+    if (c->port->ops->closed)
+        c->port->ops->closed(ctx, c->port);
+    take_back(ctx, c);
+    dispatch(ctx, c->b, c->q);
+}
+
 /* The channel closes: everything still unacknowledged goes back. */
 static void rq_unsubscribe(sim_ctx *ctx, broker *base, consumer_port *p)
 {
@@ -407,11 +589,8 @@ static void rq_unsubscribe(sim_ctx *ctx, broker *base, consumer_port *p)
     if (!c)
         return;
     rq_queue *q = c->q;
-    unlist_consumer(q, c);
-    c->is_cancelled = true;
-    sim_cancel(ctx, c->tr_event);
-    while (c->un > 0)
-        requeue(ctx, q, unacked_pop(c));
+    if (!c->is_closed)
+        take_back(ctx, c);
     rq_consumer **link = &q->reg_head;
     while (*link != c)
         link = &(*link)->reg_next;
@@ -423,9 +602,18 @@ static void rq_unsubscribe(sim_ctx *ctx, broker *base, consumer_port *p)
     dispatch(ctx, b, q);
 }
 
-static void rq_ack(sim_ctx *ctx, broker *base, consumer_port *p, sim_msg *m)
+/* A settlement on a closed channel never reaches the queue (R1.8). */
+static rq_consumer *open_channel(consumer_port *p)
 {
     rq_consumer *c = p->broker_state;
+    return c && !c->is_closed ? c : NULL;
+}
+
+static void rq_ack(sim_ctx *ctx, broker *base, consumer_port *p, sim_msg *m)
+{
+    rq_consumer *c = open_channel(p);
+    if (!c)
+        return;
     unacked_remove(c, m);
     sim_msg_done(ctx, m);
     settled(ctx, (rq_broker *)base, c);
@@ -433,18 +621,22 @@ static void rq_ack(sim_ctx *ctx, broker *base, consumer_port *p, sim_msg *m)
 
 static void rq_reject(sim_ctx *ctx, broker *base, consumer_port *p, sim_msg *m, bool requeue_it)
 {
-    rq_consumer *c = p->broker_state;
+    rq_consumer *c = open_channel(p);
+    if (!c)
+        return;
     unacked_remove(c, m);
     if (requeue_it)
-        requeue(ctx, c->q, m);
+        requeue(ctx, c->q, m, false);
     else
-        sim_msg_done(ctx, m);
+        sim_msg_lost(ctx, m, "dropped:rejected");   /* no dead-letter exchange */
     settled(ctx, (rq_broker *)base, c);
 }
 
 static void rq_ack_upto(sim_ctx *ctx, broker *base, consumer_port *p, sim_msg *m)
 {
-    rq_consumer *c = p->broker_state;
+    rq_consumer *c = open_channel(p);
+    if (!c)
+        return;
     for (sim_msg *x = NULL; x != m;) {
         assert(c->un > 0 && "multiple ack past the consumer's deliveries");
         x = unacked_pop(c);
@@ -456,14 +648,16 @@ static void rq_ack_upto(sim_ctx *ctx, broker *base, consumer_port *p, sim_msg *m
 static void rq_nack_upto(sim_ctx *ctx, broker *base, consumer_port *p, sim_msg *m,
                          bool requeue_them)
 {
-    rq_consumer *c = p->broker_state;
+    rq_consumer *c = open_channel(p);
+    if (!c)
+        return;
     for (sim_msg *x = NULL; x != m;) {
         assert(c->un > 0 && "multiple nack past the consumer's deliveries");
         x = unacked_pop(c);
         if (requeue_them)
-            requeue(ctx, c->q, x);
+            requeue(ctx, c->q, x, false);
         else
-            sim_msg_done(ctx, x);
+            sim_msg_lost(ctx, x, "dropped:rejected");
     }
     settled(ctx, (rq_broker *)base, c);
 }
@@ -472,6 +666,13 @@ static int64_t rq_depth(const broker *base, int queue)
 {
     const rq_broker *b = (const rq_broker *)base;
     return (size_t)queue < b->nq ? b->q[queue]->depth : 0;
+}
+
+static int rq_declare(sim_ctx *ctx, broker *base, int queue, cfg_node *cfg, sim_diag *d)
+{
+    rq_broker *b = (rq_broker *)base;
+    rq_queue *q = queue_of(b, queue);
+    return rq_read_queue(ctx, cfg, b->version, b->consumer_timeout, &q->args, d);
 }
 
 static void rq_destroy(broker *base)
@@ -501,7 +702,7 @@ const broker_ops broker_rabbitmq = {
     .kind = "rabbitmq", .create = rq_create, .destroy = rq_destroy,
     .publish = rq_publish, .subscribe = rq_subscribe, .unsubscribe = rq_unsubscribe,
     .ack = rq_ack, .reject = rq_reject, .depth = rq_depth, .cancel = rq_cancel,
-    .ack_upto = rq_ack_upto, .nack_upto = rq_nack_upto,
+    .ack_upto = rq_ack_upto, .nack_upto = rq_nack_upto, .declare = rq_declare,
     /* no basic.get: pull and unpull stay NULL */
 };
 
@@ -512,7 +713,8 @@ static int rq_create(sim_ctx *ctx, cfg_node *cfg, broker **out, sim_diag *d)
     b->base.ops = &broker_rabbitmq;
     *out = &b->base;
     if (cfg_get_duration(cfg, "dispatchLatency", 0, 0, &b->dispatch_latency, d) != SIM_OK ||
-        cfg_get_bool(cfg, "singleActiveConsumer", false, 0, &b->is_single_active, d) != SIM_OK)
+        cfg_get_bool(cfg, "singleActiveConsumer", false, 0, &b->is_single_active, d) != SIM_OK ||
+        rq_read_broker(cfg, &b->version, &b->consumer_timeout, d) != SIM_OK)
         return SIM_EINPUT;
     return SIM_OK;
 }

@@ -33,6 +33,15 @@
  * message (the listener's end), one per busy cycle when cycleOverhead > 0,
  * one per start.
  *
+ * A channel the broker closes (consumer_timeout, specs/rabbitmq-failures.md
+ * section 2): the local queue is dropped at once (the broker takes those
+ * deliveries back), the listener running on its message finishes and is not
+ * acknowledged, and at the next nextMessage the consumer is restarted
+ * (restart): the old thread ends (`channel-closed`), a new consumer takes
+ * its place in `consumers` without changing consumers.size() or the
+ * scaling times, and subscribes after startLatency, at the end of the
+ * broker's round robin.  A restart is a scaling row (rule `restart`).
+ *
  * Invariants: size == consumers with is_counted; members == consumers with
  * is_member; a consumer is WAITING iff it is in the waiter ring; the lock
  * is held iff is_locked, and then exactly one holder will resume.
@@ -50,6 +59,8 @@ static void on_poll_end(sim_ctx *ctx, void *self, void *arg);
 static void on_listener_done(sim_ctx *ctx, void *self, void *arg);
 static void on_gap_end(sim_ctx *ctx, void *self, void *arg);
 static void on_change(sim_ctx *ctx, void *self, void *arg);
+static void on_restarted(sim_ctx *ctx, void *self, void *arg);
+static const sim_event_type ev_restarted = { "smlc.restarted", on_restarted };
 static const sim_event_type ev_started = { "smlc.started", on_started };
 static const sim_event_type ev_poll_end = { "smlc.poll_end", on_poll_end };
 static const sim_event_type ev_listener_done = { "smlc.listener_done", on_listener_done };
@@ -59,6 +70,7 @@ static const sim_event_type ev_change = { "smlc.change", on_change };
 static void cycle_begin(sim_ctx *ctx, smlc *s, smlc_consumer *k);
 static void loop_or_exit(sim_ctx *ctx, smlc *s, smlc_consumer *k);
 static void consumer_exit(sim_ctx *ctx, smlc *s, smlc_consumer *k);
+static void restart(sim_ctx *ctx, smlc *s, smlc_consumer *k);
 static void act(sim_ctx *ctx, smlc *s, smlc_decision d, smlc_holder_kind kind,
                 smlc_consumer *holder, int change, int op);
 static void change_run(sim_ctx *ctx, smlc *s, int change, int op);
@@ -143,7 +155,9 @@ static void after_cycle_locked(sim_ctx *ctx, smlc *s, smlc_consumer *k)
     /* checkAdjust runs only when maxConcurrentConsumers is set, and a
      * listener exception skips it (the catch is around mainLoop). */
     if (s->max > 0 && !k->has_failed) {
-        act(ctx, s, smlc_check_adjust(ctx, s, k, k->ntaken > 0), H_CONSUMER, k, 0, 0);
+        /* on a closed channel commitIfNecessary acks nothing: receivedOk false */
+        bool received = k->ntaken > 0 && !k->is_closed;
+        act(ctx, s, smlc_check_adjust(ctx, s, k, received), H_CONSUMER, k, 0, 0);
         if (k->state == SC_HOLDING)
             return;                /* the rest runs when the start is done (release) */
     }
@@ -164,6 +178,9 @@ static void run_waiter(sim_ctx *ctx, smlc *s, smlc_waiter w)
         break;
     case W_CHANGE:
         change_run(ctx, s, w.change, 0);
+        break;
+    case W_RESTART:
+        restart(ctx, s, w.k);
         break;
     }
 }
@@ -193,9 +210,11 @@ static void release(sim_ctx *ctx, smlc *s)
 /* ---- starting consumers ------------------------------------------------------------ */
 
 static void on_deliver(sim_ctx *ctx, consumer_port *port, sim_msg *m);
-static const consumer_port_ops smlc_port_ops = { .deliver = on_deliver };
+static void on_closed(sim_ctx *ctx, consumer_port *port);
+static const consumer_port_ops smlc_port_ops = { .deliver = on_deliver, .closed = on_closed };
 
-static smlc_consumer *consumer_new(sim_ctx *ctx, smlc *s)
+/* A consumer thread with its ports, not yet counted anywhere. */
+static smlc_consumer *consumer_alloc(sim_ctx *ctx, smlc *s)
 {
     smlc_consumer *k = xcalloc(1, sizeof *k);
     k->s = s;
@@ -208,11 +227,17 @@ static smlc_consumer *consumer_new(sim_ctx *ctx, smlc *s)
             .queue = s->env.queues[i], .prefetch = s->prefetch,
         };
     k->taken = xcalloc((size_t)s->batch, sizeof *k->taken);
+    xgrow((void **)&s->cons, &s->capcons, s->ncons + 1, sizeof *s->cons);
+    s->cons[s->ncons++] = k;
+    return k;
+}
+
+static smlc_consumer *consumer_new(sim_ctx *ctx, smlc *s)
+{
+    smlc_consumer *k = consumer_alloc(ctx, s);
     k->is_member = k->is_counted = true;
     s->size++;
     s->members++;
-    xgrow((void **)&s->cons, &s->capcons, s->ncons + 1, sizeof *s->cons);
-    s->cons[s->ncons++] = k;
     xgrow((void **)&s->starting, &s->capstarting, s->nstarting + 1, sizeof *s->starting);
     s->starting[s->nstarting++] = k;
     return k;
@@ -383,6 +408,73 @@ static void consumer_exit(sim_ctx *ctx, smlc *s, smlc_consumer *k)
     sim_consumer_stopped(ctx, s->env.node, k->id, k->stop_reason ? k->stop_reason : "scale-down");
 }
 
+/* ---- restart after a broker-closed channel ------------------------------------------ */
+
+/* restart(oldConsumer): no delay; consumers.remove(old) and add(new) under
+ * the lock, so consumers.size(), lastConsumerStarted and lastConsumerStopped
+ * stay as they are; the new thread starts with fresh counters. */
+static void restart(sim_ctx *ctx, smlc *s, smlc_consumer *k)
+{
+    if (s->is_locked) {
+        wait_lock(s, W_RESTART, k, 0);
+        return;
+    }
+    smlc_consumer *n = consumer_alloc(ctx, s);
+    n->is_member = k->is_member;
+    n->is_counted = k->is_counted;
+    n->is_cancelled = k->is_cancelled;
+    k->is_member = k->is_counted = false;
+    k->stop_reason = "channel-closed";
+    consumer_exit(ctx, s, k);
+    strbuf b = { 0 };
+    sb_addf(&b, "{\"consumer\":%d,\"new_consumer\":%d,\"reason\":\"channel-closed\","
+            "\"consumers_before\":%d}", k->id, n->id, s->size);
+    char *detail = sb_take(&b);
+    sim_scaling(ctx, s->env.node, "restart", s->members, "restart", detail);
+    free(detail);
+    sim_schedule(ctx, s->start_latency, &ev_restarted, s, n);
+}
+
+static void on_restarted(sim_ctx *ctx, void *self, void *arg)
+{
+    smlc *s = self;
+    smlc_consumer *k = arg;
+    for (int q = 0; q < s->env.nqueues; q++)
+        s->env.broker->ops->subscribe(ctx, s->env.broker, &k->ports[q]);
+    if (s->is_locked)
+        wait_lock(s, W_FIRST_LOOP, k, 0);
+    else
+        loop_or_exit(ctx, s, k);
+}
+
+/* BlockingQueueConsumer's handleShutdownSignal: deliveryTags cleared, the
+ * local queue is left to the broker, which takes every delivery back; the
+ * listener thread is not interrupted. */
+static void on_closed(sim_ctx *ctx, consumer_port *port)
+{
+    smlc_consumer *k = port->owner;
+    if (k->is_closed)
+        return;
+    smlc *s = k->s;
+    k->is_closed = true;
+    strbuf b = { 0 };
+    sb_addf(&b, "{\"consumer\":%d,\"buffered\":%lld", k->id, (long long)(k->nbuf + k->nover));
+    k->buf_head = k->buf_tail = k->over_head = k->over_tail = NULL;
+    k->nbuf = k->nover = 0;
+    if (k->state == SC_LISTENING && k->ntaken > 0) {
+        k->held = k->taken[k->ntaken - 1];
+        k->held_begin = k->held->t_begin;
+        sim_msg_hold(k->held);
+        sb_addf(&b, ",\"in_progress\":%llu", (unsigned long long)k->held->id);
+    } else {
+        sb_add(&b, ",\"in_progress\":null");
+    }
+    sb_add(&b, "}");
+    char *detail = sb_take(&b);
+    sim_scaling(ctx, s->env.node, "channel-closed", s->members, "consumer_timeout", detail);
+    free(detail);
+}
+
 /* The while condition of AsyncMessageProcessingConsumer.run(), by version. */
 static void loop_or_exit(sim_ctx *ctx, smlc *s, smlc_consumer *k)
 {
@@ -409,6 +501,10 @@ static void listen(sim_ctx *ctx, smlc *s, smlc_consumer *k, sim_msg *m)
 /* nextMessage(receiveTimeout): at once from the local queue, or wait. */
 static void poll(sim_ctx *ctx, smlc *s, smlc_consumer *k)
 {
+    if (k->is_closed) {
+        restart(ctx, s, k);        /* checkShutdown() before the local queue is polled */
+        return;
+    }
     k->polls++;
     if (k->nbuf > 0) {
         listen(ctx, s, k, buffer_take(ctx, s, k));
@@ -434,8 +530,8 @@ static void on_deliver(sim_ctx *ctx, consumer_port *port, sim_msg *m)
     /* 1.3 after setQuiesce: handleDelivery parks the dispatch thread and the
      * delivery never reaches the queue; it stays unacknowledged until the
      * channel closes. */
-    if (k->is_cancelled && !s->f.is_cancel_sent)
-        return;
+    if ((k->is_cancelled && !s->f.is_cancel_sent) || k->is_closed)
+        return;                    /* (closed: another queue's channel; taken back at the exit) */
     buffer_add(ctx, s, k, m);
     if (k->state == SC_POLLING && sim_now(ctx) <= k->deadline) {
         sim_cancel(ctx, k->timer);
@@ -448,6 +544,8 @@ static void on_deliver(sim_ctx *ctx, consumer_port *port, sim_msg *m)
  * last delivery the cycle took from it. */
 static void commit(sim_ctx *ctx, smlc *s, smlc_consumer *k)
 {
+    if (k->is_closed)
+        return;                    /* deliveryTags were cleared: nothing to ack */
     for (int q = 0; q < s->env.nqueues; q++)
         for (int i = k->ntaken - 1; i >= 0; i--)
             if (port_index(s, k->taken[i]) == q) {
@@ -462,6 +560,8 @@ static void commit(sim_ctx *ctx, smlc *s, smlc_consumer *k)
 static void rollback(sim_ctx *ctx, smlc *s, smlc_consumer *k)
 {
     broker *b = s->env.broker;
+    if (k->is_closed)
+        return;
     if (!s->f.is_nack_multiple) {
         for (int i = 0; i < k->ntaken; i++)
             b->ops->reject(ctx, b, &k->ports[port_index(s, k->taken[i])], k->taken[i],
@@ -524,7 +624,13 @@ static void on_listener_done(sim_ctx *ctx, void *self, void *arg)
 {
     smlc_consumer *k = self;
     smlc *s = k->s;
-    sim_msg_end(ctx, arg);
+    if (k->held && k->held == arg) {
+        /* its channel closed meanwhile: the broker has the message again */
+        sim_msg_end_held(ctx, k->held, s->env.node, k->id, k->held_begin);
+        k->held = NULL;
+    } else {
+        sim_msg_end(ctx, arg);
+    }
     if (listener_fails(s)) {
         /* The exception leaves the batch loop: the cycle ends here. */
         k->failures++;

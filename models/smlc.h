@@ -54,6 +54,9 @@ typedef struct smlc_consumer {
     bool is_cancelled;             /* basic.cancel sent (1.3: quiesced) */
     bool is_marked_for_stop;       /* 4.1 markForStopIfExcess */
     bool has_failed;               /* the listener threw in this cycle */
+    bool is_closed;                /* the broker closed the channel (consumer_timeout) */
+    sim_msg *held;                 /* the listener's message when the channel closed */
+    sim_time held_begin;           /* when that listener began */
     const char *stop_reason;       /* for the consumers table: "scale-down" or "change" */
     bool is_continuable;           /* 1.3.0-1.4.5: the last cycle received, not transacted */
     int64_t cycles, idle_cycles, failures;
@@ -82,7 +85,7 @@ typedef struct smlc_change {
 } smlc_change;
 
 /* Who waits for consumersLock, and what they do once they have it. */
-typedef enum { W_AFTER_CYCLE, W_FIRST_LOOP, W_EXIT, W_CHANGE } smlc_wait_kind;
+typedef enum { W_AFTER_CYCLE, W_FIRST_LOOP, W_EXIT, W_CHANGE, W_RESTART } smlc_wait_kind;
 
 typedef struct smlc_waiter {
     smlc_wait_kind kind;

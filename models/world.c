@@ -113,6 +113,9 @@ static int read_one_queue(sim_ctx *ctx, cfg_node *q, const char *what, world *w,
                            name);
     int idx = w->nqueues++;
     w->queues[idx] = sim_queue_register(ctx, name);
+    if (w->broker->ops->declare &&
+        w->broker->ops->declare(ctx, w->broker, w->queues[idx], q, d) != SIM_OK)
+        return SIM_EINPUT;
     if (workload_create(ctx, q, w->queues[idx], w->broker, &w->workloads[idx], d) != SIM_OK)
         return SIM_EINPUT;
     if (!workload_is_bounded(w->workloads[idx]) && sim_duration(ctx) == SIM_NEVER) {

@@ -100,6 +100,7 @@ struct sim_ctx {
 
     /* ---- statistics ---- */
     uint64_t published, completed, requeues, violations, inversions;
+    uint64_t dropped, dead_lettered, duplicates, redeliveries, consumer_timeouts;
     histogram latency, wait;
     order_tracker order;
     node_state *nodes;

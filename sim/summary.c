@@ -59,6 +59,11 @@ void sim_summarise(sim_ctx *ctx)
     sim_metric(ctx, "order_violations", (double)ctx->violations);
     sim_metric(ctx, "order_inversions", (double)ctx->inversions);
     sim_metric(ctx, "requeues", (double)ctx->requeues);
+    sim_metric(ctx, "redeliveries", (double)ctx->redeliveries);
+    sim_metric(ctx, "duplicates", (double)ctx->duplicates);
+    sim_metric(ctx, "dropped", (double)ctx->dropped);
+    sim_metric(ctx, "dead_lettered", (double)ctx->dead_lettered);
+    sim_metric(ctx, "consumer_timeouts", (double)ctx->consumer_timeouts);
     sim_metric(ctx, "events", (double)ctx->events);
     models_last(ctx, nmodel);
 }
