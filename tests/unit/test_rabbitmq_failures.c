@@ -1,0 +1,399 @@
+/* test_rabbitmq_failures.c -- the golden cases of specs/rabbitmq-failures.md
+ * section 7, exactly: consumer_timeout on the channel tick and its phase
+ * (GC-1, GC-2), the brief case on a classic and a quorum queue (GC-4, GC-5),
+ * quorum delivery limits and requeue positions against a classic queue
+ * (GC-6, GC-7, GC-8), a poison message on a 4.x quorum queue (GC-13).
+ * The broker cases drive `broker.kind: rabbitmq` through its ops; the SMLC
+ * cases run whole scenarios and read the database.
+ */
+#include "testutil.h"
+#include "model.h"
+
+extern const broker_ops broker_rabbitmq;
+
+/* ---- the broker driven directly ------------------------------------------------- */
+
+typedef struct rec {
+    consumer_port port;
+    struct fixture *f;
+    uint64_t got[128];             /* message ids in delivery order */
+    bool redelivered[128];
+    int n;
+    sim_time closed_at;            /* -1: open */
+    bool is_nacker;                /* nacks (requeue) each delivery 1 ms later */
+} rec;
+
+typedef struct fixture {
+    sim_ctx *ctx;
+    broker *b;
+    cfg_doc doc;
+    sim_msg *msgs[64];             /* by id */
+} fixture;
+
+static void on_deliver(sim_ctx *ctx, consumer_port *p, sim_msg *m);
+static void on_closed(sim_ctx *ctx, consumer_port *p)
+{
+    rec *r = p->owner;
+    r->closed_at = sim_now(ctx);
+}
+
+static const consumer_port_ops rec_ops = { .deliver = on_deliver, .closed = on_closed };
+
+static void on_nack(sim_ctx *ctx, void *self, void *arg)
+{
+    rec *r = self;
+    r->f->b->ops->reject(ctx, r->f->b, &r->port, arg, true);
+}
+
+static const sim_event_type ev_nack = { "test.nack", on_nack };
+
+static void on_deliver(sim_ctx *ctx, consumer_port *p, sim_msg *m)
+{
+    rec *r = p->owner;
+    if (r->n < 128) {
+        r->redelivered[r->n] = (m->flags & SIM_MSG_REDELIVERED) != 0;
+        r->got[r->n++] = m->id;
+    }
+    if (r->is_nacker)
+        sim_schedule(ctx, SIM_MS, &ev_nack, r, m);
+}
+
+static fixture *setup_broker(const char *broker_yaml, const char *queue_yaml)
+{
+    fixture *f = xcalloc(1, sizeof *f);
+    sim_diag d = { 0 };
+    f->ctx = sim_ctx_create(1);
+    if (cfg_load_string("t.yaml", broker_yaml, strlen(broker_yaml), &f->doc, &d) != SIM_OK ||
+        broker_rabbitmq.create(f->ctx, f->doc.root, &f->b, &d) != SIM_OK)
+        fail_msg("%s", d.msg);
+    if (queue_yaml) {
+        cfg_doc q = { 0 };
+        if (cfg_load_string("q.yaml", queue_yaml, strlen(queue_yaml), &q, &d) != SIM_OK ||
+            f->b->ops->declare(f->ctx, f->b, 0, q.root, &d) != SIM_OK)
+            fail_msg("%s", d.msg);
+        cfg_doc_free(&q);
+    }
+    return f;
+}
+
+static void teardown_broker(fixture *f)
+{
+    f->b->ops->destroy(f->b);
+    sim_ctx_destroy(f->ctx);
+    cfg_doc_free(&f->doc);
+    free(f);
+}
+
+static void subscribe(fixture *f, rec *r, int id, int queue, int prefetch)
+{
+    memset(r, 0, sizeof *r);
+    r->f = f;
+    r->closed_at = -1;
+    r->port = (consumer_port){ .ops = &rec_ops, .owner = r, .node = 1, .id = id,
+                               .queue = queue, .prefetch = prefetch };
+    f->b->ops->subscribe(f->ctx, f->b, &r->port);
+}
+
+static void publish(fixture *f, int queue, int n)
+{
+    for (int i = 0; i < n; i++) {
+        sim_msg *m = sim_msg_create(f->ctx, queue);
+        sim_msg_published(f->ctx, m);
+        if (m->id < 64)
+            f->msgs[m->id] = m;
+        f->b->ops->publish(f->ctx, f->b, m);
+    }
+}
+
+static void expect_got(const rec *r, const char *want)
+{
+    strbuf b = { 0 };
+    sb_add(&b, "");
+    for (int i = 0; i < r->n; i++)
+        sb_addf(&b, "%sm%llu%s", i ? "," : "", (unsigned long long)r->got[i],
+                r->redelivered[i] ? "r" : "");
+    char *s = sb_take(&b);
+    assert_string_equal(s, want);
+    free(s);
+}
+
+typedef struct later {
+    fixture *f;
+    rec *r;
+    int queue, n, prefetch, id;
+} later;
+
+static void on_publish(sim_ctx *ctx, void *self, void *arg)
+{
+    (void)ctx;
+    (void)arg;
+    later *l = self;
+    publish(l->f, l->queue, l->n);
+}
+
+static void on_subscribe(sim_ctx *ctx, void *self, void *arg)
+{
+    (void)ctx;
+    (void)arg;
+    later *l = self;
+    subscribe(l->f, l->r, l->id, l->queue, l->prefetch);
+}
+
+static const sim_event_type ev_publish = { "test.publish", on_publish };
+static const sim_event_type ev_subscribe = { "test.subscribe", on_subscribe };
+
+/* GC-1: T = 5 s, a1..a10, prefetch 3, never acked: the close comes on the
+ * first tick (60 s after the channel opened), a1-a3 go back to the head
+ * redelivered, a channel on another queue stays open. */
+static void gc1_timeout_on_a_busy_channel(void **state)
+{
+    (void)state;
+    fixture *f = setup_broker("{ consumerTimeout: 5s }", NULL);
+    rec a, other, c;
+    publish(f, 0, 10);
+    subscribe(f, &a, 1, 0, 3);
+    subscribe(f, &other, 2, 1, 3);
+    expect_got(&a, "m1,m2,m3");
+    later l = { f, &c, 0, 0, 3, 3 };
+    sim_schedule(f->ctx, 61 * SIM_S, &ev_subscribe, &l, NULL);
+    later p = { f, NULL, 1, 1, 0, 0 };
+    sim_schedule(f->ctx, 62 * SIM_S, &ev_publish, &p, NULL);
+    f->ctx->duration = 63 * SIM_S;
+    assert_int_equal(sim_run(f->ctx), SIM_OK);
+    assert_int_equal(a.closed_at, 60 * SIM_S);
+    assert_int_equal(other.closed_at, -1);
+    expect_got(&other, "m11");     /* the other channel still receives */
+    expect_got(&c, "m1r,m2r,m3r"); /* then a4.. as prefetch allows */
+    assert_int_equal(f->b->ops->depth(f->b, 0), 7);
+    /* a late ack on the closed channel is dropped */
+    f->b->ops->ack(f->ctx, f->b, &a.port, f->msgs[1]);
+    assert_int_equal(f->b->ops->depth(f->b, 0), 7);
+    f->b->ops->unsubscribe(f->ctx, f->b, &a.port);
+    f->b->ops->unsubscribe(f->ctx, f->b, &c.port);
+    f->b->ops->unsubscribe(f->ctx, f->b, &other.port);
+    teardown_broker(f);
+}
+
+/* GC-2: the consumer waits on an empty queue (the channel hibernates); b1-b3
+ * arrive at 20 s and wake it: the close is at 80 s, not 60 s. */
+static void gc2_tick_rephased_by_hibernation(void **state)
+{
+    (void)state;
+    fixture *f = setup_broker("{ consumerTimeout: 5s }", NULL);
+    rec a;
+    subscribe(f, &a, 1, 0, 3);
+    later p = { f, NULL, 0, 3, 0, 0 };
+    sim_schedule(f->ctx, 20 * SIM_S, &ev_publish, &p, NULL);
+    f->ctx->duration = 100 * SIM_S;
+    assert_int_equal(sim_run(f->ctx), SIM_OK);
+    assert_int_equal(a.closed_at, 80 * SIM_S);
+    assert_int_equal(f->b->ops->depth(f->b, 0), 3);
+    for (int i = 1; i <= 3; i++)
+        assert_true(f->msgs[i]->flags & SIM_MSG_REDELIVERED);
+    f->b->ops->unsubscribe(f->ctx, f->b, &a.port);
+    teardown_broker(f);
+}
+
+/* A timeout that is a multiple of the tick closes one tick later (R1.5):
+ * T = 60 s, delivered at the tick's own instant: close at 120 s. */
+static void timeout_on_a_tick_closes_a_tick_later(void **state)
+{
+    (void)state;
+    fixture *f = setup_broker("{ consumerTimeout: 60s }", NULL);
+    rec a;
+    publish(f, 0, 1);
+    subscribe(f, &a, 1, 0, 1);
+    f->ctx->duration = 200 * SIM_S;
+    assert_int_equal(sim_run(f->ctx), SIM_OK);
+    assert_int_equal(a.closed_at, 120 * SIM_S);
+    f->b->ops->unsubscribe(f->ctx, f->b, &a.port);
+    teardown_broker(f);
+}
+
+/* GC-6: quorum, x-delivery-limit 2, every delivery nacked with requeue:
+ * each message is delivered 3 times, then dropped; 6 deliveries. */
+static void gc6_quorum_delivery_limit(void **state)
+{
+    (void)state;
+    fixture *f = setup_broker("{ version: '3.10.8' }", "{ type: quorum, deliveryLimit: 2 }");
+    rec a;
+    publish(f, 0, 2);
+    subscribe(f, &a, 1, 0, 1);
+    a.is_nacker = true;
+    f->b->ops->reject(f->ctx, f->b, &a.port, f->msgs[1], true);   /* the first delivery */
+    f->ctx->duration = SIM_S;
+    assert_int_equal(sim_run(f->ctx), SIM_OK);
+    expect_got(&a, "m1,m1r,m1r,m2,m2r,m2r");
+    assert_int_equal(f->b->ops->depth(f->b, 0), 0);
+    f->b->ops->unsubscribe(f->ctx, f->b, &a.port);
+    teardown_broker(f);
+}
+
+/* GC-6 derived, 4.x without the argument: the default limit 20 gives 21
+ * deliveries a message. */
+static void gc6_quorum_default_limit_on_4x(void **state)
+{
+    (void)state;
+    fixture *f = setup_broker("{ version: '4.0' }", "{ type: quorum }");
+    rec a;
+    publish(f, 0, 1);
+    subscribe(f, &a, 1, 0, 1);
+    a.is_nacker = true;
+    f->b->ops->reject(f->ctx, f->b, &a.port, f->msgs[1], true);
+    f->ctx->duration = SIM_S;
+    assert_int_equal(sim_run(f->ctx), SIM_OK);
+    assert_int_equal(a.n, 21);
+    assert_int_equal(f->ctx->dropped, 1);
+    f->b->ops->unsubscribe(f->ctx, f->b, &a.port);
+    teardown_broker(f);
+}
+
+/* GC-7: quorum without a delivery limit (3.x): a requeue goes to the back. */
+static void gc7_quorum_without_limit_requeues_to_the_back(void **state)
+{
+    (void)state;
+    fixture *f = setup_broker("{ version: '3.13' }", "{ type: quorum }");
+    rec a;
+    publish(f, 0, 3);
+    subscribe(f, &a, 1, 0, 1);
+    a.is_nacker = true;
+    f->b->ops->reject(f->ctx, f->b, &a.port, f->msgs[1], true);
+    f->ctx->duration = 7 * SIM_MS + SIM_MS / 2;
+    assert_int_equal(sim_run(f->ctx), SIM_OK);
+    expect_got(&a, "m1,m2,m3,m1r,m2r,m3r,m1r,m2r,m3r");
+    teardown_broker(f);
+}
+
+/* GC-8: classic: the requeued message goes back to the head, forever. */
+static void gc8_classic_requeues_to_the_head(void **state)
+{
+    (void)state;
+    fixture *f = setup_broker("{}", "{ type: classic }");
+    rec a;
+    publish(f, 0, 3);
+    subscribe(f, &a, 1, 0, 1);
+    a.is_nacker = true;
+    f->b->ops->reject(f->ctx, f->b, &a.port, f->msgs[1], true);
+    f->ctx->duration = 4 * SIM_MS + SIM_MS / 2;
+    assert_int_equal(sim_run(f->ctx), SIM_OK);
+    expect_got(&a, "m1,m1r,m1r,m1r,m1r,m1r");
+    teardown_broker(f);
+}
+
+/* ---- whole scenarios: SMLC on rabbitmq ---------------------------------------------- */
+
+static const char *brief_case =
+    "name: brief\n"
+    "duration: %s\n"
+    "broker: { kind: rabbitmq, version: '%s', consumerTimeout: 60s }\n"
+    "queue:\n"
+    "  type: %s\n"
+    "  arrivals: { kind: burst, count: 1000, at: 0s }\n"
+    "  service: { kind: constant, value: %s }\n"
+    "container: { kind: smlc, concurrency: '1', prefetchCount: 250 }\n";
+
+static void run_brief(tu_fixture *fx, const char *duration, const char *version,
+                      const char *type, const char *service)
+{
+    char yaml[1024];
+    snprintf(yaml, sizeof yaml, brief_case, duration, version, type, service);
+    tu_fixture_run(fx, yaml);
+}
+
+/* GC-4: prefetch 250, 7 s a message, consumer_timeout 60 s: the close on
+ * the second tick (120 s) with 1..17 acked; the listener finishes message
+ * 18 at 126 s without an ack and the consumer restarts then; 18 is processed
+ * again 126-133; the new channel closes at 246 and restarts at 252. */
+static void gc4_brief_case(void **state)
+{
+    (void)state;
+    tu_fixture fx = { 0 };
+    run_brief(&fx, "400s", "3.10.8", "classic", "7s");
+    tu_expect_rows(fx.db, "select t, action, consumers_after, rule, detail from scaling",
+                   "120000.0|channel-closed|1|consumer_timeout|"
+                   "{\"consumer\":1,\"buffered\":249,\"in_progress\":18}\n"
+                   "126000.0|restart|1|restart|{\"consumer\":1,\"new_consumer\":2,"
+                   "\"reason\":\"channel-closed\",\"consumers_before\":1}\n"
+                   "246000.0|channel-closed|1|consumer_timeout|"
+                   "{\"consumer\":2,\"buffered\":249,\"in_progress\":35}\n"
+                   "252000.0|restart|1|restart|{\"consumer\":2,\"new_consumer\":3,"
+                   "\"reason\":\"channel-closed\",\"consumers_before\":1}\n"
+                   "372000.0|channel-closed|1|consumer_timeout|"
+                   "{\"consumer\":3,\"buffered\":249,\"in_progress\":52}\n"
+                   "378000.0|restart|1|restart|{\"consumer\":3,\"new_consumer\":4,"
+                   "\"reason\":\"channel-closed\",\"consumers_before\":1}\n");
+    tu_expect_rows(fx.db, "select consumer, t_start, t_stop, messages, stop_reason "
+                          "from consumers order by consumer",
+                   "1|0.0|126000.0|18|channel-closed\n"
+                   "2|126000.0|252000.0|18|channel-closed\n"
+                   "3|252000.0|378000.0|18|channel-closed\n"
+                   "4|378000.0|400000.0|3|end\n");
+    /* 1..17 acked before the close, once each; 18 twice, the second time acked */
+    tu_expect_rows(fx.db, "select count(*), max(t_end) from messages "
+                          "where msg <= 17 and fate = 'acked' and deliveries = 1",
+                   "17|119000.0\n");
+    tu_expect_rows(fx.db, "select t_begin, t_end, requeues, deliveries, fate from messages "
+                          "where msg = 18",
+                   "126000.0|133000.0|1|2|acked\n");
+    assert_int_equal((int)tu_metric(fx.r, "consumer_timeouts"), 3);
+    assert_int_equal((int)tu_metric(fx.r, "duplicates"), 3);   /* 18, 35, 52 */
+    assert_int_equal((int)tu_metric(fx.r, "completed"), 54);
+    assert_int_equal((int)tu_metric(fx.r, "dropped"), 0);
+    tu_fixture_done(&fx);
+}
+
+/* GC-5: the same on a 4.x quorum queue: the same times (the check is the
+ * channel's); each close is one more return of the 250 messages, fewer than
+ * the 20 allowed over this run: nothing is lost. */
+static void gc5_brief_case_quorum_nothing_lost(void **state)
+{
+    (void)state;
+    tu_fixture fx = { 0 };
+    run_brief(&fx, "400s", "4.0", "quorum", "7s");
+    tu_expect_rows(fx.db, "select group_concat(t) from scaling where action = 'channel-closed'",
+                   "120000.0,246000.0,372000.0\n");
+    assert_int_equal((int)tu_metric(fx.r, "duplicates"), 3);
+    assert_int_equal((int)tu_metric(fx.r, "dropped"), 0);
+    tu_fixture_done(&fx);
+}
+
+/* GC-5 with 13 s a message: 9 acks a period, about 27 returns before a
+ * message's turn: past the 20 allowed, messages are dropped on their 21st
+ * return, each delivered 21 times. */
+static void gc5_quorum_13s_loses_messages(void **state)
+{
+    (void)state;
+    tu_fixture fx = { 0 };
+    run_brief(&fx, "5000s", "4.0", "quorum", "13s");   /* long enough for 21 closes */
+    /* 190..259 are still unacknowledged at the 21st close (2720 s): dropped */
+    assert_int_equal((int)tu_metric(fx.r, "dropped"), 70);
+    assert_int_equal((int)tu_metric(fx.r, "completed"), 346);
+    tu_expect_rows(fx.db, "select min(msg), max(msg), count(*) from messages "
+                          "where fate like 'dropped:%'",
+                   "190|259|70\n");
+    tu_expect_rows(fx.db, "select distinct fate, deliveries, requeues from messages "
+                          "where fate like 'dropped:%'",
+                   "dropped:delivery_limit|21|20\n");
+    /* a close every period of 130 s (the second tick, 120 s, then the 13 s
+     * listener in progress), from 120 s: 120 + 130 k <= 5000, k = 0..37 */
+    tu_expect_rows(fx.db, "select count(*) from scaling where action = 'channel-closed'",
+                   "38\n");
+    tu_fixture_done(&fx);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(gc1_timeout_on_a_busy_channel),
+        cmocka_unit_test(gc2_tick_rephased_by_hibernation),
+        cmocka_unit_test(timeout_on_a_tick_closes_a_tick_later),
+        cmocka_unit_test(gc6_quorum_delivery_limit),
+        cmocka_unit_test(gc6_quorum_default_limit_on_4x),
+        cmocka_unit_test(gc7_quorum_without_limit_requeues_to_the_back),
+        cmocka_unit_test(gc8_classic_requeues_to_the_head),
+        cmocka_unit_test(gc4_brief_case),
+        cmocka_unit_test(gc5_brief_case_quorum_nothing_lost),
+        cmocka_unit_test(gc5_quorum_13s_loses_messages),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
