@@ -37,7 +37,7 @@ SIM_OBJ = sim/mem.o sim/config.o sim/config_print.o sim/units.o sim/scenario.o s
 MDL_OBJ = models/registry.o models/world.o models/workload.o models/arrivals.o \
           models/arrivals_replay.o models/groups.o models/host.o models/broker_pull.o \
           models/container_competing.o models/java.o models/amqp_version.o models/rabbitmq_config.o models/broker_rabbitmq.o \
-          models/container_smlc.o models/smlc_scaling.o models/smlc_config.o \
+          models/listener_failures.o models/container_smlc.o models/smlc_scaling.o models/smlc_config.o \
           models/container_direct.o models/activemq_groups.o models/broker_activemq.o \
           models/broker_activemq_stats.o models/dmlc_config.o models/container_dmlc.o
 LIB_OBJ = $(addprefix $(BUILD)/,$(SIM_OBJ) $(MDL_OBJ))

@@ -60,7 +60,11 @@ static void on_listener_done(sim_ctx *ctx, void *self, void *arg);
 static void on_gap_end(sim_ctx *ctx, void *self, void *arg);
 static void on_change(sim_ctx *ctx, void *self, void *arg);
 static void on_restarted(sim_ctx *ctx, void *self, void *arg);
+static void on_retry(sim_ctx *ctx, void *self, void *arg);
+static void on_rethrow(sim_ctx *ctx, void *self, void *arg);
 static const sim_event_type ev_restarted = { "smlc.restarted", on_restarted };
+static const sim_event_type ev_retry = { "smlc.retry", on_retry };
+static const sim_event_type ev_rethrow = { "smlc.rethrow", on_rethrow };
 static const sim_event_type ev_started = { "smlc.started", on_started };
 static const sim_event_type ev_poll_end = { "smlc.poll_end", on_poll_end };
 static const sim_event_type ev_listener_done = { "smlc.listener_done", on_listener_done };
@@ -494,6 +498,7 @@ static void listen(sim_ctx *ctx, smlc *s, smlc_consumer *k, sim_msg *m)
 {
     k->taken[k->ntaken++] = m;
     k->state = SC_LISTENING;
+    k->attempt = 0;
     sim_msg_begin(ctx, m, s->env.node, k->id);
     host_run(ctx, s->env.host, m->service_ns, &ev_listener_done, k, m);
 }
@@ -557,7 +562,7 @@ static void commit(sim_ctx *ctx, smlc *s, smlc_consumer *k)
 /* rollbackOnExceptionIfNecessary: 1.x rejects each of the cycle's tags,
  * 2.0 on nacks them with multiple=true; requeue unless
  * defaultRequeueRejected is false. */
-static void rollback(sim_ctx *ctx, smlc *s, smlc_consumer *k)
+static void rollback(sim_ctx *ctx, smlc *s, smlc_consumer *k, bool requeue)
 {
     broker *b = s->env.broker;
     if (k->is_closed)
@@ -565,13 +570,13 @@ static void rollback(sim_ctx *ctx, smlc *s, smlc_consumer *k)
     if (!s->f.is_nack_multiple) {
         for (int i = 0; i < k->ntaken; i++)
             b->ops->reject(ctx, b, &k->ports[port_index(s, k->taken[i])], k->taken[i],
-                           s->is_requeue_rejected);
+                           requeue);
         return;
     }
     for (int q = 0; q < s->env.nqueues; q++)
         for (int i = k->ntaken - 1; i >= 0; i--)
             if (port_index(s, k->taken[i]) == q) {
-                b->ops->nack_upto(ctx, b, &k->ports[q], k->taken[i], s->is_requeue_rejected);
+                b->ops->nack_upto(ctx, b, &k->ports[q], k->taken[i], requeue);
                 break;
             }
 }
@@ -613,29 +618,26 @@ static void on_gap_end(sim_ctx *ctx, void *self, void *arg)
     after_cycle(ctx, k->s, k);
 }
 
-static bool listener_fails(smlc *s)
+/* The listener call on m is over (its last attempt, with retry): acked at
+ * the cycle's end, or the exception ends the cycle with a rollback.  On a
+ * channel the broker closed there is neither. */
+static void listener_returned(sim_ctx *ctx, smlc *s, smlc_consumer *k, sim_msg *m,
+                              lf_outcome o, bool requeue)
 {
-    if (s->failure_p <= 0)
-        return false;
-    return s->failure_p >= 1 || gsl_rng_uniform(s->failure_rng) < s->failure_p;
-}
-
-static void on_listener_done(sim_ctx *ctx, void *self, void *arg)
-{
-    smlc_consumer *k = self;
-    smlc *s = k->s;
-    if (k->held && k->held == arg) {
+    if (k->held && k->held == m) {
         /* its channel closed meanwhile: the broker has the message again */
-        sim_msg_end_held(ctx, k->held, s->env.node, k->id, k->held_begin);
+        sim_msg_end_held(ctx, m, s->env.node, k->id, k->held_begin, o == LF_OK);
         k->held = NULL;
+    } else if (o == LF_OK) {
+        sim_msg_end(ctx, m);
     } else {
-        sim_msg_end(ctx, arg);
+        sim_msg_end_failed(ctx, m);
     }
-    if (listener_fails(s)) {
+    if (o != LF_OK) {
         /* The exception leaves the batch loop: the cycle ends here. */
         k->failures++;
         k->has_failed = true;
-        rollback(ctx, s, k);
+        rollback(ctx, s, k, requeue);
         cycle_end(ctx, s, k);
         return;
     }
@@ -643,6 +645,59 @@ static void on_listener_done(sim_ctx *ctx, void *self, void *arg)
         cycle_end(ctx, s, k);
     else
         poll(ctx, s, k);
+}
+
+/* Whether a failed call is requeued (ContainerUtils.shouldRequeue): not when
+ * fatal (AmqpRejectAndDontRequeueException in the cause chain, which the
+ * retry recoverer's exception also carries), else defaultRequeueRejected. */
+static bool requeues(const smlc *s, lf_outcome o, bool is_recovered)
+{
+    return o == LF_FAILS && !is_recovered && s->is_requeue_rejected;
+}
+
+static void on_retry(sim_ctx *ctx, void *self, void *arg)
+{
+    smlc_consumer *k = self;
+    k->timer = 0;
+    host_run(ctx, k->s->env.host, ((sim_msg *)arg)->service_ns, &ev_listener_done, k, arg);
+}
+
+static void on_rethrow(sim_ctx *ctx, void *self, void *arg)
+{
+    smlc_consumer *k = self;
+    k->timer = 0;
+    listener_returned(ctx, k->s, k, arg, k->pending, requeues(k->s, k->pending, false));
+}
+
+/* A listener attempt ended.  Stateless retry (RetryOperationsInterceptor in
+ * the advice chain) sleeps its back-off in the consumer thread and calls the
+ * listener again, up to the attempts, then the recoverer rejects without
+ * requeue.  Stateful retry sleeps, then rethrows: the message goes back and
+ * its next delivery is the next attempt (the attempt number is the
+ * delivery count), the recoverer rejecting on the last. */
+static void on_listener_done(sim_ctx *ctx, void *self, void *arg)
+{
+    smlc_consumer *k = self;
+    smlc *s = k->s;
+    sim_msg *m = arg;
+    lf_outcome o = lf_any(&s->lf) ? lf_call(&s->lf, m) : LF_OK;
+    const lf_retry *r = &s->lf.retry;
+    bool is_recovered = false;
+    if (o != LF_OK && r->is_enabled && r->is_stateless) {
+        if (++k->attempt < r->attempts) {
+            k->timer = sim_schedule(ctx, lf_backoff(r, k->attempt), &ev_retry, k, m);
+            return;
+        }
+        is_recovered = true;
+    } else if (o != LF_OK && r->is_enabled) {
+        if ((int)m->deliveries < r->attempts) {
+            k->pending = o;
+            k->timer = sim_schedule(ctx, lf_backoff(r, (int)m->deliveries), &ev_rethrow, k, m);
+            return;
+        }
+        is_recovered = true;
+    }
+    listener_returned(ctx, s, k, m, o, requeues(s, o, is_recovered));
 }
 
 /* The poll gave up: receiveTimeout, plus the idle poll's own overhead. */
@@ -741,6 +796,7 @@ static void smlc_destroy(container *base)
     for (int i = 0; i < s->nchanges; i++)
         free(s->changes[i].ops);
     free(s->changes);
+    lf_fini(&s->lf);
     free(s->starting);
     free(s->waiters);
     free(s->start_detail);
@@ -764,9 +820,5 @@ static int smlc_create(sim_ctx *ctx, cfg_node *cfg, const container_env *env, co
     *out = &s->base;
     if (smlc_read_config(ctx, cfg, s, d) != SIM_OK)
         return SIM_EINPUT;
-    char name[64];
-    snprintf(name, sizeof name, "listener-failures/node-%d", env->node);
-    if (s->failure_p > 0 && s->failure_p < 1)
-        s->failure_rng = sim_stream(ctx, name);
     return SIM_OK;
 }

@@ -19,6 +19,7 @@
 #define LSIM_MODELS_SMLC_H
 
 #include "amqp_version.h"
+#include "listener_failures.h"
 #include "model.h"
 
 #define SMLC_NEVER INT64_MIN       /* lastConsumerStarted/Stopped: no start or stop yet */
@@ -57,6 +58,8 @@ typedef struct smlc_consumer {
     bool is_closed;                /* the broker closed the channel (consumer_timeout) */
     sim_msg *held;                 /* the listener's message when the channel closed */
     sim_time held_begin;           /* when that listener began */
+    int attempt;                   /* stateless retry: attempts made on the current message */
+    lf_outcome pending;            /* stateful retry: the failure thrown after the back-off */
     const char *stop_reason;       /* for the consumers table: "scale-down" or "change" */
     bool is_continuable;           /* 1.3.0-1.4.5: the last cycle received, not transacted */
     int64_t cycles, idle_cycles, failures;
@@ -112,8 +115,7 @@ struct smlc {
     sim_time start_latency, idle_overhead;
     duration_steps cycle_overhead; /* may change during the run (JVM warm-up) */
     bool is_transacted, is_immediate_scale_down, is_requeue_rejected;
-    double failure_p;
-    gsl_rng *failure_rng;
+    listener_failures lf;          /* failures, listenerFailureProbability, retry */
     smlc_change *changes;
     int nchanges;
     /* ---- state ---- */

@@ -124,14 +124,16 @@ void sim_msg_begin(sim_ctx *ctx, sim_msg *m, int node, int consumer)
 }
 
 /* A listener on node/consumer that began at t_begin returned. */
-static void listener_ended(sim_ctx *ctx, sim_msg *m, int node, int consumer, sim_time t_begin)
+static void listener_ended(sim_ctx *ctx, sim_msg *m, int node, int consumer, sim_time t_begin,
+                           bool ok)
 {
     node_state *ns = &ctx->nodes[node - 1];
     level_change(&ns->busy, ctx->now, -1);
     consumer_rec *c = &ns->cons[consumer - 1];
     c->messages++;
     c->busy_ns += ctx->now - t_begin;
-    m->processed++;
+    if (ok)
+        m->processed++;
     if (!(m->flags & SIM_MSG_ENDED)) {
         m->flags |= SIM_MSG_ENDED;
         order_key *k = order_key_of(&ctx->order, m->queue, m->group);
@@ -146,7 +148,16 @@ static void listener_ended(sim_ctx *ctx, sim_msg *m, int node, int consumer, sim
 void sim_msg_end(sim_ctx *ctx, sim_msg *m)
 {
     m->t_end = ctx->now;
-    listener_ended(ctx, m, m->node, m->consumer, m->t_begin);
+    listener_ended(ctx, m, m->node, m->consumer, m->t_begin, true);
+    if (ctx->tw)
+        trace_write_message(ctx->tw, ctx->now, "end", m->node, m->consumer, m->id,
+                            sim_group_name(ctx, m->group), sim_queue_name(ctx, m->queue));
+}
+
+void sim_msg_end_failed(sim_ctx *ctx, sim_msg *m)
+{
+    m->t_end = ctx->now;
+    listener_ended(ctx, m, m->node, m->consumer, m->t_begin, false);
     if (ctx->tw)
         trace_write_message(ctx->tw, ctx->now, "end", m->node, m->consumer, m->id,
                             sim_group_name(ctx, m->group), sim_queue_name(ctx, m->queue));
@@ -229,9 +240,10 @@ void sim_msg_hold(sim_msg *m)
     m->holds++;
 }
 
-void sim_msg_end_held(sim_ctx *ctx, sim_msg *m, int node, int consumer, sim_time t_begin)
+void sim_msg_end_held(sim_ctx *ctx, sim_msg *m, int node, int consumer, sim_time t_begin,
+                      bool ok)
 {
-    listener_ended(ctx, m, node, consumer, t_begin);
+    listener_ended(ctx, m, node, consumer, t_begin, ok);
     m->holds--;
     if (m->holds == 0 && (m->flags & MSG_GONE)) {
         m->flags &= ~MSG_GONE;

@@ -109,6 +109,8 @@ void sim_msg_delivered(sim_ctx *ctx, sim_msg *m, int node, int consumer);
 void sim_msg_requeued(sim_ctx *ctx, sim_msg *m);
 void sim_msg_begin(sim_ctx *ctx, sim_msg *m, int node, int consumer);
 void sim_msg_end(sim_ctx *ctx, sim_msg *m);
+/* The listener threw: as sim_msg_end, but it does not count as processed. */
+void sim_msg_end_failed(sim_ctx *ctx, sim_msg *m);
 /* The broker is done with the message: recorded and freed. */
 void sim_msg_done(sim_ctx *ctx, sim_msg *m);
 /* The broker lets the message go unacknowledged: `fate` is "dropped:<reason>"
@@ -119,7 +121,8 @@ void sim_msg_lost(sim_ctx *ctx, sim_msg *m, const char *fate);
  * closed): m stays allocated until sim_msg_end_held, even if it is done
  * meanwhile.  The listener ran on `node`/`consumer` from `t_begin`. */
 void sim_msg_hold(sim_msg *m);
-void sim_msg_end_held(sim_ctx *ctx, sim_msg *m, int node, int consumer, sim_time t_begin);
+void sim_msg_end_held(sim_ctx *ctx, sim_msg *m, int node, int consumer, sim_time t_begin,
+                      bool ok);
 /* A consumer's channel was closed by the broker (consumer_timeout). */
 void sim_consumer_timeout(sim_ctx *ctx);
 

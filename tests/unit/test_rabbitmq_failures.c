@@ -2,7 +2,9 @@
  * section 7, exactly: consumer_timeout on the channel tick and its phase
  * (GC-1, GC-2), the brief case on a classic and a quorum queue (GC-4, GC-5),
  * quorum delivery limits and requeue positions against a classic queue
- * (GC-6, GC-7, GC-8), a poison message on a 4.x quorum queue (GC-13).
+ * (GC-6, GC-7, GC-8), a poison message with Spring Retry (GC-12) and without
+ * (GC-13, classic and 4.x quorum); listener failures by message, group and
+ * fatality, the batch nack, stateful retry.
  * The broker cases drive `broker.kind: rabbitmq` through its ops; the SMLC
  * cases run whole scenarios and read the database.
  */
@@ -381,6 +383,165 @@ static void gc5_quorum_13s_loses_messages(void **state)
     tu_fixture_done(&fx);
 }
 
+
+/* ---- listener failures and retry ---------------------------------------------------- */
+
+static const char *poison_case =
+    "name: poison\n"
+    "broker: { kind: rabbitmq }\n"
+    "queue:\n"
+    "  arrivals: { kind: burst, count: 2, at: 0s }\n"
+    "  service: { kind: constant, value: 50ms }\n"
+    "container:\n"
+    "  kind: smlc\n"
+    "  version: '%s'\n"
+    "  concurrency: '1'\n"
+    "  failures: [ { messages: [1] } ]\n"
+    "  retry: { enabled: true }\n";
+
+/* GC-12: Boot 2.x/3.x retry defaults, the listener throws after 50 ms:
+ * attempts at 0, 1.05 and 2.10 s, the recoverer's nack (no requeue) at
+ * 2.15 s; the consumer thread is blocked all along, the next message begins
+ * at 2.15 s.  Boot 4 (Spring AMQP 4.0): 4 attempts, the nack at 3.20 s. */
+static void gc12_poison_with_retry(void **state)
+{
+    (void)state;
+    static const struct { const char *version, *rows; } cases[] = {
+        { "3.1", "1|0.0|2150.0|1|dropped:rejected\n2|2150.0|2200.0|1|acked\n" },
+        { "4.0", "1|0.0|3200.0|1|dropped:rejected\n2|3200.0|3250.0|1|acked\n" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        tu_fixture fx = { 0 };
+        char yaml[1024];
+        snprintf(yaml, sizeof yaml, poison_case, cases[i].version);
+        tu_fixture_run(&fx, yaml);
+        tu_expect_rows(fx.db, "select msg, t_begin, t_end, deliveries, fate from messages",
+                       cases[i].rows);
+        assert_int_equal((int)tu_metric(fx.r, "dropped"), 1);
+        tu_fixture_done(&fx);
+    }
+}
+
+static const char *loop_case =
+    "name: loop\n"
+    "duration: %s\n"
+    "broker: { kind: rabbitmq, version: '%s' }\n"
+    "queue:\n"
+    "  type: %s\n"
+    "  arrivals: { kind: burst, count: 1000, at: 0s }\n"
+    "  service: { kind: constant, value: 10ms }\n"
+    "container:\n"
+    "  kind: smlc\n"
+    "  concurrency: '1'\n"
+    "  prefetchCount: 250\n"
+    "  failures: [ { messages: [1] } ]\n";
+
+/* GC-13: a poison message at the head of a backlog, no retry,
+ * defaultRequeueRejected: back to the head, redelivered at once behind the
+ * 249 buffered messages: it fails every 2.5 s (0.01, 2.51, 5.01, 7.51 s),
+ * never dead-lettered.  On a 4.x quorum queue it is delivered 21 times,
+ * then dropped. */
+static void gc13_poison_loops(void **state)
+{
+    (void)state;
+    tu_fixture fx = { 0 };
+    char yaml[1024];
+    snprintf(yaml, sizeof yaml, loop_case, "9s", "3.13", "classic");
+    tu_fixture_run(&fx, yaml);
+    tu_expect_rows(fx.db, "select t_begin, t_end, requeues, deliveries, fate from messages "
+                          "where msg = 1",
+                   "7500.0|7510.0|4|5|unfinished\n");
+    tu_expect_rows(fx.db, "select value from consumer_metrics where metric = "
+                          "'listener_failures'",
+                   "4.0\n");
+    tu_fixture_done(&fx);
+
+    memset(&fx, 0, sizeof fx);
+    snprintf(yaml, sizeof yaml, loop_case, "200s", "4.0", "quorum");
+    tu_fixture_run(&fx, yaml);
+    tu_expect_rows(fx.db, "select requeues, deliveries, fate from messages where msg = 1",
+                   "20|21|dropped:delivery_limit\n");
+    assert_int_equal((int)tu_metric(fx.r, "completed"), 999);
+    assert_int_equal((int)tu_metric(fx.r, "dropped"), 1);
+    tu_fixture_done(&fx);
+}
+
+static const char *batch_case =
+    "name: batch\n"
+    "broker: { kind: rabbitmq }\n"
+    "queue:\n"
+    "  arrivals: { kind: burst, count: 4, at: 0s }\n"
+    "  service: { kind: constant, value: 10ms }\n"
+    "  groups: { kind: sequential, count: 2 }\n"
+    "container:\n"
+    "  kind: smlc\n"
+    "  concurrency: '1'\n"
+    "  batchSize: %d\n"
+    "  defaultRequeueRejected: %s\n"
+    "  failures: [ %s ]\n";
+
+static void run_batch(tu_fixture *fx, int batch, const char *requeue, const char *rule)
+{
+    char yaml[1024];
+    snprintf(yaml, sizeof yaml, batch_case, batch, requeue, rule);
+    tu_fixture_run(fx, yaml);
+}
+
+/* S3.3: with batchSize 2 a fatal failure of message 2 nacks the whole batch
+ * (multiple=true), message 1 too, already processed: both dropped. */
+static void batch_nack_takes_the_processed_message(void **state)
+{
+    (void)state;
+    tu_fixture fx = { 0 };
+    run_batch(&fx, 2, "true", "{ messages: [2], fatal: true }");
+    tu_expect_rows(fx.db, "select msg, fate from messages",
+                   "1|dropped:rejected\n2|dropped:rejected\n3|acked\n4|acked\n");
+    tu_fixture_done(&fx);
+}
+
+/* A group's rule; fatal is never requeued even with defaultRequeueRejected;
+ * defaultRequeueRejected false drops an ordinary failure at once. */
+static void group_fatal_and_no_requeue(void **state)
+{
+    (void)state;
+    tu_fixture fx = { 0 };
+    run_batch(&fx, 1, "true", "{ group: g2, fatal: true }");
+    tu_expect_rows(fx.db, "select msg, grp, deliveries, fate from messages",
+                   "1|g1|1|acked\n2|g2|1|dropped:rejected\n3|g1|1|acked\n"
+                   "4|g2|1|dropped:rejected\n");
+    tu_fixture_done(&fx);
+    memset(&fx, 0, sizeof fx);
+    run_batch(&fx, 1, "false", "{ messages: [3] }");
+    tu_expect_rows(fx.db, "select msg, deliveries, fate from messages",
+                   "1|1|acked\n2|1|acked\n3|1|dropped:rejected\n4|1|acked\n");
+    tu_fixture_done(&fx);
+}
+
+/* Stateful retry: the back-off, then the exception: the message goes back,
+ * each delivery one attempt, the recoverer rejecting on the third. */
+static void stateful_retry_redelivers(void **state)
+{
+    (void)state;
+    tu_fixture fx = { 0 };
+    const char *yaml =
+        "name: stateful\n"
+        "broker: { kind: rabbitmq }\n"
+        "queue:\n"
+        "  arrivals: { kind: burst, count: 1, at: 0s }\n"
+        "  service: { kind: constant, value: 50ms }\n"
+        "container:\n"
+        "  kind: smlc\n"
+        "  version: '3.1'\n"
+        "  concurrency: '1'\n"
+        "  failures: [ { messages: [1] } ]\n"
+        "  retry: { enabled: true, stateless: false, initialInterval: 100ms, multiplier: 2 }\n";
+    tu_fixture_run(&fx, yaml);
+    /* 0-0.05, sleep 0.1, requeue; 0.15-0.20, sleep 0.2, requeue; 0.40-0.45, reject */
+    tu_expect_rows(fx.db, "select t_begin, t_end, requeues, deliveries, fate from messages",
+                   "400.0|450.0|2|3|dropped:rejected\n");
+    tu_fixture_done(&fx);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -394,6 +555,11 @@ int main(void)
         cmocka_unit_test(gc4_brief_case),
         cmocka_unit_test(gc5_brief_case_quorum_nothing_lost),
         cmocka_unit_test(gc5_quorum_13s_loses_messages),
+        cmocka_unit_test(gc12_poison_with_retry),
+        cmocka_unit_test(gc13_poison_loops),
+        cmocka_unit_test(batch_nack_takes_the_processed_message),
+        cmocka_unit_test(group_fatal_and_no_requeue),
+        cmocka_unit_test(stateful_retry_redelivers),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
