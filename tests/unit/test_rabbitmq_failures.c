@@ -542,6 +542,32 @@ static void stateful_retry_redelivers(void **state)
     tu_fixture_done(&fx);
 }
 
+/* The direct container on the brief case: the monitor task (every 5 s)
+ * notices the close at 125 s and restarts on its next restart run (every
+ * 10 s: lastRestartAttempt + 5 s < now), 130 s. */
+static void direct_restarts_on_its_monitor(void **state)
+{
+    (void)state;
+    tu_fixture fx = { 0 };
+    tu_fixture_run(&fx, "name: direct\n"
+                        "duration: 200s\n"
+                        "broker: { kind: rabbitmq, consumerTimeout: 60s }\n"
+                        "queue:\n"
+                        "  arrivals: { kind: burst, count: 1000, at: 0s }\n"
+                        "  service: { kind: constant, value: 7s }\n"
+                        "container: { kind: direct, consumersPerQueue: 1, prefetchCount: 250 }\n"
+                        "host: { cores: 4 }\n");
+    tu_expect_rows(fx.db, "select t, action, rule from scaling",
+                   "120000.0|channel-closed|consumer_timeout\n130000.0|restart|restart\n");
+    tu_expect_rows(fx.db, "select consumer, t_start, t_stop, stop_reason from consumers",
+                   "1|0.0|125000.0|channel-closed\n2|130000.0|200000.0|end\n");
+    /* 18 ends at 126 s unacknowledged and is processed again from 130 s */
+    tu_expect_rows(fx.db, "select t_begin, deliveries, fate from messages where msg = 18",
+                   "130000.0|2|acked\n");
+    assert_int_equal((int)tu_metric(fx.r, "duplicates"), 1);
+    tu_fixture_done(&fx);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -560,6 +586,7 @@ int main(void)
         cmocka_unit_test(batch_nack_takes_the_processed_message),
         cmocka_unit_test(group_fatal_and_no_requeue),
         cmocka_unit_test(stateful_retry_redelivers),
+        cmocka_unit_test(direct_restarts_on_its_monitor),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
