@@ -110,7 +110,12 @@ struct rq_consumer {
 };
 
 struct rq_queue {
+    rq_broker *b;
+    int index;
     rq_queue_args args;
+    bool is_rejecting;             /* quorum reject-publish: over the limit, not yet 80 % */
+    sim_event_id ttl_event;        /* the head's expiry (messageTtl, expiration) */
+    sim_time ttl_due;
     sim_msg *head, *tail;          /* ready messages (linked by next), sorted by id;
                                     * quorum: in the order they are to be served */
     sim_msg *ret_head, *ret_tail;  /* quorum: returned messages, served first */
@@ -136,6 +141,8 @@ struct rq_broker {
 
 static void on_transit(sim_ctx *ctx, void *self, void *arg);
 static void on_tick(sim_ctx *ctx, void *self, void *arg);
+static void on_ttl(sim_ctx *ctx, void *self, void *arg);
+static const sim_event_type ev_ttl = { "rabbitmq.expire", on_ttl };
 static const sim_event_type ev_transit = { "rabbitmq.transit", on_transit };
 static const sim_event_type ev_tick = { "rabbitmq.channel_tick", on_tick };
 
@@ -257,7 +264,13 @@ static rq_queue *queue_of(rq_broker *b, int queue)
         b->q = xrealloc(b->q, ((size_t)queue + 1) * sizeof *b->q);
         for (size_t i = b->nq; i <= (size_t)queue; i++) {
             b->q[i] = xcalloc(1, sizeof **b->q);
-            b->q[i]->args = (rq_queue_args){ RQ_CLASSIC, RMQ_NO_LIMIT, b->consumer_timeout };
+            b->q[i]->b = b;
+            b->q[i]->index = (int)i;
+            b->q[i]->args = (rq_queue_args){
+                .type = RQ_CLASSIC, .delivery_limit = RMQ_NO_LIMIT,
+                .consumer_timeout = b->consumer_timeout, .max_length = RMQ_NO_LIMIT,
+                .max_bytes = RMQ_NO_LIMIT, .ttl = -1, .expiration = -1, .dlq = -1,
+            };
         }
         b->nq = (size_t)queue + 1;
     }
@@ -298,6 +311,127 @@ static sim_msg *pop_ready(rq_queue *q)
     return list_pop(&q->head, &q->tail);
 }
 
+/* ---- dead letters, max-length, TTL ----------------------------------------------- */
+
+typedef enum { R_REJECTED, R_EXPIRED, R_MAXLEN, R_DELIVERY_LIMIT } rq_reason;
+
+static void rq_publish(sim_ctx *ctx, broker *base, sim_msg *m);
+
+/* The message leaves the queue unacknowledged: to the dead-letter queue as
+ * a new message (the body, its group; rabbit_dead_letter), or dropped. */
+static void dead_letter(sim_ctx *ctx, rq_queue *q, sim_msg *m, rq_reason why)
+{
+    static const char *const dropped[] = { "dropped:rejected", "dropped:expired",
+                                           "dropped:maxlen", "dropped:delivery_limit" };
+    static const char *const lettered[] = { "dead-lettered:rejected", "dead-lettered:expired",
+                                            "dead-lettered:maxlen",
+                                            "dead-lettered:delivery_limit" };
+    m->next = NULL;
+    if (q->args.dlq < 0) {
+        sim_msg_lost(ctx, m, dropped[why]);
+        return;
+    }
+    sim_msg *copy = sim_msg_create(ctx, q->args.dlq);
+    copy->group = m->group;
+    copy->service_ns = m->service_ns;
+    copy->flags |= SIM_MSG_DEAD_LETTER;   /* its expiration property is cleared */
+    sim_msg_published(ctx, copy);
+    sim_msg_lost(ctx, m, lettered[why]);
+    rq_publish(ctx, &q->b->base, copy);
+}
+
+static bool has_limit(const rq_queue *q)
+{
+    return q->args.max_length != RMQ_NO_LIMIT || q->args.max_bytes != RMQ_NO_LIMIT;
+}
+
+/* Ready messages beyond x-max-length or x-max-length-bytes. */
+static bool is_over(const rq_queue *q, int64_t extra)
+{
+    int64_t n = q->depth + extra;
+    return (q->args.max_length != RMQ_NO_LIMIT && n > q->args.max_length) ||
+           (q->args.max_bytes != RMQ_NO_LIMIT && n * q->args.message_bytes > q->args.max_bytes);
+}
+
+static sim_msg *pop_ready(rq_queue *q);
+
+/* drop-head (maybe_drop_head; rabbit_fifo drop_head): the head goes while
+ * the queue is over; never with reject-publish. */
+static void drop_head(sim_ctx *ctx, rq_queue *q)
+{
+    if (q->args.overflow != OV_DROP_HEAD)
+        return;
+    while (has_ready(q) && is_over(q, 0))
+        dead_letter(ctx, q, pop_ready(q), R_MAXLEN);
+}
+
+static bool has_ttl(const rq_queue *q)
+{
+    return q->args.ttl >= 0 || q->args.expiration >= 0;
+}
+
+static sim_time expiry_of(const rq_queue *q, const sim_msg *m)
+{
+    sim_time t = q->args.ttl;
+    if (q->args.expiration >= 0 && !(m->flags & SIM_MSG_DEAD_LETTER) &&
+        (t < 0 || q->args.expiration < t))
+        t = q->args.expiration;
+    return t < 0 ? SIM_NEVER : m->t_publish + t;
+}
+
+static const sim_msg *head_of(const rq_queue *q)
+{
+    return q->ret_head ? q->ret_head : q->head;
+}
+
+/* ensure_ttl_timer: armed for the head's expiry, rounded up to the next
+ * millisecond; moved only for a head that expires more than 1 ms earlier. */
+static void arm_ttl(sim_ctx *ctx, rq_queue *q)
+{
+    const sim_msg *h = head_of(q);
+    if (!h)
+        return;
+    sim_time due = expiry_of(q, h);
+    if (due == SIM_NEVER)
+        return;
+    sim_time now = sim_now(ctx);
+    sim_time wait = due > now ? (due - now + SIM_MS - 1) / SIM_MS * SIM_MS : 0;
+    if (q->ttl_event && !(now + wait < q->ttl_due - SIM_MS))
+        return;
+    if (q->ttl_event)
+        sim_cancel(ctx, q->ttl_event);
+    q->ttl_due = now + wait;
+    q->ttl_event = sim_schedule(ctx, wait, &ev_ttl, q, NULL);
+}
+
+/* drop_expired_msgs: head only; a message behind a longer-lived one waits. */
+static void expire_head(sim_ctx *ctx, rq_queue *q)
+{
+    if (!has_ttl(q))
+        return;
+    const sim_msg *h;
+    while ((h = head_of(q)) != NULL && sim_now(ctx) >= expiry_of(q, h))
+        dead_letter(ctx, q, pop_ready(q), R_EXPIRED);
+    arm_ttl(ctx, q);
+}
+
+static void dispatch(sim_ctx *ctx, rq_broker *b, rq_queue *q);
+
+static void on_ttl(sim_ctx *ctx, void *self, void *arg)
+{
+    (void)arg;
+    rq_queue *q = self;
+    q->ttl_event = 0;
+    expire_head(ctx, q);
+}
+
+/* requeue_and_run: max-length, then the expired, before the dispatch. */
+static void after_requeue(sim_ctx *ctx, rq_queue *q)
+{
+    drop_head(ctx, q);
+    expire_head(ctx, q);
+}
+
 /* Classic: back to its original place, before every ready message published
  * after it (rabbit_variable_queue keeps the seq_id). */
 static void requeue_classic(sim_ctx *ctx, rq_queue *q, sim_msg *m)
@@ -320,8 +454,7 @@ static void requeue_quorum(sim_ctx *ctx, rq_queue *q, sim_msg *m, bool is_channe
 {
     if (q->args.delivery_limit != RMQ_NO_LIMIT &&
         (int64_t)m->requeues + 1 > q->args.delivery_limit) {
-        m->next = NULL;
-        sim_msg_lost(ctx, m, "dropped:delivery_limit");
+        dead_letter(ctx, q, m, R_DELIVERY_LIMIT);
         return;
     }
     sim_msg_requeued(ctx, m);
@@ -445,8 +578,10 @@ static void dispatch(sim_ctx *ctx, rq_broker *b, rq_queue *q)
     do {
         q->is_again = false;
         rq_consumer *c;
-        while (has_ready(q) && (c = next_consumer(b, q)) != NULL)
+        while (has_ready(q) && (c = next_consumer(b, q)) != NULL) {
             hand_over(ctx, b, c, pop_ready(q));
+            expire_head(ctx, q);   /* after every fetch */
+        }
     } while (q->is_again);
     q->is_dispatching = false;
 }
@@ -463,13 +598,48 @@ static void settled(sim_ctx *ctx, rq_broker *b, rq_consumer *c)
 
 /* ---- the operations ------------------------------------------------------------- */
 
+/* reject-publish: a classic queue refuses a message that would make it
+ * over (before any delivery attempt); a quorum queue takes the one that
+ * makes it over, then refuses until it is back to 80 % (rabbit_fifo). */
+static bool refuses(rq_queue *q)
+{
+    if (!has_limit(q) || q->args.overflow == OV_DROP_HEAD)
+        return false;
+    if (q->args.type == RQ_CLASSIC)
+        return is_over(q, 1);
+    if (q->is_rejecting && q->args.max_length != RMQ_NO_LIMIT &&
+        q->depth <= q->args.max_length * 8 / 10)
+        q->is_rejecting = false;
+    if (q->is_rejecting && q->args.max_length == RMQ_NO_LIMIT &&
+        q->depth * q->args.message_bytes <= q->args.max_bytes * 8 / 10)
+        q->is_rejecting = false;
+    return q->is_rejecting;
+}
+
 static void rq_publish(sim_ctx *ctx, broker *base, sim_msg *m)
 {
     rq_broker *b = (rq_broker *)base;
     rq_queue *q = queue_of(b, m->queue);
+    if (refuses(q)) {
+        /* the publisher is nacked (with confirms; else silently dropped);
+         * reject-publish-dlx dead-letters a copy */
+        if (q->args.overflow == OV_REJECT_PUBLISH_DLX)
+            dead_letter(ctx, q, m, R_MAXLEN);
+        else
+            sim_msg_lost(ctx, m, "dropped:maxlen");
+        return;
+    }
     list_append(&q->head, &q->tail, m);
     q->depth++;
+    if (q->args.type == RQ_QUORUM && has_limit(q) && q->args.overflow != OV_DROP_HEAD &&
+        is_over(q, 0))
+        q->is_rejecting = true;
     dispatch(ctx, b, q);
+    drop_head(ctx, q);
+    if (q->depth == 1 || has_limit(q))
+        expire_head(ctx, q);       /* the new message is the head, or a head was dropped */
+    else if (has_ttl(q))
+        arm_ttl(ctx, q);
 }
 
 static void rq_subscribe(sim_ctx *ctx, broker *base, consumer_port *p)
@@ -553,6 +723,7 @@ static void take_back(sim_ctx *ctx, rq_consumer *c)
     for (size_t i = 0; i < n; i++)
         requeue(ctx, q, v[i], true);
     free(v);
+    after_requeue(ctx, q);
     if (q->sac == c)
         elect(q);
 }
@@ -625,10 +796,12 @@ static void rq_reject(sim_ctx *ctx, broker *base, consumer_port *p, sim_msg *m, 
     if (!c)
         return;
     unacked_remove(c, m);
-    if (requeue_it)
+    if (requeue_it) {
         requeue(ctx, c->q, m, false);
-    else
-        sim_msg_lost(ctx, m, "dropped:rejected");   /* no dead-letter exchange */
+        after_requeue(ctx, c->q);
+    } else {
+        dead_letter(ctx, c->q, m, R_REJECTED);
+    }
     settled(ctx, (rq_broker *)base, c);
 }
 
@@ -657,8 +830,10 @@ static void rq_nack_upto(sim_ctx *ctx, broker *base, consumer_port *p, sim_msg *
         if (requeue_them)
             requeue(ctx, c->q, x, false);
         else
-            sim_msg_lost(ctx, x, "dropped:rejected");
+            dead_letter(ctx, c->q, x, R_REJECTED);
     }
+    if (requeue_them)
+        after_requeue(ctx, c->q);
     settled(ctx, (rq_broker *)base, c);
 }
 
@@ -675,6 +850,39 @@ static int rq_declare(sim_ctx *ctx, broker *base, int queue, cfg_node *cfg, sim_
     return rq_read_queue(ctx, cfg, b->version, b->consumer_timeout, &q->args, d);
 }
 
+/* Every queue is declared: each deadLetter names one of them, another one,
+ * and the dead letters do not go round in a circle (R6.4's cycle rule is
+ * not modelled). */
+static int rq_declared(sim_ctx *ctx, broker *base, sim_diag *d)
+{
+    rq_broker *b = (rq_broker *)base;
+    for (size_t i = 0; i < b->nq; i++) {
+        rq_queue_args *a = &b->q[i]->args;
+        if (!a->dead_letter)
+            continue;
+        for (size_t j = 0; j < b->nq && a->dlq < 0; j++)
+            if (strcmp(sim_queue_name(ctx, (int)j), a->dead_letter) == 0)
+                a->dlq = (int)j;
+        const char *self = sim_queue_name(ctx, (int)i);
+        if (a->dlq < 0)
+            return diag_at(d, a->dead_letter_at, "deadLetter.queue: no queue named '%s' in the "
+                           "scenario", a->dead_letter);
+        if (a->dlq == (int)i)
+            return diag_at(d, a->dead_letter_at, "deadLetter.queue: queue '%s' cannot "
+                           "dead-letter to itself", self);
+    }
+    for (size_t i = 0; i < b->nq; i++) {
+        int at = (int)i;
+        for (size_t hops = 0; hops <= b->nq && at >= 0; hops++)
+            at = b->q[at]->args.dlq;
+        if (at >= 0)
+            return diag_at(d, b->q[i]->args.dead_letter_at, "deadLetter.queue: the dead "
+                           "letters of queue '%s' go round in a circle, which lsim does not "
+                           "model", sim_queue_name(ctx, (int)i));
+    }
+    return SIM_OK;
+}
+
 static void rq_destroy(broker *base)
 {
     rq_broker *b = (rq_broker *)base;
@@ -689,6 +897,7 @@ static void rq_destroy(broker *base)
         }
         for (size_t l = 0; l < q->nlevels; l++)
             free(q->levels[l].ring.v);
+        free(q->args.dead_letter);
         free(q->levels);
         free(q);
     }
@@ -703,6 +912,7 @@ const broker_ops broker_rabbitmq = {
     .publish = rq_publish, .subscribe = rq_subscribe, .unsubscribe = rq_unsubscribe,
     .ack = rq_ack, .reject = rq_reject, .depth = rq_depth, .cancel = rq_cancel,
     .ack_upto = rq_ack_upto, .nack_upto = rq_nack_upto, .declare = rq_declare,
+    .declared = rq_declared,
     /* no basic.get: pull and unpull stay NULL */
 };
 

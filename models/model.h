@@ -83,6 +83,8 @@ typedef struct broker_ops {
     /* The scenario's queue `queue` (its node in `q`) is declared: the broker
      * reads its own arguments there.  May be NULL. */
     int  (*declare)(sim_ctx *ctx, broker *b, int queue, cfg_node *q, sim_diag *d);
+    /* Every queue is declared (a queue's arguments may name another).  May be NULL. */
+    int  (*declared)(sim_ctx *ctx, broker *b, sim_diag *d);
 } broker_ops;
 
 /* ---- hosts: the CPU of a node ------------------------------------------------- */

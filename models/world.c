@@ -187,6 +187,7 @@ static int world_create(sim_ctx *ctx, cfg_node *root, void **self, sim_diag *d)
         return SIM_EINPUT;
     const container_ops *cops = registry_containers[ckind];
     if (read_broker(ctx, root, cops, w, d) != SIM_OK || read_queues(ctx, root, w, d) != SIM_OK ||
+        (w->broker->ops->declared && w->broker->ops->declared(ctx, w->broker, d) != SIM_OK) ||
         read_nodes(root, w, d) != SIM_OK)
         return SIM_EINPUT;
     return build_nodes(ctx, root, ccfg, cops, w, d);

@@ -100,6 +100,7 @@ struct sim_msg {
 
 #define SIM_MSG_REDELIVERED 1u
 #define SIM_MSG_ENDED       2u     /* the listener returned at least once */
+#define SIM_MSG_DEAD_LETTER 4u     /* a broker's dead-lettered copy of a message */
 
 /* A new message of queue `queue`, published now.  The caller sets group,
  * group_seq and service_ns, then calls sim_msg_published(). */

@@ -32,10 +32,11 @@ static void models_last(sim_ctx *ctx, size_t nmodel)
  * the end, as well as counted. */
 static void warn_losses(sim_ctx *ctx, uint64_t duplicates)
 {
-    uint64_t lost = ctx->dropped + ctx->dead_lettered;
-    if (lost > 0)
-        sim_warn(ctx, "%llu messages were lost (%llu dropped, %llu dead-lettered): see "
-                 "messages.fate", (unsigned long long)lost, (unsigned long long)ctx->dropped,
+    if (ctx->dropped > 0)
+        sim_warn(ctx, "%llu messages were lost (dropped by the broker): see messages.fate",
+                 (unsigned long long)ctx->dropped);
+    if (ctx->dead_lettered > 0)
+        sim_warn(ctx, "%llu messages were dead-lettered: see messages.fate",
                  (unsigned long long)ctx->dead_lettered);
     if (duplicates > 0)
         sim_warn(ctx, "%llu messages were processed more than once (duplicates)",

@@ -568,6 +568,161 @@ static void direct_restarts_on_its_monitor(void **state)
     tu_fixture_done(&fx);
 }
 
+/* ---- max-length, TTL, dead letters ------------------------------------------------------ */
+
+/* GC-10: max-length 5; m1, m2 taken (unacked), m6, m7 published (ready
+ * m3..m7 = 5: unacked messages do not count); the channel closes: m1, m2 go
+ * back to the head and are dropped; with reject-publish nothing is, and the
+ * queue holds 7. */
+static void gc10_requeue_versus_max_length(void **state)
+{
+    (void)state;
+    fixture *f = setup_broker("{}", "{ maxLength: 5 }");
+    rec a;
+    publish(f, 0, 5);
+    subscribe(f, &a, 1, 0, 2);
+    expect_got(&a, "m1,m2");
+    publish(f, 0, 2);
+    assert_int_equal(f->b->ops->depth(f->b, 0), 5);
+    f->b->ops->unsubscribe(f->ctx, f->b, &a.port);
+    assert_int_equal(f->b->ops->depth(f->b, 0), 5);
+    assert_int_equal(f->ctx->dropped, 2);
+    teardown_broker(f);
+
+    f = setup_broker("{}", "{ maxLength: 5, overflow: reject-publish }");
+    publish(f, 0, 5);
+    subscribe(f, &a, 1, 0, 2);
+    publish(f, 0, 2);
+    f->b->ops->unsubscribe(f->ctx, f->b, &a.port);
+    assert_int_equal(f->b->ops->depth(f->b, 0), 7);
+    assert_int_equal(f->ctx->dropped, 0);
+    teardown_broker(f);
+}
+
+typedef struct probe {
+    fixture *f;
+    int64_t depth;
+} probe;
+
+static void on_probe(sim_ctx *ctx, void *self, void *arg)
+{
+    (void)ctx;
+    (void)arg;
+    probe *p = self;
+    p->depth = p->f->b->ops->depth(p->f->b, 0);
+}
+
+static const sim_event_type ev_probe = { "test.probe", on_probe };
+
+/* messageTtl 1 s, no consumer: a message expires at its publish + 1 s (the
+ * timer on the millisecond), m2 published at 0.5 s half a second later. */
+static void ttl_expires_at_the_head(void **state)
+{
+    (void)state;
+    fixture *f = setup_broker("{}", "{ messageTtl: 1s }");
+    publish(f, 0, 1);
+    later p2 = { f, NULL, 0, 1, 0, 0 };
+    sim_schedule(f->ctx, 500 * SIM_MS, &ev_publish, &p2, NULL);
+    probe at[4] = { { f, -1 }, { f, -1 }, { f, -1 }, { f, -1 } };
+    const sim_time when[4] = { 999 * SIM_MS, 1000 * SIM_MS + 1, 1499 * SIM_MS,
+                               1500 * SIM_MS + 1 };
+    for (int i = 0; i < 4; i++)
+        sim_schedule_at(f->ctx, when[i], &ev_probe, &at[i], NULL);
+    f->ctx->duration = 2 * SIM_S;
+    assert_int_equal(sim_run(f->ctx), SIM_OK);
+    assert_int_equal(at[0].depth, 2);
+    assert_int_equal(at[1].depth, 1);
+    assert_int_equal(at[2].depth, 1);
+    assert_int_equal(at[3].depth, 0);
+    assert_int_equal(f->ctx->dropped, 2);
+    teardown_broker(f);
+}
+
+/* A delivered message never expires; requeued past its expiry it is
+ * removed at once (dropped:expired); ttl 0 discards what cannot be
+ * delivered at once. */
+static void ttl_spares_deliveries_and_removes_expired_requeues(void **state)
+{
+    (void)state;
+    fixture *f = setup_broker("{}", "{ messageTtl: 1s }");
+    rec a;
+    publish(f, 0, 1);
+    subscribe(f, &a, 1, 0, 1);
+    f->ctx->duration = 2 * SIM_S;
+    assert_int_equal(sim_run(f->ctx), SIM_OK);
+    assert_null(f->msgs[1]->fate);  /* still delivered, unexpired */
+    f->b->ops->reject(f->ctx, f->b, &a.port, f->msgs[1], true);
+    assert_int_equal(f->b->ops->depth(f->b, 0), 0);
+    assert_int_equal(f->ctx->dropped, 1);
+    f->b->ops->unsubscribe(f->ctx, f->b, &a.port);
+    teardown_broker(f);
+
+    f = setup_broker("{}", "{ messageTtl: 0s }");
+    subscribe(f, &a, 1, 0, 1);
+    publish(f, 0, 3);              /* m1 delivered at once, m2 and m3 discarded */
+    expect_got(&a, "m1");
+    assert_int_equal(f->b->ops->depth(f->b, 0), 0);
+    assert_int_equal(f->ctx->dropped, 2);
+    f->b->ops->unsubscribe(f->ctx, f->b, &a.port);
+    teardown_broker(f);
+}
+
+static const char *maxlen_case =
+    "name: maxlen\n"
+    "broker: { kind: rabbitmq }\n"
+    "nodes: [ { start: 1s } ]\n"
+    "queues:\n"
+    "  - name: q\n"
+    "    type: %s\n"
+    "    maxLength: 100\n"
+    "    overflow: %s\n"
+    "    arrivals: { kind: burst, count: 150, at: 0s }\n"
+    "    service: { kind: constant, value: 1ms }\n"
+    "%s"
+    "container: { kind: smlc, concurrency: '1' }\n";
+
+static void run_maxlen(tu_fixture *fx, const char *type, const char *overflow, bool dlq)
+{
+    char yaml[2048];
+    snprintf(yaml, sizeof yaml, maxlen_case, type, overflow,
+             dlq ? "    deadLetter: { queue: dlq }\n"
+                   "  - name: dlq\n"
+                   "    arrivals: { kind: phases, phases: [ { duration: 1s } ] }\n"
+                   "    service: { kind: constant, value: 1ms }\n"
+                 : "");
+    tu_fixture_run(fx, yaml);
+}
+
+/* GC-9: max-length 100, a burst of 150, no consumer until 1 s: drop-head
+ * keeps 51..150 (classic and quorum); reject-publish keeps 1..100 on a
+ * classic queue, 1..101 on a quorum queue (it refuses once over, until
+ * back to 80 %); with a dead-letter queue the 50 go there. */
+static void gc9_max_length_burst(void **state)
+{
+    (void)state;
+    static const struct { const char *type, *overflow, *rows; } cases[] = {
+        { "classic", "drop-head", "acked|100|51|150\ndropped:maxlen|50|1|50\n" },
+        { "quorum", "drop-head", "acked|100|51|150\ndropped:maxlen|50|1|50\n" },
+        { "classic", "reject-publish", "acked|100|1|100\ndropped:maxlen|50|101|150\n" },
+        { "quorum", "reject-publish", "acked|101|1|101\ndropped:maxlen|49|102|150\n" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        tu_fixture fx = { 0 };
+        run_maxlen(&fx, cases[i].type, cases[i].overflow, false);
+        tu_expect_rows(fx.db, "select fate, count(*), min(msg), max(msg) from messages "
+                              "group by fate order by fate",
+                       cases[i].rows);
+        tu_fixture_done(&fx);
+    }
+    tu_fixture fx = { 0 };
+    run_maxlen(&fx, "classic", "drop-head", true);
+    tu_expect_rows(fx.db, "select queue, fate, count(*) from messages group by 1, 2 "
+                          "order by 1, 2",
+                   "dlq|acked|50\nq|acked|100\nq|dead-lettered:maxlen|50\n");
+    assert_int_equal((int)tu_metric(fx.r, "dead_lettered"), 50);
+    tu_fixture_done(&fx);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -587,6 +742,10 @@ int main(void)
         cmocka_unit_test(group_fatal_and_no_requeue),
         cmocka_unit_test(stateful_retry_redelivers),
         cmocka_unit_test(direct_restarts_on_its_monitor),
+        cmocka_unit_test(gc10_requeue_versus_max_length),
+        cmocka_unit_test(ttl_expires_at_the_head),
+        cmocka_unit_test(ttl_spares_deliveries_and_removes_expired_requeues),
+        cmocka_unit_test(gc9_max_length_burst),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
