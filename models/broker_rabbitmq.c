@@ -84,6 +84,15 @@ typedef struct rq_transit {        /* a delivery on its way to the client */
     sim_time due;
 } rq_transit;
 
+typedef enum { OP_ACK, OP_REJECT, OP_ACK_UPTO, OP_NACK_UPTO, OP_CANCEL } rq_op_kind;
+
+typedef struct rq_client_op {      /* a settlement or cancel on its way to the broker */
+    rq_op_kind kind;
+    sim_msg *m;
+    bool requeue;
+    sim_time due;
+} rq_client_op;
+
 typedef struct rq_unacked {        /* a delivery not settled yet */
     sim_msg *m;
     sim_time at;                   /* when the channel sent basic.deliver */
@@ -106,6 +115,9 @@ struct rq_consumer {
     sim_time last_active;          /* its last delivery or settlement */
     sim_event_id tick_event;       /* the tick that would close the channel */
     sim_time tick_due;
+    rq_client_op *ops;             /* ring of client methods in transit (ackLatency) */
+    size_t ohead, on, ocap;
+    sim_event_id op_event;         /* the arrival of ops' head */
     rq_consumer *reg_next;         /* every consumer of the queue, in registration order */
 };
 
@@ -131,6 +143,7 @@ struct rq_broker {
     broker base;
     /* settings */
     sim_time dispatch_latency;
+    sim_time ack_latency;          /* client to broker: acks, nacks, rejects, cancels */
     bool is_single_active;
     int version;
     sim_time consumer_timeout;     /* broker.consumerTimeout; 0: none */
@@ -142,6 +155,9 @@ struct rq_broker {
 static void on_transit(sim_ctx *ctx, void *self, void *arg);
 static void on_tick(sim_ctx *ctx, void *self, void *arg);
 static void on_ttl(sim_ctx *ctx, void *self, void *arg);
+static void on_client_op(sim_ctx *ctx, void *self, void *arg);
+static const sim_event_type ev_client_op = { "rabbitmq.client_op", on_client_op };
+static void flush_ops(sim_ctx *ctx, rq_consumer *c);
 static const sim_event_type ev_ttl = { "rabbitmq.expire", on_ttl };
 static const sim_event_type ev_transit = { "rabbitmq.transit", on_transit };
 static const sim_event_type ev_tick = { "rabbitmq.channel_tick", on_tick };
@@ -674,7 +690,7 @@ static void elect(rq_queue *q)
             q->sac = c;
 }
 
-static void rq_cancel(sim_ctx *ctx, broker *base, consumer_port *p)
+static void apply_cancel(sim_ctx *ctx, broker *base, consumer_port *p)
 {
     rq_broker *b = (rq_broker *)base;
     rq_consumer *c = p->broker_state;
@@ -689,6 +705,7 @@ static void rq_cancel(sim_ctx *ctx, broker *base, consumer_port *p)
 
 static void free_consumer(rq_consumer *c)
 {
+    free(c->ops);
     free(c->unacked);
     free(c->tr);
     free(c);
@@ -714,6 +731,10 @@ static void take_back(sim_ctx *ctx, rq_consumer *c)
     if (c->tick_event)
         sim_cancel(ctx, c->tick_event);
     c->tick_event = 0;
+    if (c->op_event)
+        sim_cancel(ctx, c->op_event);   /* what the client sends now is ignored */
+    c->op_event = 0;
+    c->on = 0;
     size_t n = c->un;
     sim_msg **v = xmalloc((n ? n : 1) * sizeof *v);
     for (size_t i = 0; i < n; i++)
@@ -760,6 +781,9 @@ static void rq_unsubscribe(sim_ctx *ctx, broker *base, consumer_port *p)
     if (!c)
         return;
     rq_queue *q = c->q;
+    unlist_consumer(q, c);         /* nothing more is delivered to it ... */
+    c->is_cancelled = true;
+    flush_ops(ctx, c);             /* ... while what it sent before arrives */
     if (!c->is_closed)
         take_back(ctx, c);
     rq_consumer **link = &q->reg_head;
@@ -780,7 +804,7 @@ static rq_consumer *open_channel(consumer_port *p)
     return c && !c->is_closed ? c : NULL;
 }
 
-static void rq_ack(sim_ctx *ctx, broker *base, consumer_port *p, sim_msg *m)
+static void apply_ack(sim_ctx *ctx, broker *base, consumer_port *p, sim_msg *m)
 {
     rq_consumer *c = open_channel(p);
     if (!c)
@@ -790,7 +814,8 @@ static void rq_ack(sim_ctx *ctx, broker *base, consumer_port *p, sim_msg *m)
     settled(ctx, (rq_broker *)base, c);
 }
 
-static void rq_reject(sim_ctx *ctx, broker *base, consumer_port *p, sim_msg *m, bool requeue_it)
+static void apply_reject(sim_ctx *ctx, broker *base, consumer_port *p, sim_msg *m,
+                         bool requeue_it)
 {
     rq_consumer *c = open_channel(p);
     if (!c)
@@ -805,7 +830,7 @@ static void rq_reject(sim_ctx *ctx, broker *base, consumer_port *p, sim_msg *m, 
     settled(ctx, (rq_broker *)base, c);
 }
 
-static void rq_ack_upto(sim_ctx *ctx, broker *base, consumer_port *p, sim_msg *m)
+static void apply_ack_upto(sim_ctx *ctx, broker *base, consumer_port *p, sim_msg *m)
 {
     rq_consumer *c = open_channel(p);
     if (!c)
@@ -818,8 +843,8 @@ static void rq_ack_upto(sim_ctx *ctx, broker *base, consumer_port *p, sim_msg *m
     settled(ctx, (rq_broker *)base, c);
 }
 
-static void rq_nack_upto(sim_ctx *ctx, broker *base, consumer_port *p, sim_msg *m,
-                         bool requeue_them)
+static void apply_nack_upto(sim_ctx *ctx, broker *base, consumer_port *p, sim_msg *m,
+                            bool requeue_them)
 {
     rq_consumer *c = open_channel(p);
     if (!c)
@@ -835,6 +860,117 @@ static void rq_nack_upto(sim_ctx *ctx, broker *base, consumer_port *p, sim_msg *
     if (requeue_them)
         after_requeue(ctx, c->q);
     settled(ctx, (rq_broker *)base, c);
+}
+
+/* ---- the client-to-broker direction (ackLatency) ------------------------------------------ */
+
+static void apply_op(sim_ctx *ctx, rq_consumer *c, rq_client_op o)
+{
+    broker *base = &c->b->base;
+    consumer_port *p = c->port;
+    switch (o.kind) {
+    case OP_ACK:
+        apply_ack(ctx, base, p, o.m);
+        break;
+    case OP_REJECT:
+        apply_reject(ctx, base, p, o.m, o.requeue);
+        break;
+    case OP_ACK_UPTO:
+        apply_ack_upto(ctx, base, p, o.m);
+        break;
+    case OP_NACK_UPTO:
+        apply_nack_upto(ctx, base, p, o.m, o.requeue);
+        break;
+    case OP_CANCEL:
+        apply_cancel(ctx, base, p);
+        break;
+    }
+}
+
+static rq_client_op pop_op(rq_consumer *c)
+{
+    rq_client_op o = c->ops[c->ohead];
+    c->ohead = (c->ohead + 1) % c->ocap;
+    c->on--;
+    return o;
+}
+
+static void on_client_op(sim_ctx *ctx, void *self, void *arg)
+{
+    (void)arg;
+    rq_consumer *c = self;
+    rq_client_op o = pop_op(c);
+    c->op_event = c->on ? sim_schedule_at(ctx, c->ops[c->ohead].due, &ev_client_op, c, NULL) : 0;
+    apply_op(ctx, c, o);
+}
+
+/* What the client sends reaches the broker ackLatency later, in order; a
+ * channel that is gone by then never hears of it. */
+static void send_op(sim_ctx *ctx, consumer_port *p, rq_client_op o)
+{
+    rq_consumer *c = p->broker_state;
+    if (!c)
+        return;
+    if (c->b->ack_latency <= 0) {
+        apply_op(ctx, c, o);
+        return;
+    }
+    if (c->on == c->ocap) {
+        size_t cap = c->ocap ? c->ocap * 2 : 8;
+        rq_client_op *v = xmalloc(cap * sizeof *v);
+        for (size_t i = 0; i < c->on; i++)
+            v[i] = c->ops[(c->ohead + i) % c->ocap];
+        free(c->ops);
+        c->ops = v;
+        c->ohead = 0;
+        c->ocap = cap;
+    }
+    o.due = sim_now(ctx) + c->b->ack_latency;
+    c->ops[(c->ohead + c->on++) % c->ocap] = o;
+    if (c->on == 1)
+        c->op_event = sim_schedule_at(ctx, o.due, &ev_client_op, c, NULL);
+}
+
+/* Before the channel closes, what the client sent before closing arrives
+ * (one connection, in order). */
+static void flush_ops(sim_ctx *ctx, rq_consumer *c)
+{
+    if (c->op_event)
+        sim_cancel(ctx, c->op_event);
+    c->op_event = 0;
+    while (c->on > 0)
+        apply_op(ctx, c, pop_op(c));
+}
+
+static void rq_ack(sim_ctx *ctx, broker *base, consumer_port *p, sim_msg *m)
+{
+    (void)base;
+    send_op(ctx, p, (rq_client_op){ .kind = OP_ACK, .m = m });
+}
+
+static void rq_reject(sim_ctx *ctx, broker *base, consumer_port *p, sim_msg *m, bool requeue_it)
+{
+    (void)base;
+    send_op(ctx, p, (rq_client_op){ .kind = OP_REJECT, .m = m, .requeue = requeue_it });
+}
+
+static void rq_ack_upto(sim_ctx *ctx, broker *base, consumer_port *p, sim_msg *m)
+{
+    (void)base;
+    send_op(ctx, p, (rq_client_op){ .kind = OP_ACK_UPTO, .m = m });
+}
+
+static void rq_nack_upto(sim_ctx *ctx, broker *base, consumer_port *p, sim_msg *m,
+                         bool requeue_them)
+{
+    (void)base;
+    send_op(ctx, p, (rq_client_op){ .kind = OP_NACK_UPTO, .m = m, .requeue = requeue_them });
+}
+
+static void rq_cancel(sim_ctx *ctx, broker *base, consumer_port *p)
+{
+    (void)base;
+    send_op(ctx, p, (rq_client_op){ .kind = OP_CANCEL });
 }
 
 static int64_t rq_depth(const broker *base, int queue)
@@ -907,6 +1043,23 @@ static void rq_destroy(broker *base)
 
 static int rq_create(sim_ctx *ctx, cfg_node *cfg, broker **out, sim_diag *d);
 
+/* dispatchLatency (broker to client) and ackLatency (client to broker,
+ * dispatchLatency by default), or one rtt for both, half each way. */
+static int read_latencies(cfg_node *cfg, rq_broker *b, sim_diag *d)
+{
+    cfg_node *rtt = cfg_peek(cfg, "rtt");
+    if (rtt && (cfg_has(cfg, "dispatchLatency") || cfg_has(cfg, "ackLatency")))
+        return diag_at(d, rtt, "rtt: give rtt or dispatchLatency and ackLatency, not both");
+    sim_time t = 0;
+    if (rtt && cfg_get_duration(cfg, "rtt", 0, 0, &t, d) != SIM_OK)
+        return SIM_EINPUT;
+    if (cfg_get_duration(cfg, "dispatchLatency", t / 2, 0, &b->dispatch_latency, d) != SIM_OK ||
+        cfg_get_duration(cfg, "ackLatency", rtt ? t - t / 2 : b->dispatch_latency, 0,
+                         &b->ack_latency, d) != SIM_OK)
+        return SIM_EINPUT;
+    return SIM_OK;
+}
+
 const broker_ops broker_rabbitmq = {
     .kind = "rabbitmq", .create = rq_create, .destroy = rq_destroy,
     .publish = rq_publish, .subscribe = rq_subscribe, .unsubscribe = rq_unsubscribe,
@@ -922,7 +1075,7 @@ static int rq_create(sim_ctx *ctx, cfg_node *cfg, broker **out, sim_diag *d)
     rq_broker *b = xcalloc(1, sizeof *b);
     b->base.ops = &broker_rabbitmq;
     *out = &b->base;
-    if (cfg_get_duration(cfg, "dispatchLatency", 0, 0, &b->dispatch_latency, d) != SIM_OK ||
+    if (read_latencies(cfg, b, d) != SIM_OK ||
         cfg_get_bool(cfg, "singleActiveConsumer", false, 0, &b->is_single_active, d) != SIM_OK ||
         rq_read_broker(cfg, &b->version, &b->consumer_timeout, d) != SIM_OK)
         return SIM_EINPUT;

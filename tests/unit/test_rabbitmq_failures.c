@@ -723,6 +723,34 @@ static void gc9_max_length_burst(void **state)
     tu_fixture_done(&fx);
 }
 
+/* ---- the network both ways ------------------------------------------------------------------ */
+
+/* 4 ms of work, 50 ms each way (rtt 100 ms): a credit goes round in
+ * 104 ms, so the consumer saturates at prefetch 26 = 104 / 4 (RabbitMQ's
+ * "some queuing theory" note), not at 14 as with the acks instantaneous. */
+static void prefetch_a_link_needs(void **state)
+{
+    (void)state;
+    static const struct { const char *broker; int prefetch, completed; } cases[] = {
+        { "{ kind: rabbitmq, rtt: 100ms }", 25, 14400 },
+        { "{ kind: rabbitmq, rtt: 100ms }", 26, 14975 },
+        { "{ kind: rabbitmq, dispatchLatency: 50ms, ackLatency: 0s }", 14, 14987 },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char yaml[1024];
+        snprintf(yaml, sizeof yaml,
+                 "name: link\nduration: 60s\nbroker: %s\n"
+                 "queue:\n  arrivals: { kind: burst, count: 100000, at: 0s }\n"
+                 "  service: { kind: constant, value: 4ms }\n"
+                 "container: { kind: smlc, concurrency: '1', prefetchCount: %d }\n",
+                 cases[i].broker, cases[i].prefetch);
+        cfg_doc doc;
+        run *r = tu_run(yaml, NULL, SIM_DETAIL_SUMMARY, &doc);
+        assert_int_equal((int)tu_metric(r, "completed"), cases[i].completed);
+        tu_done(r, &doc);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -746,6 +774,7 @@ int main(void)
         cmocka_unit_test(ttl_expires_at_the_head),
         cmocka_unit_test(ttl_spares_deliveries_and_removes_expired_requeues),
         cmocka_unit_test(gc9_max_length_burst),
+        cmocka_unit_test(prefetch_a_link_needs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
