@@ -62,7 +62,7 @@ static int read_retry(cfg_node *cfg, bool boot4, lf_retry *r, sim_diag *d)
     }
     if (cfg_expect_map(n, "retry", d) != SIM_OK)
         return SIM_EINPUT;
-    cfg_node *ma = cfg_peek(n, "maxAttempts"), *mr = cfg_peek(n, "maxRetries");
+    cfg_node *ma = cfg_get(n, "maxAttempts"), *mr = cfg_get(n, "maxRetries");   /* both known */
     if (ma && mr)
         return diag_at(d, mr, "maxRetries: give 'maxAttempts' (Boot 2 and 3: attempts in all) "
                        "or 'maxRetries' (Boot 4: retries after the first attempt), not both");
