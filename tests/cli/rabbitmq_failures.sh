@@ -31,6 +31,11 @@ expect "brief case: first close and restart" \
 expect "brief case: warning" "$(cat "$TMP/err")" \
     "lsim: warning: 28 messages were processed more than once (duplicates)"
 
+"$LSIM" plot "$TMP/x.db" --kind timeline -o "$TMP/x.svg" >/dev/null
+expect "brief case: the plot marks the 28 closes" \
+    "$(grep -o '<line[^>]*stroke="#d62728" stroke-width="1.00" stroke-dasharray="5,3"/>' \
+        "$TMP/x.svg" | wc -l)" 28
+
 "$LSIM" run scenarios/rabbitmq-consumer-timeout.yaml --set container.prefetchCount=8 \
     --out "$TMP/x.db" >"$TMP/out" 2>"$TMP/err"
 expect "prefetch 8: closes" "$(metric consumer_timeouts)" 0
