@@ -212,6 +212,28 @@ static void timeout_on_a_tick_closes_a_tick_later(void **state)
     teardown_broker(f);
 }
 
+/* x-consumer-timeout: from 3.12 a queue's own timeout replaces the broker's,
+ * larger or smaller; 3.10 ignores it (a warning). */
+static void queue_consumer_timeout_by_version(void **state)
+{
+    (void)state;
+    static const struct { const char *broker; sim_time closed; } cases[] = {
+        { "{ version: '3.13', consumerTimeout: 30m }", 60 * SIM_S },
+        { "{ version: '3.10.8', consumerTimeout: 100s }", 120 * SIM_S },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        fixture *f = setup_broker(cases[i].broker, "{ consumerTimeout: 5s }");
+        rec a;
+        publish(f, 0, 1);
+        subscribe(f, &a, 1, 0, 1);
+        f->ctx->duration = 200 * SIM_S;
+        assert_int_equal(sim_run(f->ctx), SIM_OK);
+        assert_int_equal(a.closed_at, cases[i].closed);
+        f->b->ops->unsubscribe(f->ctx, f->b, &a.port);
+        teardown_broker(f);
+    }
+}
+
 /* GC-6: quorum, x-delivery-limit 2, every delivery nacked with requeue:
  * each message is delivered 3 times, then dropped; 6 deliveries. */
 static void gc6_quorum_delivery_limit(void **state)
@@ -757,6 +779,7 @@ int main(void)
         cmocka_unit_test(gc1_timeout_on_a_busy_channel),
         cmocka_unit_test(gc2_tick_rephased_by_hibernation),
         cmocka_unit_test(timeout_on_a_tick_closes_a_tick_later),
+        cmocka_unit_test(queue_consumer_timeout_by_version),
         cmocka_unit_test(gc6_quorum_delivery_limit),
         cmocka_unit_test(gc6_quorum_default_limit_on_4x),
         cmocka_unit_test(gc7_quorum_without_limit_requeues_to_the_back),
