@@ -1,7 +1,7 @@
 #!/bin/sh
 # valgrind.sh BUILD -- a representative subset under valgrind (memcheck): a
 # few unit tests (the calendar, scenarios, traces, the SQLite writer, compare,
-# both brokers) and the commands on small inputs: run (with --trace), check,
+# both brokers, the RabbitMQ failure paths) and the commands on small inputs: run (with --trace), check,
 # compare, fit, plot, a sweep with -j 2 (its workers are forked, so valgrind
 # follows them), a plan's jobs merged, and a bad scenario (exit status 2, no
 # leak on the error path).  Any memory error or leak (definite, indirect,
@@ -30,6 +30,7 @@ check() {
 }
 
 for t in test_calendar test_config test_trace test_timeline test_compare test_broker_rabbitmq \
+         test_rabbitmq_failures \
          test_activemq; do
     check 0 "$B/tests/$t"
 done
