@@ -773,6 +773,32 @@ static void prefetch_a_link_needs(void **state)
     }
 }
 
+/* ActiveMQ under AUTO_ACKNOWLEDGE acknowledges inside receive(), before the
+ * listener runs: a slot comes back 50 ms (ackLatency) after its message was
+ * taken, so 4 ms of work needs a prefetch of 50 / 4 + 1 = 13; prefetch 1
+ * gives one message per 50 ms. */
+static void activemq_ack_latency(void **state)
+{
+    (void)state;
+    static const struct { int prefetch, completed; } cases[] = {
+        { 1, 1200 }, { 12, 14399 }, { 13, 14998 },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char yaml[1024];
+        snprintf(yaml, sizeof yaml,
+                 "name: amq\nduration: 60s\n"
+                 "broker: { kind: activemq, queuePrefetch: %d, ackLatency: 50ms }\n"
+                 "queue:\n  arrivals: { kind: burst, count: 100000, at: 0s }\n"
+                 "  service: { kind: constant, value: 4ms }\n"
+                 "container: { kind: dmlc, concurrency: '1' }\n",
+                 cases[i].prefetch);
+        cfg_doc doc;
+        run *r = tu_run(yaml, NULL, SIM_DETAIL_SUMMARY, &doc);
+        assert_int_equal((int)tu_metric(r, "completed"), cases[i].completed);
+        tu_done(r, &doc);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -798,6 +824,7 @@ int main(void)
         cmocka_unit_test(ttl_spares_deliveries_and_removes_expired_requeues),
         cmocka_unit_test(gc9_max_length_burst),
         cmocka_unit_test(prefetch_a_link_needs),
+        cmocka_unit_test(activemq_ack_latency),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
