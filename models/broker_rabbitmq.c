@@ -43,7 +43,8 @@
  *     strict): if it is too old the broker closes the channel, takes back
  *     every unacknowledged delivery (classic: to its original place;
  *     quorum: to the front, one more return each) and ignores whatever the
- *     client settles later.  Only the tick that can fire is an event.
+ *     client settles later.  Only a tick that may close is an event (one
+ *     per channel per timeout's length: arm_timeout).
  *   - queue types (queue.type): classic as above; quorum (rabbit_fifo): a
  *     requeued message goes to the front (the returns, served first) when a
  *     delivery limit is set, to the back when not; every return counts, and
@@ -518,27 +519,27 @@ static sim_time tick_after(const rq_consumer *c, sim_time deadline)
     return c->phase + (k < 1 ? 1 : k) * RMQ_CHANNEL_TICK;
 }
 
-/* Keeps the one tick event that can close the channel: at the tick after
- * the oldest unacknowledged delivery's deadline, none when nothing is
- * unacknowledged. */
-static void arm_timeout(sim_ctx *ctx, rq_consumer *c)
+static void schedule_tick(sim_ctx *ctx, rq_consumer *c, sim_time due)
 {
-    sim_time t = c->q->args.consumer_timeout;
-    if (t <= 0 || c->is_closed)
-        return;
-    if (c->un == 0) {
-        if (c->tick_event)
-            sim_cancel(ctx, c->tick_event);
-        c->tick_event = 0;
-        return;
-    }
-    sim_time due = tick_after(c, c->unacked[c->uhead].at + t);
-    if (c->tick_event && c->tick_due == due)
-        return;
     if (c->tick_event)
         sim_cancel(ctx, c->tick_event);
     c->tick_due = due;
     c->tick_event = sim_schedule_at(ctx, due, &ev_tick, c, NULL);
+}
+
+/* A delivery became the oldest unacknowledged one: the tick after its
+ * deadline must be checked.  Lazily: an event already due no later stays
+ * (it re-checks when it comes), and settlements change nothing, so a busy
+ * channel costs one event per timeout's length, not one per message, and
+ * none in a run shorter than the timeout. */
+static void arm_timeout(sim_ctx *ctx, rq_consumer *c)
+{
+    sim_time t = c->q->args.consumer_timeout;
+    if (t <= 0 || c->is_closed || c->un == 0)
+        return;
+    sim_time due = tick_after(c, c->unacked[c->uhead].at + t);
+    if (!c->tick_event || due < c->tick_due)
+        schedule_tick(ctx, c, due);
 }
 
 static void hand_over(sim_ctx *ctx, rq_broker *b, rq_consumer *c, sim_msg *m)
@@ -606,7 +607,6 @@ static void dispatch(sim_ctx *ctx, rq_broker *b, rq_queue *q)
 static void settled(sim_ctx *ctx, rq_broker *b, rq_consumer *c)
 {
     c->last_active = sim_now(ctx);
-    arm_timeout(ctx, c);
     if (c->is_blocked && !c->is_cancelled && has_room(c))
         list_consumer(c->q, c);
     dispatch(ctx, b, c->q);
@@ -760,9 +760,15 @@ static void on_tick(sim_ctx *ctx, void *self, void *arg)
     c->tick_event = 0;
     sim_time now = sim_now(ctx);
     if (c->un == 0)
+        return;                    /* settled meanwhile; the next delivery arms again */
+    sim_time t = c->q->args.consumer_timeout, at = c->unacked[c->uhead].at;
+    if ((now - c->phase) % RMQ_CHANNEL_TICK != 0) {
+        /* the channel re-phased (hibernation) since: its next real tick */
+        schedule_tick(ctx, c, tick_after(c, at + t > now ? at + t : now));
         return;
-    if (!(c->unacked[c->uhead].at < now - c->q->args.consumer_timeout)) {
-        arm_timeout(ctx, c);
+    }
+    if (!(at < now - t)) {
+        schedule_tick(ctx, c, tick_after(c, at + t));
         return;
     }
     sim_consumer_timeout(ctx);
