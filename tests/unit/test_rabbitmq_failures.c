@@ -406,6 +406,37 @@ static void gc5_quorum_13s_loses_messages(void **state)
 }
 
 
+/* GC-6 derived: with a dead-letter queue, the two messages are
+ * dead-lettered with reason delivery_limit after 3 deliveries each, and
+ * their copies are consumed from the dead-letter queue. */
+static void gc6_delivery_limit_dead_letters(void **state)
+{
+    (void)state;
+    tu_fixture fx = { 0 };
+    tu_fixture_run(&fx, "name: gc6\n"
+                        "broker: { kind: rabbitmq, version: '3.13' }\n"
+                        "queues:\n"
+                        "  - name: q\n"
+                        "    type: quorum\n"
+                        "    deliveryLimit: 2\n"
+                        "    deadLetter: { queue: dlq }\n"
+                        "    arrivals: { kind: burst, count: 2, at: 0s }\n"
+                        "    service: { kind: constant, value: 10ms }\n"
+                        "  - name: dlq\n"
+                        "    arrivals: { kind: phases, phases: [ { duration: 1s } ] }\n"
+                        "    service: { kind: constant, value: 10ms }\n"
+                        "container:\n"
+                        "  kind: smlc\n"
+                        "  concurrency: '1'\n"
+                        "  prefetchCount: 1\n"
+                        "  failures: [ { messages: [1, 2] } ]\n");
+    tu_expect_rows(fx.db, "select msg, queue, requeues, deliveries, fate from messages order by msg",
+                   "1|q|2|3|dead-lettered:delivery_limit\n2|q|2|3|dead-lettered:delivery_limit\n"
+                   "3|dlq|0|1|acked\n4|dlq|0|1|acked\n");
+    assert_int_equal((int)tu_metric(fx.r, "dead_lettered"), 2);
+    tu_fixture_done(&fx);
+}
+
 /* ---- listener failures and retry ---------------------------------------------------- */
 
 static const char *poison_case =
@@ -813,6 +844,7 @@ int main(void)
         cmocka_unit_test(gc4_brief_case),
         cmocka_unit_test(gc5_brief_case_quorum_nothing_lost),
         cmocka_unit_test(gc5_quorum_13s_loses_messages),
+        cmocka_unit_test(gc6_delivery_limit_dead_letters),
         cmocka_unit_test(gc12_poison_with_retry),
         cmocka_unit_test(gc13_poison_loops),
         cmocka_unit_test(batch_nack_takes_the_processed_message),
