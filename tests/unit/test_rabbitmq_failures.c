@@ -437,6 +437,30 @@ static void gc6_delivery_limit_dead_letters(void **state)
     tu_fixture_done(&fx);
 }
 
+/* S2.6: a restart is not a scale-up: consumers.size() stays (2 before and
+ * after), and lastConsumerStarted keeps the dynamic start of 84 s, which the
+ * next considerAddingAConsumer (168 s) reads. */
+static void restart_leaves_the_scaling_state(void **state)
+{
+    (void)state;
+    tu_fixture fx = { 0 };
+    tu_fixture_run(&fx, "name: s26\n"
+                        "duration: 170s\n"
+                        "broker: { kind: rabbitmq, version: '3.10.8', consumerTimeout: 60s }\n"
+                        "queue:\n"
+                        "  arrivals: { kind: burst, count: 1000, at: 0s }\n"
+                        "  service: { kind: constant, value: 7s }\n"
+                        "container: { kind: smlc, concurrency: '1-3', prefetchCount: 250 }\n");
+    tu_expect_rows(fx.db, "select t, action, consumers_after, rule, "
+                          "json_extract(detail, '$.lastConsumerStarted_ms'), "
+                          "json_extract(detail, '$.consumers_before') from scaling",
+                   "84000.0|start|2|considerAddingAConsumer|NULL|1\n"
+                   "120000.0|channel-closed|2|consumer_timeout|NULL|NULL\n"
+                   "126000.0|restart|2|restart|NULL|2\n"
+                   "168000.0|start|3|considerAddingAConsumer|84000|2\n");
+    tu_fixture_done(&fx);
+}
+
 /* ---- listener failures and retry ---------------------------------------------------- */
 
 static const char *poison_case =
@@ -845,6 +869,7 @@ int main(void)
         cmocka_unit_test(gc5_brief_case_quorum_nothing_lost),
         cmocka_unit_test(gc5_quorum_13s_loses_messages),
         cmocka_unit_test(gc6_delivery_limit_dead_letters),
+        cmocka_unit_test(restart_leaves_the_scaling_state),
         cmocka_unit_test(gc12_poison_with_retry),
         cmocka_unit_test(gc13_poison_loops),
         cmocka_unit_test(batch_nack_takes_the_processed_message),
