@@ -366,6 +366,24 @@ static void gc4_brief_case(void **state)
     tu_fixture_done(&fx);
 }
 
+/* GC-4 with 10 s a message: the tick at 120 s and the end of message 12
+ * coincide; the close is still at 120.0 (the spec allows 11 or 12 acked:
+ * here the tick, armed at 0 s, runs first, so 11), and the consumer
+ * restarts at once as the listener returns at the same instant. */
+static void gc4_ten_seconds_tick_meets_ack(void **state)
+{
+    (void)state;
+    tu_fixture fx = { 0 };
+    run_brief(&fx, "130s", "3.10.8", "classic", "10s");
+    tu_expect_rows(fx.db, "select t, action from scaling",
+                   "120000.0|channel-closed\n120000.0|restart\n");
+    tu_expect_rows(fx.db, "select count(*) from messages where fate = 'acked' and t_end <= 120000",
+                   "11\n");
+    tu_expect_rows(fx.db, "select t_begin, t_end, deliveries from messages where msg = 12",
+                   "120000.0|130000.0|2\n");
+    tu_fixture_done(&fx);
+}
+
 /* GC-5: the same on a 4.x quorum queue: the same times (the check is the
  * channel's); each close is one more return of the 250 messages, fewer than
  * the 20 allowed over this run: nothing is lost. */
@@ -866,6 +884,7 @@ int main(void)
         cmocka_unit_test(gc7_quorum_without_limit_requeues_to_the_back),
         cmocka_unit_test(gc8_classic_requeues_to_the_head),
         cmocka_unit_test(gc4_brief_case),
+        cmocka_unit_test(gc4_ten_seconds_tick_meets_ack),
         cmocka_unit_test(gc5_brief_case_quorum_nothing_lost),
         cmocka_unit_test(gc5_quorum_13s_loses_messages),
         cmocka_unit_test(gc6_delivery_limit_dead_letters),
