@@ -35,10 +35,17 @@
  * each of them): a new consumer at the lowest free index.  Only those runs
  * are events (the monitor itself is one only with messagesPerAck > 1).
  *
+ * A listener that throws (container.failures, as for smlc): the channel's
+ * rollback is basicNack(deliveryTag, multiple=true, requeue) after any
+ * pending acks went out (SimpleConsumer.rollback), requeue as
+ * ContainerUtils.shouldRequeue decides (defaultRequeueRejected, fatal);
+ * Spring Retry runs in the pool thread, which its back-off blocks.
+ *
  * Invariants: idle_threads + channels BUSY == pool; a channel is on the
  * ready FIFO iff it is READY.
  */
 #include "amqp_version.h"
+#include "listener_failures.h"
 #include "mem.h"
 #include "model.h"
 
@@ -72,6 +79,8 @@ typedef struct dconsumer {
     bool is_closed;                /* the broker closed the channel */
     sim_msg *held;                 /* the listener's message when it closed */
     sim_time held_begin;
+    int attempt;                   /* stateless retry: attempts on the running message */
+    lf_outcome pending;            /* stateful retry: thrown after the back-off */
 } dconsumer;
 
 typedef struct dchange {
@@ -86,6 +95,8 @@ typedef struct direct {
     int version;
     int per_queue, pool, prefetch, messages_per_ack;
     int64_t ack_timeout_ms;
+    bool is_requeue_rejected;      /* defaultRequeueRejected */
+    listener_failures lf;
     sim_time monitor_interval, start_latency;
     dchange *changes;
     int nchanges;
@@ -106,6 +117,10 @@ static void on_done(sim_ctx *ctx, void *self, void *arg);
 static void on_monitor(sim_ctx *ctx, void *self, void *arg);
 static void on_change(sim_ctx *ctx, void *self, void *arg);
 static void on_noticed(sim_ctx *ctx, void *self, void *arg);
+static void on_retry(sim_ctx *ctx, void *self, void *arg);
+static void on_rethrow(sim_ctx *ctx, void *self, void *arg);
+static const sim_event_type ev_retry = { "direct.retry", on_retry };
+static const sim_event_type ev_rethrow = { "direct.rethrow", on_rethrow };
 static void on_restart(sim_ctx *ctx, void *self, void *arg);
 static const sim_event_type ev_noticed = { "direct.channel_closed", on_noticed };
 static const sim_event_type ev_restart = { "direct.restart", on_restart };
@@ -161,6 +176,7 @@ static void run_item(sim_ctx *ctx, direct *d, dconsumer *c)
     c->nwork--;
     c->block_left--;
     c->running = m;
+    c->attempt = 0;
     sim_msg_begin(ctx, m, d->env.node, c->id);
     host_run(ctx, d->env.host, m->service_ns, &ev_done, c, m);
 }
@@ -210,22 +226,78 @@ static void ack(sim_ctx *ctx, direct *d, dconsumer *c, sim_msg *m)
         send_ack(ctx, d, c);
 }
 
+/* SimpleConsumer.rollback: pending acks first, then one nack up to this
+ * delivery, multiple=true. */
+static void rollback(sim_ctx *ctx, direct *d, dconsumer *c, sim_msg *m, bool requeue)
+{
+    if (c->pending_acks > 0)
+        send_ack(ctx, d, c);
+    d->env.broker->ops->nack_upto(ctx, d->env.broker, &c->port, m, requeue);
+}
+
+static void listener_returned(sim_ctx *ctx, direct *d, dconsumer *c, sim_msg *m,
+                              lf_outcome o, bool is_recovered);
+
+static void on_retry(sim_ctx *ctx, void *self, void *arg)
+{
+    dconsumer *c = self;
+    host_run(ctx, c->d->env.host, ((sim_msg *)arg)->service_ns, &ev_done, c, arg);
+}
+
+static void on_rethrow(sim_ctx *ctx, void *self, void *arg)
+{
+    dconsumer *c = self;
+    listener_returned(ctx, c->d, c, arg, c->pending, false);
+}
+
+/* A listener attempt ended: retry as for smlc (container_smlc.c). */
 static void on_done(sim_ctx *ctx, void *self, void *arg)
 {
     dconsumer *c = self;
     direct *d = c->d;
+    sim_msg *m = arg;
+    lf_outcome o = lf_any(&d->lf) ? lf_call(&d->lf, m) : LF_OK;
+    const lf_retry *r = &d->lf.retry;
+    bool is_recovered = false;
+    if (o != LF_OK && r->is_enabled && r->is_stateless) {
+        if (++c->attempt < r->attempts) {
+            sim_schedule(ctx, lf_backoff(r, c->attempt), &ev_retry, c, m);
+            return;
+        }
+        is_recovered = true;
+    } else if (o != LF_OK && r->is_enabled) {
+        if ((int)m->deliveries < r->attempts) {
+            c->pending = o;
+            sim_schedule(ctx, lf_backoff(r, (int)m->deliveries), &ev_rethrow, c, m);
+            return;
+        }
+        is_recovered = true;
+    }
+    listener_returned(ctx, d, c, m, o, is_recovered);
+}
+
+static void listener_returned(sim_ctx *ctx, direct *d, dconsumer *c, sim_msg *m,
+                              lf_outcome o, bool is_recovered)
+{
+    void *arg = m;
     c->running = NULL;
     if (c->held && c->held == arg) {
         /* its channel closed meanwhile: no ack, and nothing more to run */
-        sim_msg_end_held(ctx, c->held, d->env.node, c->id, c->held_begin, true);
+        sim_msg_end_held(ctx, c->held, d->env.node, c->id, c->held_begin, o == LF_OK);
         c->held = NULL;
         d->idle_threads++;
         c->state = CH_CLOSED;
         run_threads(ctx, d);
         return;
     }
-    sim_msg_end(ctx, arg);
-    ack(ctx, d, c, arg);
+    if (o == LF_OK) {
+        sim_msg_end(ctx, arg);
+        ack(ctx, d, c, arg);
+    } else {
+        sim_msg_end_failed(ctx, arg);
+        rollback(ctx, d, c, m,
+                 o == LF_FAILS && !is_recovered && d->is_requeue_rejected);
+    }
     if (c->block_left > 0) {
         run_item(ctx, d, c);
         return;
@@ -497,6 +569,7 @@ static void direct_destroy(container *base)
     free(d->nlist);
     free(d->caplist);
     free(d->changes);
+    lf_fini(&d->lf);
     free(d);
 }
 
@@ -543,7 +616,7 @@ static int read_changes(cfg_node *cfg, direct *d, sim_diag *d_)
     return SIM_OK;
 }
 
-static int read_config(cfg_node *cfg, direct *d, sim_diag *d_)
+static int read_config(sim_ctx *ctx, cfg_node *cfg, direct *d, sim_diag *d_)
 {
     int64_t per_queue, prefetch, mpa;
     sim_time monitor, ack_timeout;
@@ -555,7 +628,10 @@ static int read_config(cfg_node *cfg, direct *d, sim_diag *d_)
         cfg_get_duration(cfg, "ackTimeout", 20 * SIM_S, CFG_POSITIVE, &ack_timeout, d_) != SIM_OK ||
         cfg_get_duration(cfg, "monitorInterval", 10 * SIM_S, CFG_POSITIVE, &monitor, d_) != SIM_OK ||
         cfg_get_duration(cfg, "startLatency", 0, 0, &d->start_latency, d_) != SIM_OK ||
-        read_pool(cfg, d, d_) != SIM_OK || read_changes(cfg, d, d_) != SIM_OK)
+        read_pool(cfg, d, d_) != SIM_OK || read_changes(cfg, d, d_) != SIM_OK ||
+        cfg_get_bool(cfg, "defaultRequeueRejected", true, 0, &d->is_requeue_rejected, d_) !=
+            SIM_OK ||
+        lf_read(ctx, cfg, d->env.node, d->version >= AMQP_VERSION(4, 0, 0), &d->lf, d_) != SIM_OK)
         return SIM_EINPUT;
     d->per_queue = (int)per_queue;
     d->messages_per_ack = (int)mpa;
@@ -584,7 +660,7 @@ static int direct_create(sim_ctx *ctx, cfg_node *cfg, const container_env *env, 
     d->lists = xcalloc((size_t)env->nqueues, sizeof *d->lists);
     d->nlist = xcalloc((size_t)env->nqueues, sizeof *d->nlist);
     d->caplist = xcalloc((size_t)env->nqueues, sizeof *d->caplist);
-    if (read_config(cfg, d, d_) != SIM_OK)
+    if (read_config(ctx, cfg, d, d_) != SIM_OK)
         return SIM_EINPUT;
     d->idle_threads = d->pool;
     if (host_cores(env->host) <= 0 && !cfg_has(cfg, "clientThreads") &&

@@ -663,6 +663,28 @@ static void direct_restarts_on_its_monitor(void **state)
     tu_fixture_done(&fx);
 }
 
+/* The same poison message on the direct container: the retry's back-off
+ * blocks the pool thread that runs the channel's deliveries; the nack
+ * (multiple, no requeue) at 2.15 s, the next message after it. */
+static void direct_poison_with_retry(void **state)
+{
+    (void)state;
+    tu_fixture fx = { 0 };
+    tu_fixture_run(&fx, "name: poison\n"
+                        "broker: { kind: rabbitmq }\n"
+                        "queue:\n"
+                        "  arrivals: { kind: burst, count: 2, at: 0s }\n"
+                        "  service: { kind: constant, value: 50ms }\n"
+                        "container:\n"
+                        "  kind: direct\n"
+                        "  version: '3.1'\n"
+                        "  failures: [ { messages: [1] } ]\n"
+                        "  retry: { enabled: true }\n");
+    tu_expect_rows(fx.db, "select msg, t_begin, t_end, deliveries, fate from messages",
+                   "1|0.0|2150.0|1|dropped:rejected\n2|2150.0|2200.0|1|acked\n");
+    tu_fixture_done(&fx);
+}
+
 /* ---- max-length, TTL, dead letters ------------------------------------------------------ */
 
 /* GC-10: max-length 5; m1, m2 taken (unacked), m6, m7 published (ready
@@ -895,6 +917,7 @@ int main(void)
         cmocka_unit_test(group_fatal_and_no_requeue),
         cmocka_unit_test(stateful_retry_redelivers),
         cmocka_unit_test(direct_restarts_on_its_monitor),
+        cmocka_unit_test(direct_poison_with_retry),
         cmocka_unit_test(gc10_requeue_versus_max_length),
         cmocka_unit_test(ttl_expires_at_the_head),
         cmocka_unit_test(ttl_spares_deliveries_and_removes_expired_requeues),
