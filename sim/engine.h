@@ -93,14 +93,14 @@ struct sim_ctx {
     msg_block *blocks;
     size_t nblocks;
     sim_msg *free_msgs;
-    sim_msg *live_head, *live_tail;
-    uint64_t live;
+    uint64_t live;                 /* published and not yet done */
     uint64_t next_msg_id;
 
     name_table groups, queues;
 
     /* ---- statistics ---- */
     uint64_t published, completed, requeues, violations, inversions;
+    uint64_t dropped, dead_lettered, duplicates, redeliveries, consumer_timeouts;
     histogram latency, wait;
     order_tracker order;
     node_state *nodes;
@@ -132,6 +132,9 @@ void engine_message_gone(sim_ctx *ctx);
 
 /* message.c */
 void messages_fini(sim_ctx *ctx);
-void message_write_row(sim_ctx *ctx, const sim_msg *m);
+/* Writes the rows of the messages still in flight, in publish order. */
+void messages_write_live(sim_ctx *ctx);
+/* How many messages still in flight were processed more than once. */
+uint64_t messages_live_duplicates(const sim_ctx *ctx);
 
 #endif
