@@ -25,7 +25,6 @@
 
 #define DMLC_MAX_CONSUMERS 100000
 
-static const char *const versions[] = { "4.3", "5.3", "6.2", NULL };
 static const char *const executors[] = { "simple", "threadPool", NULL };
 static const char *const cache_levels[] = { "none", "connection", "session", "consumer",
                                             "auto", NULL };
@@ -184,22 +183,53 @@ static void apply_all(dmlc_settings *s, const op_list *ops)
         dmlc_apply(s, ops->v[i].what, ops->v[i].value);
 }
 
+/* `version`: a Spring Framework release ("6.1", "6.1.15").  lsim models the
+ * task rules of 4.3, 5.3 and 6.2; another line runs as the modelled one
+ * whose rules it has, with a note: 5.0-6.1 as 5.3 (idleReceivesPerTaskLimit
+ * is off by default until 6.2; before 5.3.5 it does not exist, which only
+ * matters if it is set), 7.0 as 6.2 (the invoker loop did not change). */
+static int read_version(sim_ctx *ctx, cfg_node *cfg, dmlc_version *out, sim_diag *d)
+{
+    const char *text;
+    if (cfg_get_string(cfg, "version", "6.2", 0, &text, d) != SIM_OK)
+        return SIM_EINPUT;
+    int major = -1, minor = -1, patch = 0;
+    char tail;
+    int got = sscanf(text, "%d.%d.%d%c", &major, &minor, &patch, &tail);
+    int v = major * 100 + minor;
+    if (got < 2 || got > 3 || minor < 0 || minor > 99 || patch < 0 || major < 4 || major > 7 ||
+        (major == 4 && minor != 3) || (major == 7 && minor > 0) || (major == 6 && minor > 2) ||
+        (major == 5 && minor > 3))
+        return diag_at(d, cfg_peek(cfg, "version"), "version: '%s' is not a Spring Framework "
+                       "release lsim models (4.3, 5.0 to 5.3, 6.0 to 6.2, 7.0; \"6.1\" or "
+                       "\"6.1.15\")", text);
+    *out = v == 403 ? DMLC_V43 : v < 602 ? DMLC_V53 : DMLC_V62;
+    const char *as = *out == DMLC_V43 ? "4.3" : *out == DMLC_V53 ? "5.3" : "6.2";
+    bool same_line = (major == 4 || (major == 5 && minor == 3) || (major == 6 && minor == 2)) &&
+                     got == 2;
+    if (!same_line && ctx && (v != 403 && v != 503 && v != 602))
+        sim_warn(ctx, "container.version %s runs as Spring %s, the nearest line lsim models "
+                 "with the same task rules", text, as);
+    return SIM_OK;
+}
+
 /* version, taskExecutor, cacheLevel, receiveTimeout, startLatency and the
  * rest, into c->base. */
-static int read_base(cfg_node *cfg, dmlc_config *c, sim_diag *d)
+static int read_base(sim_ctx *ctx, cfg_node *cfg, dmlc_config *c, sim_diag *d)
 {
-    int version, executor, level;
+    int executor, level;
+    dmlc_version version = DMLC_V62;
     bool tm;
     dmlc_settings *s = &c->base;
     *s = (dmlc_settings){ .concurrent = 1, .max = 1, .idle_receives = -1 };
-    if (cfg_get_enum(cfg, "version", versions, DMLC_V62, 0, &version, d) != SIM_OK ||
+    if (read_version(ctx, cfg, &version, d) != SIM_OK ||
         cfg_get_enum(cfg, "taskExecutor", executors, 0, 0, &executor, d) != SIM_OK ||
         cfg_get_enum(cfg, "cacheLevel", cache_levels, LEVEL_AUTO, 0, &level, d) != SIM_OK ||
         cfg_get_bool(cfg, "transactionManager", false, 0, &tm, d) != SIM_OK ||
         cfg_get_duration(cfg, "receiveTimeout", SIM_S, 0, &s->receive_timeout, d) != SIM_OK ||
         cfg_get_duration(cfg, "startLatency", 5 * SIM_MS, 0, &s->start_latency, d) != SIM_OK)
         return SIM_EINPUT;
-    s->version = (dmlc_version)version;
+    s->version = version;
     if (level == LEVEL_AUTO)
         level = tm ? LEVEL_NONE : LEVEL_CONSUMER;
     s->is_consumer_cached = level == LEVEL_CONSUMER;
@@ -300,7 +330,7 @@ int dmlc_config_read(sim_ctx *ctx, cfg_node *cfg, const int *queues, int nqueues
     memset(out, 0, sizeof *out);
     out->nqueues = nqueues;
     out->per_queue = xcalloc((size_t)nqueues, sizeof *out->per_queue);
-    if (read_base(cfg, out, d) != SIM_OK || read_per_queue(ctx, cfg, queues, out, d) != SIM_OK)
+    if (read_base(ctx, cfg, out, d) != SIM_OK || read_per_queue(ctx, cfg, queues, out, d) != SIM_OK)
         return SIM_EINPUT;
     return read_changes(ctx, cfg, queues, out, d);
 }

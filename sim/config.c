@@ -106,6 +106,7 @@ cfg_node *cfg_clone(const cfg_node *n)
     cfg_node *c = cfg_node_new(n->kind, n->file, n->line, n->col);
     c->text = n->text ? xstrdup(n->text) : NULL;
     c->is_quoted = n->is_quoted;
+    c->origin = n->origin;
     for (size_t i = 0; i < n->n; i++) {
         if (n->kind == CFG_MAP)
             cfg_map_add(c, cfg_clone(n->keys[i]), cfg_clone(n->items[i]));

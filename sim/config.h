@@ -42,6 +42,8 @@ struct cfg_node {
     cfg_node **items;              /* map: values; sequence: items */
     cfg_node *parent;              /* NULL for the root */
     const char *key;               /* its key in the parent map (NULL: list item, root) */
+    const char *origin;            /* owned by the document: the Spring property (or
+                                      environment variable) the value came from, or NULL */
     char **asked;                  /* map: every key a model asked for */
     size_t nasked, capasked;
 };

@@ -1,0 +1,791 @@
+/* spring_boot.c -- Spring Boot's listener properties, per Boot line, turned
+ * into lsim container settings (see spring_boot.h).  The tables follow
+ * specs/spring-boot.md sections 0, 2.2 and 3.1; the traps of its section 4
+ * that properties can show are warnings, each naming the file and line.
+ */
+#include "spring_boot.h"
+#include "java.h"
+#include "mem.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+/* ---- Boot lines (spec section 0) ---------------------------------------------------------- */
+
+typedef struct boot_line {
+    int version;                   /* major * 100 + minor */
+    int patch_read;                /* the tag the facts were read at */
+    const char *amqp, *framework;  /* what that tag ships */
+} boot_line;
+
+static const boot_line lines[] = {
+    { 207, 18, "2.4.17", "5.3.31" }, { 300, 13, "3.0.10", "6.0.14" },
+    { 301, 12, "3.0.14", "6.0.21" }, { 302, 12, "3.1.8", "6.1.15" },
+    { 303, 13, "3.1.12", "6.1.21" }, { 304, 13, "3.2.8", "6.2.15" },
+    { 305, 16, "3.2.12", "6.2.19" }, { 400, 8, "4.0.5", "7.0.9" },
+};
+#define NLINES (sizeof lines / sizeof lines[0])
+
+static const boot_line *find_line(int v)
+{
+    for (size_t i = 0; i < NLINES; i++)
+        if (lines[i].version == v)
+            return &lines[i];
+    return NULL;
+}
+
+/* ---- the properties (spec sections 2.2, 3.1) ---------------------------------------------- */
+
+enum { L_S = 1, L_D = 2, L_J = 4 };
+typedef enum { T_INT, T_BOOL, T_DURATION, T_DOUBLE, T_ACK, T_JMS_COUNT } ptype;
+
+typedef struct boot_prop {
+    const char *suffix;            /* after the listener's prefix */
+    unsigned listeners;
+    int since, until;              /* Boot lines, inclusive; 0: open */
+    const char *key;               /* lsim's key; NULL: not modelled */
+    ptype type;
+    const char *note;              /* why it is missing, when it is */
+} boot_prop;
+
+static const boot_prop props[] = {
+    { "concurrency", L_S, 0, 0, "concurrentConsumers", T_INT, NULL },
+    { "max-concurrency", L_S, 0, 0, "maxConcurrentConsumers", T_INT, NULL },
+    { "prefetch", L_S | L_D, 0, 0, "prefetchCount", T_INT, NULL },
+    { "batch-size", L_S, 0, 0, "batchSize", T_INT, NULL },
+    { "transaction-size", L_S, 0, 202, "batchSize", T_INT, "removed in Boot 2.3 (use batch-size)" },
+    { "default-requeue-rejected", L_S, 0, 0, "defaultRequeueRejected", T_BOOL, NULL },
+    { "default-requeue-rejected", L_D, 0, 0, NULL, T_BOOL, NULL },
+    { "consumers-per-queue", L_D, 0, 0, "consumersPerQueue", T_INT, NULL },
+    { "acknowledge-mode", L_S | L_D, 0, 0, NULL, T_ACK, NULL },
+    { "auto-startup", L_S | L_D, 0, 0, NULL, T_BOOL, NULL },
+    { "idle-event-interval", L_S | L_D, 0, 0, NULL, T_DURATION, NULL },
+    { "missing-queues-fatal", L_S | L_D, 0, 0, NULL, T_BOOL, NULL },
+    { "de-batching-enabled", L_S | L_D, 0, 0, NULL, T_BOOL, NULL },
+    { "consumer-batch-enabled", L_S, 0, 0, NULL, T_BOOL, NULL },
+    { "force-stop", L_S | L_D, 302, 0, NULL, T_BOOL, "came in Boot 3.2" },
+    { "observation-enabled", L_S | L_D, 303, 0, NULL, T_BOOL, "came in Boot 3.3" },
+    { "retry.enabled", L_S | L_D, 0, 0, "retry.enabled", T_BOOL, NULL },
+    { "retry.max-attempts", L_S | L_D, 0, 305, "retry.maxAttempts", T_INT,
+      "removed in Boot 4.0: retry.max-retries counts the retries after the first try, so "
+      "max-retries=N-1 gives N attempts" },
+    { "retry.max-retries", L_S | L_D, 400, 0, "retry.maxRetries", T_INT, "came in Boot 4.0" },
+    { "retry.initial-interval", L_S | L_D, 0, 0, "retry.initialInterval", T_DURATION, NULL },
+    { "retry.multiplier", L_S | L_D, 0, 0, "retry.multiplier", T_DOUBLE, NULL },
+    { "retry.max-interval", L_S | L_D, 0, 0, "retry.maxInterval", T_DURATION, NULL },
+    { "retry.stateless", L_S | L_D, 0, 0, "retry.stateless", T_BOOL, NULL },
+    { "concurrency", L_J, 0, 305, NULL, T_JMS_COUNT,
+      "removed in Boot 4.0 (use min-concurrency)" },
+    { "min-concurrency", L_J, 302, 0, NULL, T_JMS_COUNT, "came in Boot 3.2 (use concurrency)" },
+    { "max-concurrency", L_J, 0, 0, NULL, T_JMS_COUNT, NULL },
+    { "receive-timeout", L_J, 0, 0, "receiveTimeout", T_DURATION, NULL },
+    { "max-messages-per-task", L_J, 304, 0, "maxMessagesPerTask", T_INT, "came in Boot 3.4" },
+    { "acknowledge-mode", L_J, 0, 305, NULL, T_ACK,
+      "removed in Boot 4.0 (use session.acknowledge-mode)" },
+    { "session.acknowledge-mode", L_J, 302, 0, NULL, T_ACK,
+      "came in Boot 3.2 (use acknowledge-mode)" },
+    { "session.transacted", L_J, 302, 0, NULL, T_BOOL, "came in Boot 3.2" },
+    { "auto-startup", L_J, 0, 0, NULL, T_BOOL, NULL },
+};
+#define NPROPS (sizeof props / sizeof props[0])
+
+static const char *const prefixes[] = { "spring.rabbitmq.listener.simple.",
+                                        "spring.rabbitmq.listener.direct.",
+                                        "spring.jms.listener." };
+static const char *const listener_names[] = { "simple", "direct", "jms", NULL };
+
+static unsigned bit(spring_listener l) { return 1u << l; }
+
+static bool in_line(const boot_prop *p, int boot)
+{
+    return (!p->since || boot >= p->since) && (!p->until || boot <= p->until);
+}
+
+static void full_name(spring_listener l, const char *suffix, char *buf, size_t size)
+{
+    snprintf(buf, size, "%s%s", prefixes[l], suffix);
+}
+
+/* ---- the result ------------------------------------------------------------------------------- */
+
+static void warn(spring_result *r, const spring_prop *at, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void warn(spring_result *r, const spring_prop *at, const char *fmt, ...)
+{
+    strbuf sb = { 0 };
+    if (at && at->is_env)
+        sb_addf(&sb, "environment variable %s: ", at->file);
+    else if (at)
+        sb_addf(&sb, "%s:%d: ", at->file, at->line);
+    va_list ap;
+    va_start(ap, fmt);
+    sb_vaddf(&sb, fmt, ap);
+    va_end(ap);
+    r->warnings = xrealloc(r->warnings, (r->nwarnings + 1) * sizeof *r->warnings);
+    r->warnings[r->nwarnings++] = sb_take(&sb);
+}
+
+static spring_setting *find_setting(spring_result *r, const char *key)
+{
+    for (size_t i = 0; i < r->n; i++)
+        if (strcmp(r->v[i].key, key) == 0)
+            return &r->v[i];
+    return NULL;
+}
+
+static void drop_setting(spring_result *r, const char *key)
+{
+    spring_setting *s = find_setting(r, key);
+    if (!s)
+        return;
+    free(s->key);
+    free(s->value);
+    free(s->origin);
+    *s = r->v[--r->n];
+}
+
+/* Sets key (replacing an earlier value) from property p, or from nothing
+ * (p NULL: origin names a Boot default). */
+static void put(spring_result *r, const char *key, const char *value, const spring_prop *p,
+                const char *origin)
+{
+    drop_setting(r, key);
+    xgrow((void **)&r->v, &r->cap, r->n + 1, sizeof *r->v);
+    r->v[r->n++] = (spring_setting){
+        .key = xstrdup(key), .value = xstrdup(value), .origin = xstrdup(origin),
+        .file = p ? p->file : NULL, .line = p ? p->line : 0, .col = p ? p->col : 0,
+        .is_env = p && p->is_env,
+    };
+}
+
+void spring_result_free(spring_result *r)
+{
+    for (size_t i = 0; i < r->n; i++) {
+        free(r->v[i].key);
+        free(r->v[i].value);
+        free(r->v[i].origin);
+    }
+    free(r->v);
+    for (size_t i = 0; i < r->nwarnings; i++)
+        free(r->warnings[i]);
+    free(r->warnings);
+    spring_env_free(&r->env);
+    memset(r, 0, sizeof *r);
+}
+
+/* ---- values ------------------------------------------------------------------------------------- */
+
+static int err_at(const spring_prop *p, sim_diag *d, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static int err_at(const spring_prop *p, sim_diag *d, const char *fmt, ...)
+{
+    char msg[400];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (p->is_env)
+        return diag_file(d, "environment", 0, 0, "%s: %s", p->file, msg);
+    return diag_file(d, p->file, p->line, p->col, "%s", msg);
+}
+
+static void trim(char *s)
+{
+    size_t n = strlen(s);
+    while (n && isspace((unsigned char)s[n - 1]))
+        s[--n] = '\0';
+    size_t k = 0;
+    while (isspace((unsigned char)s[k]))
+        k++;
+    memmove(s, s + k, n - k + 1);
+}
+
+/* Boot's enum binding: case and non-alphanumerics do not count. */
+static void canonical_enum(const char *s, char *buf, size_t size)
+{
+    size_t o = 0;
+    for (; *s && o + 1 < size; s++)
+        if (isalnum((unsigned char)*s))
+            buf[o++] = (char)tolower((unsigned char)*s);
+    buf[o] = '\0';
+}
+
+/* The value of p as lsim text for its type; *num gets numbers. */
+static int convert(const spring_result *r, const spring_prop *p, ptype type, bool use_env,
+                   char *buf, size_t size, double *num, sim_diag *d)
+{
+    char *v;
+    if (spring_env_resolve(&r->env, p, use_env, &v, d) != SIM_OK)
+        return SIM_EINPUT;
+    trim(v);
+    int rc = SIM_OK;
+    int64_t n;
+    *num = 0;
+    switch (type) {
+    case T_INT:
+    case T_JMS_COUNT:
+        if (!java_parse_int(v, strlen(v), &n))
+            rc = err_at(p, d, "%s: '%s' is not a whole number (Spring Boot would fail to start)",
+                        p->name, v);
+        snprintf(buf, size, "%lld", (long long)n);
+        *num = (double)n;
+        break;
+    case T_BOOL:
+        if (strcasecmp(v, "true") != 0 && strcasecmp(v, "false") != 0)
+            rc = err_at(p, d, "%s: '%s' is not true or false", p->name, v);
+        snprintf(buf, size, "%s", strcasecmp(v, "true") == 0 ? "true" : "false");
+        break;
+    case T_DOUBLE: {
+        char *end;
+        *num = strtod(v, &end);
+        if (!*v || *end || !isfinite(*num))
+            rc = err_at(p, d, "%s: '%s' is not a number", p->name, v);
+        snprintf(buf, size, "%s", v);
+        break;
+    }
+    case T_DURATION: {
+        int64_t ns;
+        bool bare;
+        const char *why = spring_parse_duration(v, &ns, &bare);
+        if (why) {
+            rc = err_at(p, d, "%s: '%s' %s", p->name, v, why);
+            break;
+        }
+        format_duration(ns, buf, size);
+        *num = (double)ns;
+        if (bare && ns < 100 * 1000000LL && ns > 0)
+            warn((spring_result *)r, p, "%s=%s is %s: a bare number is milliseconds in Spring "
+                 "Boot (write %ss if seconds were meant)", p->name, v, buf, v);
+        break;
+    }
+    case T_ACK:
+        canonical_enum(v, buf, size);
+        break;
+    }
+    free(v);
+    return rc;
+}
+
+/* ---- which properties exist ----------------------------------------------------------------------- */
+
+static size_t edit_distance(const char *a, const char *b)
+{
+    size_t n = strlen(a), m = strlen(b), prev[64], cur[64];
+    if (m >= 63 || n >= 63)
+        return 99;
+    for (size_t j = 0; j <= m; j++)
+        prev[j] = j;
+    for (size_t i = 1; i <= n; i++) {
+        cur[0] = i;
+        for (size_t j = 1; j <= m; j++) {
+            size_t sub = prev[j - 1] + (a[i - 1] != b[j - 1]);
+            size_t del = prev[j] + 1, ins = cur[j - 1] + 1;
+            cur[j] = sub < del ? (sub < ins ? sub : ins) : (del < ins ? del : ins);
+        }
+        memcpy(prev, cur, (m + 1) * sizeof *prev);
+    }
+    return prev[m];
+}
+
+static bool names_match(const char *relaxed, spring_listener l, const char *suffix)
+{
+    char full[160];
+    full_name(l, suffix, full, sizeof full);
+    char *r = spring_relaxed(full);
+    bool same = strcmp(r, relaxed) == 0;
+    free(r);
+    return same;
+}
+
+/* An unknown property under a prefix lsim knows whole is an error (Boot
+ * would ignore it silently), with the nearest name. */
+static int check_known(spring_result *r, sim_diag *d)
+{
+    for (size_t i = 0; i < r->env.n; i++) {
+        const spring_prop *p = &r->env.v[i];
+        for (int l = 0; l < 3; l++) {
+            char *pre = spring_relaxed(prefixes[l]);
+            bool under = strncmp(p->relaxed, pre, strlen(pre)) == 0;
+            free(pre);
+            if (!under)
+                continue;
+            const char *best = NULL;
+            size_t bestd = 99;
+            bool known = false;
+            for (size_t k = 0; k < NPROPS && !known; k++) {
+                if (!(props[k].listeners & bit((spring_listener)l)))
+                    continue;
+                known = names_match(p->relaxed, (spring_listener)l, props[k].suffix);
+                char full[160];
+                full_name((spring_listener)l, props[k].suffix, full, sizeof full);
+                char *rf = spring_relaxed(full);
+                size_t dist = edit_distance(p->relaxed, rf);
+                free(rf);
+                if (dist < bestd) {
+                    bestd = dist;
+                    best = props[k].suffix;
+                }
+            }
+            if (known)
+                break;
+            if (bestd <= 3)
+                return err_at(p, d, "%s is not a Spring Boot property (Boot would ignore it "
+                              "silently); did you mean %s%s?", p->name, prefixes[l], best);
+            return err_at(p, d, "%s is not a Spring Boot property (Boot would ignore it "
+                          "silently)", p->name);
+        }
+    }
+    return SIM_OK;
+}
+
+/* spring.rabbitmq.listener.<key> with no simple./direct.: Boot 1.x names. */
+static void warn_old_names(spring_result *r)
+{
+    static const char *const kept[] = { "type", "simple", "direct", "stream", NULL };
+    for (size_t i = 0; i < r->env.n; i++) {
+        const spring_prop *p = &r->env.v[i];
+        const char *pre = "spring.rabbitmq.listener.";
+        if (strncmp(p->relaxed, pre, strlen(pre)) != 0)
+            continue;
+        const char *rest = p->relaxed + strlen(pre);
+        bool ok = false;
+        for (int k = 0; kept[k] && !ok; k++)
+            ok = strncmp(rest, kept[k], strlen(kept[k])) == 0 &&
+                 (rest[strlen(kept[k])] == '.' || !rest[strlen(kept[k])]);
+        if (!ok)
+            warn(r, p, "%s is a Spring Boot 1.x name: since Boot 2.0 it is "
+                 "spring.rabbitmq.listener.simple.%s (or .direct.), and this one is ignored",
+                 p->name, p->name + strlen(pre));
+    }
+}
+
+/* ---- the listener type ----------------------------------------------------------------------------- */
+
+static int choose_listener(const spring_request *rq, spring_result *r, bool use_env, sim_diag *d)
+{
+    spring_env_add_environment(&r->env, "spring.rabbitmq.listener.type");
+    const spring_prop *type = spring_env_find(&r->env, "spring.rabbitmq.listener.type");
+    if (rq->listener) {
+        for (int i = 0; listener_names[i]; i++)
+            if (strcmp(rq->listener, listener_names[i]) == 0) {
+                r->listener = (spring_listener)i;
+                return SIM_OK;
+            }
+        return diag_file(d, rq->listener_pos.file, rq->listener_pos.line, rq->listener_pos.col,
+                         "listener: '%s' is not one of: simple, direct, jms", rq->listener);
+    }
+    if (type) {
+        char buf[64];
+        double num;
+        if (convert(r, type, T_ACK, use_env, buf, sizeof buf, &num, d) != SIM_OK)
+            return SIM_EINPUT;
+        if (strcmp(buf, "stream") == 0)
+            return err_at(type, d, "spring.rabbitmq.listener.type: lsim does not model the "
+                          "stream listener (simple or direct)");
+        if (strcmp(buf, "simple") && strcmp(buf, "direct"))
+            return err_at(type, d, "spring.rabbitmq.listener.type: '%s' is not simple, direct "
+                          "or stream", type->value);
+        r->listener = buf[0] == 's' ? SPRING_SIMPLE : SPRING_DIRECT;
+        return SIM_OK;
+    }
+    bool jms = false, rabbit = false;
+    for (size_t i = 0; i < r->env.n; i++) {
+        jms = jms || strncmp(r->env.v[i].relaxed, "spring.jms.", 11) == 0 ||
+              strncmp(r->env.v[i].relaxed, "spring.activemq.", 16) == 0;
+        rabbit = rabbit || strncmp(r->env.v[i].relaxed, "spring.rabbitmq.", 16) == 0;
+    }
+    r->listener = jms && !rabbit ? SPRING_JMS : SPRING_SIMPLE;
+    return SIM_OK;
+}
+
+/* ---- reading -------------------------------------------------------------------------------------- */
+
+typedef struct jms_counts {
+    const spring_prop *conc, *min, *max;
+    int64_t conc_v, min_v, max_v;
+} jms_counts;
+
+static int read_boot(const spring_request *rq, spring_result *r, sim_diag *d)
+{
+    const char *text = rq->boot ? rq->boot : SPRING_BOOT_DEFAULT;
+    int major = 0, minor = 0, patch = -1;
+    char tail = 0;
+    int got = sscanf(text, "%d.%d.%d%c", &major, &minor, &patch, &tail);
+    const boot_line *bl = got >= 2 && got <= 3 && major < 100 && minor < 100
+                              ? find_line(major * 100 + minor) : NULL;
+    if (!bl || (got == 3 && patch < 0)) {
+        strbuf sb = { 0 };
+        for (size_t i = 0; i < NLINES; i++)
+            sb_addf(&sb, "%s%d.%d", i ? ", " : "", lines[i].version / 100,
+                    lines[i].version % 100);
+        diag_file(d, rq->boot_pos.file, rq->boot_pos.line, rq->boot_pos.col,
+                  "boot: '%s' is not a Spring Boot line lsim knows (%s, or one of their "
+                  "releases like \"3.2.5\")", text, sb.s);
+        sb_free(&sb);
+        return SIM_EINPUT;
+    }
+    r->boot = bl->version;
+    snprintf(r->boot_text, sizeof r->boot_text, "%d.%d", major, minor);
+    if (patch >= 0 && patch != bl->patch_read)
+        warn(r, NULL, "Spring Boot %s: lsim runs Spring AMQP %s and Spring Framework %s, what "
+             "Boot %d.%d.%d ships (the patches of one line differ in nothing lsim models)", text,
+             bl->amqp, bl->framework, major, minor, bl->patch_read);
+    return SIM_OK;
+}
+
+/* The winning property for a row of the table, reading the environment
+ * first when asked. */
+static const spring_prop *lookup(spring_result *r, spring_listener l, const char *suffix,
+                                 bool use_env)
+{
+    char full[160];
+    full_name(l, suffix, full, sizeof full);
+    if (use_env)
+        spring_env_add_environment(&r->env, full);
+    const spring_prop *p = spring_env_find(&r->env, full);
+    if (p && p->is_env) {
+        const spring_prop *under = spring_env_overridden(&r->env, p);
+        if (under && !under->is_env)
+            warn(r, p, "%s=%s overrides %s=%s at %s:%d: environment variables win over every "
+                 "file", p->file, p->value, under->name, under->value, under->file, under->line);
+    }
+    return p;
+}
+
+static int read_jms(spring_result *r, const spring_prop *p, const boot_prop *row, double v,
+                    jms_counts *jc)
+{
+    if (strcmp(row->suffix, "concurrency") == 0) {
+        jc->conc = p;
+        jc->conc_v = (int64_t)v;
+    } else if (strcmp(row->suffix, "min-concurrency") == 0) {
+        jc->min = p;
+        jc->min_v = (int64_t)v;
+    } else {
+        jc->max = p;
+        jc->max_v = (int64_t)v;
+    }
+    (void)r;
+    return SIM_OK;
+}
+
+/* JmsProperties.Listener#formatConcurrency (spec 3.2). */
+static void jms_concurrency(spring_result *r, jms_counts *jc)
+{
+    const spring_prop *min = jc->min ? jc->min : jc->conc;
+    int64_t min_v = jc->min ? jc->min_v : jc->conc_v;
+    if (jc->min && jc->conc)
+        warn(r, jc->conc, "%s=%lld is overridden by %s=%lld (Boot binds min-concurrency "
+             "after concurrency)", jc->conc->name, (long long)jc->conc_v, jc->min->name,
+             (long long)jc->min_v);
+    if (!min && !jc->max)
+        return;
+    char text[64], origin[200];
+    if (min && jc->max)
+        snprintf(text, sizeof text, "%lld-%lld", (long long)min_v, (long long)jc->max_v);
+    else if (min)
+        snprintf(text, sizeof text, "%lld-%lld", (long long)min_v, (long long)min_v);
+    else
+        snprintf(text, sizeof text, "1-%lld", (long long)jc->max_v);
+    snprintf(origin, sizeof origin, "%s%s%s", min ? min->name : "", min && jc->max ? " + " : "",
+             jc->max ? jc->max->name : "");
+    put(r, "concurrency", text, jc->max ? jc->max : min, origin);
+    if (min && !jc->max)
+        warn(r, min, "%s=%lld gives setConcurrency(\"%s\"): a fixed %lld consumers, not 1-%lld "
+             "(Boot passes MIN-MAX; add max-concurrency to let it scale)", min->name,
+             (long long)min_v, text, (long long)min_v, (long long)min_v);
+    if (min && jc->max && jc->max_v < min_v)
+        warn(r, jc->max, "%s=%lld is below the minimum %lld: the container runs %lld-%lld "
+             "(setMaxConcurrentConsumers keeps the larger), silently", jc->max->name,
+             (long long)jc->max_v, (long long)min_v, (long long)min_v, (long long)min_v);
+    if (jc->max && jc->max_v > (min ? min_v : 1) && r->boot <= 303)
+        warn(r, jc->max, "on Spring Framework 6.1 and older (Boot %s) the container grows "
+             "toward %lld consumers and never shrinks back; Boot 3.4 (Framework 6.2) stops "
+             "surplus consumers", r->boot_text, (long long)jc->max_v);
+}
+
+static int read_props(const spring_request *rq, spring_result *r, jms_counts *jc, sim_diag *d)
+{
+    const spring_prop *ack = NULL, *transacted = NULL;
+    char ackv[128] = "";
+    for (size_t k = 0; k < NPROPS; k++) {
+        const boot_prop *row = &props[k];
+        for (int l = 0; l < 3; l++) {
+            if (!(row->listeners & bit((spring_listener)l)))
+                continue;
+            const spring_prop *p = lookup(r, (spring_listener)l, row->suffix, rq->use_env);
+            if (!p)
+                continue;
+            bool other_rabbit = (spring_listener)l != r->listener && l != SPRING_JMS &&
+                                r->listener != SPRING_JMS;
+            if (other_rabbit) {
+                warn(r, p, "%s does not apply: the listener type is %s, and Boot reads only "
+                     "%s*", p->name, listener_names[r->listener], prefixes[r->listener]);
+                continue;
+            }
+            if ((spring_listener)l != r->listener)
+                continue;
+            if (!in_line(row, r->boot)) {
+                warn(r, p, "%s is not a property of Spring Boot %s (%s): Boot ignores it",
+                     p->name, r->boot_text, row->note ? row->note : "not in this line");
+                continue;
+            }
+            char buf[128];
+            double v;
+            if (convert(r, p, row->type, rq->use_env, buf, sizeof buf, &v, d) != SIM_OK)
+                return SIM_EINPUT;
+            if (row->type == T_JMS_COUNT) {
+                read_jms(r, p, row, v, jc);
+            } else if (row->type == T_ACK) {
+                ack = p;
+                snprintf(ackv, sizeof ackv, "%s", buf);
+            } else if (strcmp(row->suffix, "session.transacted") == 0) {
+                transacted = p;
+            } else if (row->key) {
+                put(r, row->key, buf, p, p->name);
+            }
+        }
+    }
+    if (ack && r->listener != SPRING_JMS && strcmp(ackv, "none") == 0)
+        warn(r, ack, "%s=none: no basicQos is sent, so the broker pushes without a limit; lsim "
+             "models acknowledge-mode auto", ack->name);
+    if (ack && r->listener == SPRING_JMS && !transacted && strcmp(ackv, "auto") != 0)
+        warn(r, ack, "%s=%s: Boot makes the sessions transacted (session.transacted is not "
+             "set), so the acknowledge mode is ignored", ack->name, ack->value);
+    return SIM_OK;
+}
+
+/* Boot's own defaults for the retry it builds (RabbitProperties.Retry). */
+static void retry_defaults(spring_result *r)
+{
+    spring_setting *en = find_setting(r, "retry.enabled");
+    bool any = false;
+    for (size_t i = 0; i < r->n; i++)
+        any = any || strncmp(r->v[i].key, "retry.", 6) == 0;
+    if (!en || strcmp(en->value, "true") != 0) {
+        if (any && !(en && strcmp(en->value, "false") == 0))
+            warn(r, NULL, "%sretry.* is set but retry.enabled is not true: Boot builds no "
+                 "retry", prefixes[r->listener]);
+        for (size_t i = r->n; i-- > 0;)
+            if (strncmp(r->v[i].key, "retry.", 6) == 0)
+                drop_setting(r, r->v[i].key);
+        return;
+    }
+    char origin[64];
+    snprintf(origin, sizeof origin, "Spring Boot %s default", r->boot_text);
+    static const char *const keys[][2] = {
+        { "retry.initialInterval", "1s" }, { "retry.multiplier", "1" },
+        { "retry.maxInterval", "10s" }, { "retry.stateless", "true" },
+    };
+    for (size_t i = 0; i < 4; i++)
+        if (!find_setting(r, keys[i][0]))
+            put(r, keys[i][0], keys[i][1], NULL, origin);
+    const char *count = r->boot >= 400 ? "retry.maxRetries" : "retry.maxAttempts";
+    if (!find_setting(r, count))
+        put(r, count, "3", NULL, origin);
+    if (strcmp(find_setting(r, "retry.stateless")->value, "true") != 0)
+        return;
+    int64_t init, maxi;
+    bool bare;
+    spring_parse_duration(find_setting(r, "retry.initialInterval")->value, &init, &bare);
+    spring_parse_duration(find_setting(r, "retry.maxInterval")->value, &maxi, &bare);
+    double mult = strtod(find_setting(r, "retry.multiplier")->value, NULL);
+    long tries = strtol(find_setting(r, count)->value, NULL, 10) + (r->boot >= 400 ? 1 : 0);
+    double sleep = (double)init, total = 0;
+    for (long k = 1; k < tries && k < 1000; k++) {
+        total += sleep < (double)maxi ? sleep : (double)maxi;
+        sleep *= mult;
+    }
+    spring_setting *at = en;
+    warn(r, NULL, "%s:%d: a stateless retry sleeps in the consumer thread: a message that "
+         "keeps failing holds its consumer %.0f ms over %ld attempts", at->file ? at->file : "",
+         at->line, total / 1e6, tries);
+}
+
+static void rabbit_checks(spring_result *r, sim_diag *d, int *rc)
+{
+    spring_setting *cc = find_setting(r, "concurrentConsumers");
+    spring_setting *mc = find_setting(r, "maxConcurrentConsumers");
+    spring_setting *pf = find_setting(r, "prefetchCount"), *bs = find_setting(r, "batchSize");
+    if (cc && mc && atoll(mc->value) < atoll(cc->value)) {
+        *rc = diag_file(d, mc->file, mc->line, mc->col, "%s=%s is less than concurrency (%s): "
+                        "Spring AMQP refuses this at startup", mc->origin, mc->value, cc->value);
+        return;
+    }
+    if (cc && !mc)
+        warn(r, NULL, "%s:%d: %s=%s without max-concurrency: a fixed %s consumers, no scaling",
+             cc->file ? cc->file : "", cc->line, cc->origin, cc->value, cc->value);
+    if (pf && bs && atoll(bs->value) > atoll(pf->value))
+        warn(r, NULL, "%s:%d: %s=%s is below batch-size %s: the container prefetches %s "
+             "(the larger of the two)", pf->file ? pf->file : "", pf->line, pf->origin,
+             pf->value, bs->value, bs->value);
+}
+
+/* ---- the broker -------------------------------------------------------------------------------------- */
+
+static int read_broker(const spring_request *rq, spring_result *r, sim_diag *d)
+{
+    if (r->listener != SPRING_JMS)
+        return SIM_OK;
+    if (rq->use_env)
+        spring_env_add_environment(&r->env, "spring.activemq.broker-url");
+    const spring_prop *url = spring_env_find(&r->env, "spring.activemq.broker-url");
+    for (size_t i = 0; i < r->env.n; i++)
+        if (strncmp(r->env.v[i].relaxed, "spring.artemis.", 15) == 0) {
+            warn(r, &r->env.v[i], "%s: lsim models ActiveMQ Classic, not Artemis (whose "
+                 "buffering is consumerWindowSize in bytes)", r->env.v[i].name);
+            break;
+        }
+    if (!url)
+        return SIM_OK;
+    char *v;
+    if (spring_env_resolve(&r->env, url, rq->use_env, &v, d) != SIM_OK)
+        return SIM_EINPUT;
+    static const char *const keys[] = { "jms.prefetchPolicy.queuePrefetch=",
+                                        "jms.prefetchPolicy.all=" };
+    for (int k = 0; k < 2; k++) {
+        const char *at = strstr(v, keys[k]);
+        if (!at)
+            continue;
+        at += strlen(keys[k]);
+        size_t n = strcspn(at, "&");
+        int64_t pf;
+        if (!java_parse_int(at, n, &pf) || pf < 0) {
+            free(v);
+            return err_at(url, d, "%s: the prefetch '%.*s' is not a whole number", url->name,
+                          (int)n, at);
+        }
+        char buf[32];
+        snprintf(buf, sizeof buf, "%lld", (long long)pf);
+        char origin[200];
+        snprintf(origin, sizeof origin, "%s (%.*s)", url->name, (int)(strlen(keys[k]) - 1),
+                 keys[k]);
+        put(r, "broker.queuePrefetch", buf, url, origin);
+        break;
+    }
+    free(v);
+    return SIM_OK;
+}
+
+/* ---- an application's own properties (map) ----------------------------------------------------------- */
+
+static int read_map(const spring_request *rq, spring_result *r, sim_diag *d)
+{
+    for (size_t i = 0; i < rq->nmap; i++) {
+        if (rq->use_env)
+            spring_env_add_environment(&r->env, rq->map_from[i]);
+        const spring_prop *p = spring_env_find(&r->env, rq->map_from[i]);
+        const spring_pos *at = &rq->map_pos[i];
+        if (!p)
+            return diag_file(d, at->file, at->line, at->col, "map: no file sets %s%s",
+                             rq->map_from[i], rq->use_env ? ", nor the environment" : "");
+        char *v;
+        if (spring_env_resolve(&r->env, p, rq->use_env, &v, d) != SIM_OK)
+            return SIM_EINPUT;
+        trim(v);
+        const char *key = rq->map_to[i];
+        bool conc = strcmp(key, "concurrency") == 0;
+        if (conc && r->listener == SPRING_JMS && !strchr(v, '-'))
+            warn(r, p, "%s=%s passed to setConcurrency means 1-%s on a JMS container (a single "
+                 "number is the maximum); write \"%s-%s\" for a fixed %s", p->name, v, v, v, v,
+                 v);
+        if (conc && r->listener == SPRING_SIMPLE && !strchr(v, '-')) {
+            /* @RabbitListener(concurrency = "5"): setConcurrency("5") sets the minimum;
+             * the factory's maximum still applies (spec 2.5). */
+            spring_setting *mc = find_setting(r, "maxConcurrentConsumers");
+            if (mc && atoll(mc->value) < atoll(v)) {
+                free(v);
+                return err_at(p, d, "%s=%s is above %s=%s: Spring AMQP refuses this at "
+                              "startup", p->name, p->value, mc->origin, mc->value);
+            }
+            put(r, "concurrentConsumers", v, p, p->name);
+            free(v);
+            continue;
+        }
+        if (conc) {
+            drop_setting(r, "concurrentConsumers");
+            drop_setting(r, "maxConcurrentConsumers");
+        }
+        put(r, key, v, p, p->name);
+        free(v);
+    }
+    return SIM_OK;
+}
+
+/* ---- the whole ----------------------------------------------------------------------------------------- */
+
+static void put_kind_and_versions(spring_result *r)
+{
+    static const char *const kinds[] = { "smlc", "direct", "dmlc" };
+    const boot_line *bl = find_line(r->boot);
+    char origin[120];
+    r->container_kind = kinds[r->listener];
+    r->broker_kind = r->listener == SPRING_JMS ? "activemq" : "rabbitmq";
+    snprintf(origin, sizeof origin, "%s listener (spring.rabbitmq.listener.type)",
+             listener_names[r->listener]);
+    if (r->listener == SPRING_JMS)
+        snprintf(origin, sizeof origin, "spring.jms.* (Spring JMS)");
+    put(r, "kind", r->container_kind, NULL, origin);
+    snprintf(origin, sizeof origin, "Spring Boot %s ships Spring %s %s", r->boot_text,
+             r->listener == SPRING_JMS ? "Framework" : "AMQP",
+             r->listener == SPRING_JMS ? bl->framework : bl->amqp);
+    put(r, "version", r->listener == SPRING_JMS ? bl->framework : bl->amqp, NULL, origin);
+    put(r, "broker.kind", r->broker_kind, NULL, r->listener == SPRING_JMS
+            ? "Spring JMS on ActiveMQ (spring.activemq.*)" : "Spring AMQP on RabbitMQ");
+}
+
+int spring_boot_read(const spring_request *rq, spring_result *r, sim_diag *d)
+{
+    memset(r, 0, sizeof *r);
+    if (read_boot(rq, r, d) != SIM_OK ||
+        spring_env_load(&r->env, rq->files, rq->nfiles, rq->profiles, rq->nprofiles, d) !=
+            SIM_OK)
+        return SIM_EINPUT;
+    for (size_t i = 0; i < rq->nprofiles; i++)
+        if (!spring_env_profile_seen(&r->env, rq->profiles[i]))
+            return diag_file(d, rq->profile_pos[i].file, rq->profile_pos[i].line,
+                             rq->profile_pos[i].col, "profile '%s': no document says "
+                             "spring.config.activate.on-profile: %s and there is no "
+                             "application-%s.* beside the files", rq->profiles[i],
+                             rq->profiles[i], rq->profiles[i]);
+    if (r->env.legacy_profiles) {
+        if (r->boot >= 300)
+            return diag_file(d, r->env.legacy_file, r->env.legacy_line, 1, "spring.profiles in "
+                             "a document stops Spring Boot %s at startup (it is Boot 2's "
+                             "name): write spring.config.activate.on-profile", r->boot_text);
+        spring_prop at = { .name = "spring.profiles", .file = r->env.legacy_file,
+                           .line = r->env.legacy_line };
+        warn(r, &at, "spring.profiles is deprecated in Boot 2.7 (it still selects the "
+             "document; Boot 3 refuses it): write spring.config.activate.on-profile");
+    }
+    jms_counts jc = { 0 };
+    int rc = SIM_OK;
+    if (check_known(r, d) != SIM_OK || choose_listener(rq, r, rq->use_env, d) != SIM_OK)
+        return SIM_EINPUT;
+    warn_old_names(r);
+    put_kind_and_versions(r);
+    if (read_props(rq, r, &jc, d) != SIM_OK || read_broker(rq, r, d) != SIM_OK)
+        return SIM_EINPUT;
+    if (r->listener == SPRING_JMS) {
+        jms_concurrency(r, &jc);
+        spring_setting *c = find_setting(r, "concurrency");
+        int64_t lo, hi;
+        if (c && !find_setting(r, "broker.queuePrefetch") &&
+            sscanf(c->value, "%lld-%lld", (long long *)&lo, (long long *)&hi) == 2 && hi > 1)
+            warn(r, NULL, "ActiveMQ's default prefetch is 1000: the first consumer may take up "
+                 "to 1000 messages while the ones added later starve (set "
+                 "jms.prefetchPolicy.queuePrefetch=1 in spring.activemq.broker-url)");
+    } else {
+        rabbit_checks(r, d, &rc);
+        if (rc != SIM_OK)
+            return rc;
+        retry_defaults(r);
+    }
+    return read_map(rq, r, d);
+}
