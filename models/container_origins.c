@@ -81,4 +81,7 @@ void container_origins_print(FILE *f, const cfg_node *root)
     const cfg_node *kind = cfg_peek(c, "kind");
     fprintf(f, "# the container's settings and where each comes from:\n");
     print_map(f, c, "", kind && kind->kind == CFG_SCALAR ? kind->text : "", root->file);
+    const cfg_node *b = cfg_peek(root, "broker");
+    if (b && b->kind == CFG_MAP)
+        print_map(f, b, "broker.", "", root->file);
 }

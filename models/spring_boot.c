@@ -375,6 +375,7 @@ static int choose_listener(const spring_request *rq, spring_result *r, bool use_
         for (int i = 0; listener_names[i]; i++)
             if (strcmp(rq->listener, listener_names[i]) == 0) {
                 r->listener = (spring_listener)i;
+                r->type_set = true;
                 return SIM_OK;
             }
         return diag_file(d, rq->listener_pos.file, rq->listener_pos.line, rq->listener_pos.col,
@@ -392,6 +393,7 @@ static int choose_listener(const spring_request *rq, spring_result *r, bool use_
             return err_at(type, d, "spring.rabbitmq.listener.type: '%s' is not simple, direct "
                           "or stream", type->value);
         r->listener = buf[0] == 's' ? SPRING_SIMPLE : SPRING_DIRECT;
+        r->type_set = true;
         return SIM_OK;
     }
     bool jms = false, rabbit = false;
@@ -727,8 +729,8 @@ static void put_kind_and_versions(spring_result *r)
     char origin[120];
     r->container_kind = kinds[r->listener];
     r->broker_kind = r->listener == SPRING_JMS ? "activemq" : "rabbitmq";
-    snprintf(origin, sizeof origin, "%s listener (spring.rabbitmq.listener.type)",
-             listener_names[r->listener]);
+    snprintf(origin, sizeof origin, "%s listener (spring.rabbitmq.listener.type%s)",
+             listener_names[r->listener], r->type_set ? "" : " not set");
     if (r->listener == SPRING_JMS)
         snprintf(origin, sizeof origin, "spring.jms.* (Spring JMS)");
     put(r, "kind", r->container_kind, NULL, origin);
@@ -777,7 +779,7 @@ int spring_boot_read(const spring_request *rq, spring_result *r, sim_diag *d)
         spring_setting *c = find_setting(r, "concurrency");
         int64_t lo, hi;
         if (c && !find_setting(r, "broker.queuePrefetch") &&
-            sscanf(c->value, "%lld-%lld", (long long *)&lo, (long long *)&hi) == 2 && hi > 1)
+            sscanf(c->value, "%lld-%lld", (long long *)&lo, (long long *)&hi) == 2 && hi > lo)
             warn(r, NULL, "ActiveMQ's default prefetch is 1000: the first consumer may take up "
                  "to 1000 messages while the ones added later starve (set "
                  "jms.prefetchPolicy.queuePrefetch=1 in spring.activemq.broker-url)");

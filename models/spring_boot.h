@@ -58,6 +58,7 @@ typedef struct spring_setting {
 
 typedef struct spring_result {
     spring_listener listener;
+    bool type_set;                 /* the listener was named, not taken by default */
     int boot;                      /* major * 100 + minor */
     char boot_text[32];
     const char *container_kind;    /* "smlc", "direct", "dmlc" */

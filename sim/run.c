@@ -82,6 +82,9 @@ int run_build(const run_spec *spec, run **out, sim_diag *d)
         rc = cfg_check_unknown(root, d);
     }
     if (rc != SIM_OK) {
+        sim_diag slip = { 0 };
+        if (root && cfg_find_slip(root, &slip) != SIM_OK)
+            *d = slip;
         run_free(r);
         *out = NULL;
         return rc;
