@@ -207,9 +207,14 @@ static int read_version(sim_ctx *ctx, cfg_node *cfg, dmlc_version *out, sim_diag
     const char *as = *out == DMLC_V43 ? "4.3" : *out == DMLC_V53 ? "5.3" : "6.2";
     bool same_line = (major == 4 || (major == 5 && minor == 3) || (major == 6 && minor == 2)) &&
                      got == 2;
-    if (!same_line && ctx && (v != 403 && v != 503 && v != 602))
-        sim_warn(ctx, "container.version %s runs as Spring %s, the nearest line lsim models "
-                 "with the same task rules", text, as);
+    const cfg_node *n = cfg_peek(cfg, "version");
+    if (!same_line && ctx && (v != 403 && v != 503 && v != 602) && n->line > 0)
+        sim_warn(ctx, "%s:%d: version %s runs as Spring %s, the nearest line lsim models with "
+                 "the same task rules", n->file, n->line, text, as);
+    else if (!same_line && ctx && (v != 403 && v != 503 && v != 602))
+        sim_warn(ctx, "version %s%s%s%s runs as Spring %s, the nearest line lsim models with the "
+                 "same task rules", text, n->origin ? " (" : "", n->origin ? n->origin : "",
+                 n->origin ? ")" : "", as);
     return SIM_OK;
 }
 

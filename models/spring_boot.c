@@ -534,7 +534,7 @@ static int read_props(const spring_request *rq, spring_result *r, jms_counts *jc
             if ((spring_listener)l != r->listener)
                 continue;
             if (!in_line(row, r->boot)) {
-                warn(r, p, "%s is not a property of Spring Boot %s (%s): Boot ignores it",
+                warn(r, p, "%s is not a property of Spring Boot %s: %s; Boot ignores it",
                      p->name, r->boot_text, row->note ? row->note : "not in this line");
                 continue;
             }
@@ -571,9 +571,13 @@ static void retry_defaults(spring_result *r)
     for (size_t i = 0; i < r->n; i++)
         any = any || strncmp(r->v[i].key, "retry.", 6) == 0;
     if (!en || strcmp(en->value, "true") != 0) {
+        const spring_setting *first = NULL;
+        for (size_t i = 0; i < r->n && !first; i++)
+            if (strncmp(r->v[i].key, "retry.", 6) == 0)
+                first = &r->v[i];
         if (any && !(en && strcmp(en->value, "false") == 0))
-            warn(r, NULL, "%sretry.* is set but retry.enabled is not true: Boot builds no "
-                 "retry", prefixes[r->listener]);
+            warn(r, NULL, "%s:%d: %s is set but retry.enabled is not true: Boot builds no "
+                 "retry", first->file ? first->file : "", first->line, first->origin);
         for (size_t i = r->n; i-- > 0;)
             if (strncmp(r->v[i].key, "retry.", 6) == 0)
                 drop_setting(r, r->v[i].key);
@@ -780,9 +784,10 @@ int spring_boot_read(const spring_request *rq, spring_result *r, sim_diag *d)
         int64_t lo, hi;
         if (c && !find_setting(r, "broker.queuePrefetch") &&
             sscanf(c->value, "%lld-%lld", (long long *)&lo, (long long *)&hi) == 2 && hi > lo)
-            warn(r, NULL, "ActiveMQ's default prefetch is 1000: the first consumer may take up "
-                 "to 1000 messages while the ones added later starve (set "
-                 "jms.prefetchPolicy.queuePrefetch=1 in spring.activemq.broker-url)");
+            warn(r, NULL, "%s:%d: %s: ActiveMQ's default prefetch is 1000, so the first "
+                 "consumer may take up to 1000 messages while the ones added later starve (set "
+                 "jms.prefetchPolicy.queuePrefetch=1 in spring.activemq.broker-url)",
+                 c->file ? c->file : "", c->line, c->origin);
     } else {
         rabbit_checks(r, d, &rc);
         if (rc != SIM_OK)

@@ -12,6 +12,8 @@
 #include "spring_boot.h"
 #include "mem.h"
 
+#include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -155,6 +157,11 @@ static int read_request(sim_ctx *ctx, cfg_node *sp, spring_request *rq, strs *fi
     for (size_t i = 0; i < files->n; i++) {
         char buf[2048];
         sim_resolve_path(ctx, files->v[i], buf, sizeof buf);
+        FILE *f = fopen(buf, "rb");
+        if (!f)
+            return diag_file(d, files->pos[i].file, files->pos[i].line, files->pos[i].col,
+                             "files: cannot open %s: %s", buf, strerror(errno));
+        fclose(f);
         strs_add(paths, xstrdup(buf), sp);
     }
     if (li >= 0)
