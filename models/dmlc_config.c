@@ -95,7 +95,7 @@ static void add_op(op_list *l, dmlc_setter what, int64_t value)
 
 /* concurrency, or concurrentConsumers / maxConcurrentConsumers, from map m.
  * With `defaults` the two counts are filled in when absent. */
-static int read_concurrency(cfg_node *m, bool defaults, op_list *ops, sim_diag *d)
+static int read_concurrency(sim_ctx *ctx, cfg_node *m, bool defaults, op_list *ops, sim_diag *d)
 {
     unsigned flags = defaults ? 0 : CFG_NO_DEFAULT;
     cfg_node *conc = cfg_get(m, "concurrency");
@@ -115,6 +115,10 @@ static int read_concurrency(cfg_node *m, bool defaults, op_list *ops, sim_diag *
         if (lo > DMLC_MAX_CONSUMERS || hi > DMLC_MAX_CONSUMERS)
             return diag_at(d, conc, "concurrency: '%s' asks for more than %d consumers", text,
                            DMLC_MAX_CONSUMERS);
+        if (!strchr(text, '-') && ctx && hi > 1)   /* the trap of the seed documents */
+            sim_warn(ctx, "%s:%d: concurrency \"%s\" runs 1-%s: setConcurrency takes a single "
+                     "number as the maximum (write \"%s-%s\" for a fixed %s)",
+                     conc->file ? conc->file : "", conc->line, text, text, text, text, text);
         add_op(ops, DMLC_SET_CONCURRENT, lo);
         add_op(ops, DMLC_SET_MAX, hi);
         return SIM_OK;
@@ -242,7 +246,7 @@ static int read_base(sim_ctx *ctx, cfg_node *cfg, dmlc_config *c, sim_diag *d)
     int64_t def_mm = short_tasks ? 10 : -1;
     int64_t def_irptl = s->version == DMLC_V62 && !short_tasks ? 10 : -1;
     op_list ops = { 0 };
-    int rc = read_concurrency(cfg, true, &ops, d);
+    int rc = read_concurrency(ctx, cfg, true, &ops, d);
     if (rc == SIM_OK)
         rc = read_limits(cfg, s->version, 0, def_mm, def_irptl, &ops, d);
     if (rc == SIM_OK)
@@ -266,7 +270,7 @@ static int read_per_queue(sim_ctx *ctx, cfg_node *cfg, const int *queues, dmlc_c
         op_list ops = { 0 };
         int rc = cfg_expect_map(m, "a perQueue entry", d);
         if (rc == SIM_OK)
-            rc = read_concurrency(m, false, &ops, d);
+            rc = read_concurrency(ctx, m, false, &ops, d);
         if (rc == SIM_OK)
             apply_all(&c->per_queue[i], &ops);
         free(ops.v);
@@ -313,7 +317,7 @@ static int read_changes(sim_ctx *ctx, cfg_node *cfg, const int *queues, dmlc_con
         if (rc == SIM_OK)
             rc = queue_index(ctx, item, queues, c->nqueues, &ch->queue, d);
         if (rc == SIM_OK)
-            rc = read_concurrency(item, false, &ops, d);
+            rc = read_concurrency(ctx, item, false, &ops, d);
         if (rc == SIM_OK)
             rc = read_limits(item, c->base.version, CFG_NO_DEFAULT, 0, 0, &ops, d);
         ch->ops = ops.v;

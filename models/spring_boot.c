@@ -434,9 +434,12 @@ static int read_boot(const spring_request *rq, spring_result *r, sim_diag *d)
     }
     r->boot = bl->version;
     snprintf(r->boot_text, sizeof r->boot_text, "%d.%d", major, minor);
+    char at[300] = "";
+    if (rq->boot_pos.line > 0)
+        snprintf(at, sizeof at, "%s:%d: ", rq->boot_pos.file, rq->boot_pos.line);
     if (patch >= 0 && patch != bl->patch_read)
-        warn(r, NULL, "Spring Boot %s: lsim runs Spring AMQP %s and Spring Framework %s, what "
-             "Boot %d.%d.%d ships (the patches of one line differ in nothing lsim models)", text,
+        warn(r, NULL, "%sSpring Boot %s: lsim runs Spring AMQP %s and Spring Framework %s, what "
+             "Boot %d.%d.%d ships (the patches of one line differ in nothing lsim models)", at, text,
              bl->amqp, bl->framework, major, minor, bl->patch_read);
     return SIM_OK;
 }
@@ -454,8 +457,9 @@ static const spring_prop *lookup(spring_result *r, spring_listener l, const char
     if (p && p->is_env) {
         const spring_prop *under = spring_env_overridden(&r->env, p);
         if (under && !under->is_env)
-            warn(r, p, "%s=%s overrides %s=%s at %s:%d: environment variables win over every "
-                 "file", p->file, p->value, under->name, under->value, under->file, under->line);
+            warn(r, NULL, "environment variable %s=%s overrides %s=%s at %s:%d: environment "
+                 "variables win over every file", p->file, p->value, under->name, under->value,
+                 under->file, under->line);
     }
     return p;
 }
@@ -697,10 +701,7 @@ static int read_map(const spring_request *rq, spring_result *r, sim_diag *d)
         trim(v);
         const char *key = rq->map_to[i];
         bool conc = strcmp(key, "concurrency") == 0;
-        if (conc && r->listener == SPRING_JMS && !strchr(v, '-'))
-            warn(r, p, "%s=%s passed to setConcurrency means 1-%s on a JMS container (a single "
-                 "number is the maximum); write \"%s-%s\" for a fixed %s", p->name, v, v, v, v,
-                 v);
+        /* a JMS "5" is warned of by the container's own reading (1-5) */
         if (conc && r->listener == SPRING_SIMPLE && !strchr(v, '-')) {
             /* @RabbitListener(concurrency = "5"): setConcurrency("5") sets the minimum;
              * the factory's maximum still applies (spec 2.5). */

@@ -36,8 +36,13 @@ int diag_at(sim_diag *d, const cfg_node *at, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
+    bool was_set = d && d->is_set;
     int rc = diag_vset(d, at ? at->file : NULL, at ? at->line : 0, at ? at->col : 0, fmt, ap);
     va_end(ap);
+    if (d && !was_set && at && at->origin) {      /* a value from a Spring file: say which */
+        size_t len = strlen(d->msg);
+        snprintf(d->msg + len, sizeof d->msg - len, " (set by %s)", at->origin);
+    }
     return rc;
 }
 
