@@ -101,6 +101,7 @@ cli-tests: $(BUILD)/lsim
 	tests/cli/sweep.sh $(BUILD)/lsim
 	tests/cli/plot_test.sh $(BUILD)/lsim
 	tests/cli/traces.sh $(BUILD)/lsim
+	tests/cli/spring.sh $(BUILD)/lsim
 
 # Every input in the fuzz corpora (seeds and the inputs that once broke a
 # target) run through the targets, without libFuzzer.
