@@ -225,14 +225,16 @@ static int convert(const spring_result *r, const spring_prop *p, ptype type, boo
         return SIM_EINPUT;
     trim(v);
     int rc = SIM_OK;
-    int64_t n;
+    int64_t n = 0;
     *num = 0;
     switch (type) {
     case T_INT:
     case T_JMS_COUNT:
-        if (!java_parse_int(v, strlen(v), &n))
+        if (!java_parse_int(v, strlen(v), &n)) {
             rc = err_at(p, d, "%s: '%s' is not a whole number (Spring Boot would fail to start)",
                         p->name, v);
+            n = 0;
+        }
         snprintf(buf, size, "%lld", (long long)n);
         *num = (double)n;
         break;
@@ -612,7 +614,7 @@ static void retry_defaults(spring_result *r)
         total += sleep < (double)maxi ? sleep : (double)maxi;
         sleep *= mult;
     }
-    spring_setting *at = en;
+    const spring_setting *at = find_setting(r, "retry.enabled");   /* put() moved it */
     warn(r, NULL, "%s:%d: a stateless retry sleeps in the consumer thread: a message that "
          "keeps failing holds its consumer %.0f ms over %ld attempts", at->file ? at->file : "",
          at->line, total / 1e6, tries);
@@ -667,9 +669,10 @@ static int read_broker(const spring_request *rq, spring_result *r, sim_diag *d)
         size_t n = strcspn(at, "&");
         int64_t pf;
         if (!java_parse_int(at, n, &pf) || pf < 0) {
+            err_at(url, d, "%s: the prefetch '%.*s' is not a whole number", url->name, (int)n,
+                   at);
             free(v);
-            return err_at(url, d, "%s: the prefetch '%.*s' is not a whole number", url->name,
-                          (int)n, at);
+            return SIM_EINPUT;
         }
         char buf[32];
         snprintf(buf, sizeof buf, "%lld", (long long)pf);
