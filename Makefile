@@ -48,7 +48,7 @@ UNIT_TESTS = test_calendar test_config test_stats test_order test_random test_tr
              test_timeline test_seed_competing test_queueing test_determinism test_compare \
              test_sweep test_svg test_plot test_broker_rabbitmq test_container_smlc \
              test_container_direct test_trace_smlc test_activemq test_dmlc test_jms_traces \
-             test_fingerprints
+             test_fingerprints test_spring
 UNIT_BIN = $(addprefix $(BUILD)/tests/,$(UNIT_TESTS))
 
 # clang and libclang-rt-14-dev (libFuzzer, clang's sanitizers: only recommended
@@ -60,7 +60,7 @@ DEBIAN_PACKAGES = build-essential pkg-config libgsl-dev libsqlite3-dev libyaml-d
                   jupyter-nbconvert python3-ipykernel python3-pandas python3-matplotlib
 SUDO = $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-FUZZ_TARGETS = fuzz_scenario fuzz_trace fuzz_set fuzz_vary fuzz_require
+FUZZ_TARGETS = fuzz_scenario fuzz_trace fuzz_set fuzz_vary fuzz_require fuzz_spring
 FUZZ_SECONDS = 60
 FUZZ_BIN = $(addprefix $(BUILD)/tests/fuzz/,$(FUZZ_TARGETS))
 # UBSan must abort, or libFuzzer never hears of what it found.

@@ -566,6 +566,19 @@ int spring_env_load(spring_env *e, const char *const *files, size_t nfiles,
     return rc;
 }
 
+int spring_env_read_text(spring_env *e, const char *name, const char *text, size_t len,
+                         const char *const *profiles, size_t nprofiles, sim_diag *d)
+{
+    doc_list docs = { 0 };
+    const char *file = keep_file(e, name);
+    int rc = is_yaml_name(name) ? read_yaml(file, text, len, &docs, d)
+                                : read_properties(file, text, len, &docs, d);
+    if (rc == SIM_OK)
+        commit(e, &docs, profiles, nprofiles);
+    docs_free(&docs);
+    return rc;
+}
+
 void spring_env_free(spring_env *e)
 {
     for (size_t i = 0; i < e->n; i++)
@@ -725,7 +738,10 @@ static const char *iso_duration(const char *s, int64_t *ns)
                     : u == 'M' && in_time ? 60e9 : u == 'S' && in_time ? 1e9 : 0;
         if (unit == 0)
             return "is not an ISO-8601 duration (like PT30S)";
-        total += (int64_t)(v * unit);
+        double add = v * unit;
+        if (!(add > -4e18 && add < 4e18) || total > INT64_MAX / 2 || total < INT64_MIN / 2)
+            return "is out of range";
+        total += (int64_t)add;
         any = true;
         s = end + 1;
     }

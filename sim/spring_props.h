@@ -40,6 +40,10 @@ typedef struct spring_env {
  * file's application-{profile}.* sibling.  Errors at file:line:column. */
 int spring_env_load(spring_env *e, const char *const *files, size_t nfiles,
                     const char *const *profiles, size_t nprofiles, sim_diag *d);
+/* Reads one file's text (a .yml/.yaml name: YAML, else .properties) with
+ * `profiles` active, as the last file so far (for tests and fuzzing). */
+int spring_env_read_text(spring_env *e, const char *name, const char *text, size_t len,
+                         const char *const *profiles, size_t nprofiles, sim_diag *d);
 /* Adds the environment's value for `name` (Boot's two upper-case forms,
  * SPRING_X_MAXCONCURRENCY and SPRING_X_MAX_CONCURRENCY), if any. */
 void spring_env_add_environment(spring_env *e, const char *name);
