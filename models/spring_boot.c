@@ -360,6 +360,10 @@ static void warn_old_names(spring_result *r)
         for (int k = 0; kept[k] && !ok; k++)
             ok = strncmp(rest, kept[k], strlen(kept[k])) == 0 &&
                  (rest[strlen(kept[k])] == '.' || !rest[strlen(kept[k])]);
+        if (ok && strncmp(rest, "stream.", 7) == 0)
+            warn(r, p, "%s applies only to spring.rabbitmq.listener.type=stream (and "
+                 "stream.auto-startup was never applied before Boot 3.1.8); it does nothing "
+                 "for a %s listener", p->name, r->listener == SPRING_DIRECT ? "direct" : "simple");
         if (!ok)
             warn(r, p, "%s is a Spring Boot 1.x name: since Boot 2.0 it is "
                  "spring.rabbitmq.listener.simple.%s (or .direct.), and this one is ignored",
@@ -654,6 +658,11 @@ static int read_broker(const spring_request *rq, spring_result *r, sim_diag *d)
                  "buffering is consumerWindowSize in bytes)", r->env.v[i].name);
             break;
         }
+    const spring_prop *pool = spring_env_find(&r->env, "spring.activemq.pool.enabled");
+    if (pool && strcasecmp(pool->value, "true") == 0)
+        warn(r, pool, "%s=true: from Boot 3.4.1 the listener uses the pooled connection factory "
+             "(with the default caching one it gets the native factory); lsim models one "
+             "connection either way", pool->name);
     if (!url)
         return SIM_OK;
     char *v;
