@@ -288,6 +288,9 @@ static void ms_of(const char *value, char *buf, size_t size)
 
 void spring_boot_print_unexposed(FILE *f, const spring_result *r)
 {
+    if (r->listener == SPRING_JMS)
+        fprintf(f, "  # Boot makes the sessions transacted (unless spring.jms.listener.session."
+                "transacted=false);\n  # lsim's DMLC runs them as AUTO_ACKNOWLEDGE either way\n");
     bool first = true;
     for (size_t i = 0; i < sizeof hidden / sizeof hidden[0]; i++) {
         const unexposed *h = &hidden[i];

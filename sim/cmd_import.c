@@ -104,15 +104,31 @@ static void setting_line(strbuf *b, int indent, const char *key, const spring_se
     sb_addf(b, "%-40s # %s\n", line, origin);
 }
 
+/* spring.application.name when it makes a scenario name, else "imported". */
+static const char *scenario_name(const spring_result *r)
+{
+    const spring_prop *p = spring_env_find(&r->env, "spring.application.name");
+    if (!p || !p->value[0] || strlen(p->value) > 64)
+        return "imported";
+    for (const char *c = p->value; *c; c++)
+        if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
+              *c == '-' || *c == '_' || *c == '.'))
+            return "imported";
+    return p->value;
+}
+
 static char *scenario_text(const import_args *a, const spring_result *r, bool retry_known)
 {
     strbuf b = { 0 };
     sb_add(&b, "# lsim import");
     for (size_t i = 0; i < a->nfiles; i++)
         sb_addf(&b, " %s", a->files[i]);
-    sb_addf(&b, " (Spring Boot %s)\n", r->boot_text);
-    sb_add(&b, "name: imported\n"
-               "duration: 10m\n"
+    sb_addf(&b, " (Spring Boot %s", r->boot_text);
+    for (size_t i = 0; i < a->nprofiles; i++)
+        sb_addf(&b, "%s%s", i ? ", " : ", profiles ", a->profiles[i]);
+    sb_add(&b, ")\n");
+    sb_addf(&b, "name: %s\n", scenario_name(r));
+    sb_add(&b, "duration: 10m\n"
                "queue:                                   # a stand-in workload: put the "
                "application's own here\n"
                "  name: queue\n"

@@ -79,6 +79,12 @@ static int parse_run_args(int argc, char **argv, run_args *a, bool is_check)
 /* Loads the scenario and applies --seed and --set, in that order. */
 static int load_scenario(const run_args *a, cfg_doc *doc, sim_diag *d)
 {
+    size_t len = strlen(a->scenario);
+    if (len > 11 && strcmp(a->scenario + len - 11, ".properties") == 0)
+        return diag_file(d, a->scenario, 0, 0, "this is a Spring Boot configuration, not an lsim "
+                         "scenario: `lsim import %s` prints the scenario's broker and container "
+                         "from it (or name it in a scenario's container.spring.files)",
+                         a->scenario);
     if (cfg_load_file(a->scenario, doc, d) != SIM_OK)
         return SIM_EINPUT;
     if (doc->root->kind != CFG_MAP)

@@ -129,6 +129,12 @@ while IFS='|' read -r file message; do
 done < $S/bad_input.txt
 expect_error 2 "$S/bad/application.yml:1:1: this is a Spring Boot configuration, not an lsim scenario: \`lsim import $S/bad/application.yml\` prints the scenario's broker and container from it (or name it in a scenario's container.spring.files)" -- \
     "$LSIM" run $S/bad/application.yml --out "$TMP/out/x.db"
+expect_error 2 "$S/e1/application.properties: this is a Spring Boot configuration, not an lsim scenario: \`lsim import $S/e1/application.properties\` prints the scenario's broker and container from it (or name it in a scenario's container.spring.files)" -- \
+    "$LSIM" run $S/e1/application.properties --out "$TMP/out/x.db"
+count=$((count + 1))
+"$LSIM" import $S/profiles/application.yml --profile prod --profile eu 2>/dev/null | head -2 >"$TMP/head.txt"
+[ "$(cat "$TMP/head.txt")" = "# lsim import $S/profiles/application.yml (Spring Boot 3.5, profiles prod, eu)
+name: orders" ] || fail "import: the header and spring.application.name: $(cat "$TMP/head.txt")"
 expect_error 2 "lsim: --map: 'message.bus.concurrency': expected PROPERTY=KEY, for example message.bus.concurrency=concurrency" -- \
     "$LSIM" import $S/e1/application.properties --map message.bus.concurrency -o "$TMP/out/x.yaml"
 expect_error 2 "--boot: boot: '1.5' is not a Spring Boot line lsim knows (2.7, 3.0, 3.1, 3.2, 3.3, 3.4, 3.5, 4.0, or one of their releases like \"3.2.5\")" -- \
