@@ -54,8 +54,17 @@ static void print_map(FILE *f, const cfg_node *m, const char *prefix, const char
         const cfg_node *v = m->items[i];
         char name[256];
         snprintf(name, sizeof name, "%s%s", prefix, key);
-        if (!prefix[0] && (strcmp(key, "spring") == 0 || strcmp(key, "changes") == 0))
+        if (!prefix[0] && strcmp(key, "spring") == 0)
             continue;
+        if (v->kind == CFG_SEQ) {          /* changes: each item's settings */
+            for (size_t j = 0; j < v->n; j++) {
+                char sub[280];
+                snprintf(sub, sizeof sub, "%s[%zu].", name, j);
+                if (v->items[j]->kind == CFG_MAP)
+                    print_map(f, v->items[j], sub, kind, scenario);
+            }
+            continue;
+        }
         if (v->kind == CFG_MAP) {
             char sub[260];
             snprintf(sub, sizeof sub, "%s.", name);

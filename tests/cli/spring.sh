@@ -55,6 +55,15 @@ for e in e1:2.7.18 e2:3.1.12 e3:3.2.12 e5:4.0.8 e6:2.7.18 e7:3.2.12; do
         fail "$name: the output of import does not run"
 done
 
+# 1b. check resolves every concurrency string, in the container and in its changes.
+count=$((count + 1))
+got=$(origins scenarios/jms-concurrency-5-surprise.yaml | grep '^#   concurrency:')
+case $got in *'scenario line 40; setConcurrency("5") runs 1-5') ;; *) fail "check: concurrency 5: $got" ;; esac
+count=$((count + 1))
+got=$(origins scenarios/smlc-change.yaml | grep 'concurrency:' | sed 's/  */ /g')
+case $got in *'changes[0].concurrency: 2-6 scenario line 38; setConcurrency("2-6") runs 2-6'*) ;;
+    *) fail "check: the changes' concurrency: $got" ;; esac
+
 # 2. An unchanged application.yml with two profiles (and a profile-specific
 #    file): switching the profile changes the settings as Boot would.
 P=$S/profiles/scenario.yaml
