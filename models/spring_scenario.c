@@ -194,6 +194,24 @@ static int read_request(sim_ctx *ctx, cfg_node *sp, spring_request *rq, strs *fi
     return SIM_OK;
 }
 
+/* Boot's Rabbit defaults with a listener that throws: requeued and
+ * redelivered at once, for ever (defaultRequeueRejected true, no retry). */
+static void warn_redelivery_loop(sim_ctx *ctx, const cfg_node *c)
+{
+    const cfg_node *kind = cfg_peek(c, "kind"), *p = cfg_peek(c, "listenerFailureProbability");
+    const cfg_node *rq = cfg_peek(c, "defaultRequeueRejected"), *retry = cfg_peek(c, "retry");
+    const cfg_node *en = retry ? cfg_peek(retry, "enabled") : NULL;
+    if (!kind || kind->kind != CFG_SCALAR || strcmp(kind->text, "smlc") != 0 || !p ||
+        p->kind != CFG_SCALAR || strtod(p->text, NULL) <= 0 ||
+        (rq && rq->kind == CFG_SCALAR && strcmp(rq->text, "false") == 0) ||
+        (en && en->kind == CFG_SCALAR && strcmp(en->text, "true") == 0))
+        return;
+    sim_warn(ctx, "%s:%d: with Boot's defaults a message whose listener throws is requeued and "
+             "redelivered at once, for ever (default-requeue-rejected is true and there is no "
+             "retry): set spring.rabbitmq.listener.simple.default-requeue-rejected=false, or "
+             "retry.enabled=true", p->file ? p->file : "", p->line);
+}
+
 int spring_boot_expand(sim_ctx *ctx, cfg_doc *doc, sim_diag *d)
 {
     cfg_node *root = doc->root;
@@ -219,6 +237,7 @@ int spring_boot_expand(sim_ctx *ctx, cfg_doc *doc, sim_diag *d)
         apply(doc, root, c, &r);
         for (size_t i = 0; i < r.nwarnings; i++)
             sim_warn(ctx, "%s", r.warnings[i]);
+        warn_redelivery_loop(ctx, c);
     }
     for (size_t i = 0; i < paths.n; i++)
         free((char *)paths.v[i]);
