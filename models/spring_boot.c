@@ -398,6 +398,11 @@ static int choose_listener(const spring_request *rq, spring_result *r, bool use_
         if (strcmp(buf, "simple") && strcmp(buf, "direct"))
             return err_at(type, d, "spring.rabbitmq.listener.type: '%s' is not simple, direct "
                           "or stream", type->value);
+        if (strcasecmp(type->value, buf) != 0)
+            return err_at(type, d, "spring.rabbitmq.listener.type: '%s' binds as %s, but Boot "
+                          "picks the factory by the text itself (ignoring only case), so no "
+                          "listener container factory is built: write %s", type->value, buf,
+                          buf);
         r->listener = buf[0] == 's' ? SPRING_SIMPLE : SPRING_DIRECT;
         r->type_set = true;
         return SIM_OK;
@@ -522,6 +527,23 @@ static void jms_concurrency(spring_result *r, jms_counts *jc)
              "surplus consumers", r->boot_text, (long long)jc->max_v);
 }
 
+/* AcknowledgeMode: Rabbit none, manual, auto; JMS auto, client, dupsok or a
+ * number (Boot's jms/AcknowledgeMode#of). */
+static int check_ack(const spring_prop *p, const char *canon, bool jms, sim_diag *d)
+{
+    static const char *const rabbit[] = { "none", "manual", "auto", NULL };
+    static const char *const jmsv[] = { "auto", "client", "dupsok", NULL };
+    const char *const *names = jms ? jmsv : rabbit;
+    for (int i = 0; names[i]; i++)
+        if (strcmp(canon, names[i]) == 0)
+            return SIM_OK;
+    int64_t n;
+    if (jms && java_parse_int(canon, strlen(canon), &n))
+        return SIM_OK;
+    return err_at(p, d, "%s: '%s' is not %s (Spring Boot would fail to start)", p->name,
+                  p->value, jms ? "auto, client, dups_ok or a number" : "none, manual or auto");
+}
+
 static int read_props(const spring_request *rq, spring_result *r, jms_counts *jc, sim_diag *d)
 {
     const spring_prop *ack = NULL, *transacted = NULL;
@@ -557,6 +579,8 @@ static int read_props(const spring_request *rq, spring_result *r, jms_counts *jc
             } else if (row->type == T_ACK) {
                 ack = p;
                 snprintf(ackv, sizeof ackv, "%s", buf);
+                if (check_ack(p, buf, r->listener == SPRING_JMS, d) != SIM_OK)
+                    return SIM_EINPUT;
             } else if (strcmp(row->suffix, "session.transacted") == 0) {
                 transacted = p;
             } else if (row->key) {
