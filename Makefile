@@ -33,14 +33,14 @@ SIM_OBJ = sim/mem.o sim/config.o sim/config_print.o sim/units.o sim/scenario.o s
           sim/expr.o sim/sweep_spec.o sim/sweep_exec.o sim/sweep_merge.o sim/sweep_answer.o \
           sim/sweep_plan.o sim/sweep_parts.o sim/cmd_sweep.o sim/cmd_merge.o \
           sim/svg.o sim/plot.o sim/plot_timeline.o sim/plot_gantt.o sim/plot_groups.o \
-          sim/cmd_plot.o sim/yaml_words.o sim/spring_props.o sim/cmd_import.o sim/sweep_spring.o
+          sim/cmd_plot.o sim/yaml_words.o sim/spring_docs.o sim/spring_props.o sim/cmd_import.o sim/sweep_spring.o
 MDL_OBJ = models/registry.o models/world.o models/workload.o models/arrivals.o \
           models/arrivals_replay.o models/groups.o models/host.o models/broker_pull.o \
           models/container_competing.o models/java.o models/amqp_version.o models/broker_rabbitmq.o \
           models/container_smlc.o models/smlc_scaling.o models/smlc_config.o \
           models/container_direct.o models/activemq_groups.o models/broker_activemq.o \
           models/broker_activemq_stats.o models/dmlc_config.o models/container_dmlc.o \
-          models/spring_boot.o models/spring_scenario.o models/container_origins.o
+          models/spring_boot.o models/spring_result.o models/spring_rules.o models/spring_scenario.o models/container_origins.o
 LIB_OBJ = $(addprefix $(BUILD)/,$(SIM_OBJ) $(MDL_OBJ))
 MAIN_OBJ = $(BUILD)/sim/main.o
 

@@ -4,6 +4,7 @@
  * that properties can show are warnings, each naming the file and line.
  */
 #include "spring_boot.h"
+#include "spring_result.h"
 #include "java.h"
 #include "mem.h"
 
@@ -110,101 +111,7 @@ static void full_name(spring_listener l, const char *suffix, char *buf, size_t s
     snprintf(buf, size, "%s%s", prefixes[l], suffix);
 }
 
-/* ---- the result ------------------------------------------------------------------------------- */
-
-static void warn(spring_result *r, const spring_prop *at, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static void warn(spring_result *r, const spring_prop *at, const char *fmt, ...)
-{
-    strbuf sb = { 0 };
-    if (at && at->is_env)
-        sb_addf(&sb, "environment variable %s: ", at->file);
-    else if (at)
-        sb_addf(&sb, "%s:%d: ", at->file, at->line);
-    va_list ap;
-    va_start(ap, fmt);
-    sb_vaddf(&sb, fmt, ap);
-    va_end(ap);
-    r->warnings = xrealloc(r->warnings, (r->nwarnings + 1) * sizeof *r->warnings);
-    r->warnings[r->nwarnings++] = sb_take(&sb);
-}
-
-static spring_setting *find_setting(spring_result *r, const char *key)
-{
-    for (size_t i = 0; i < r->n; i++)
-        if (strcmp(r->v[i].key, key) == 0)
-            return &r->v[i];
-    return NULL;
-}
-
-static void drop_setting(spring_result *r, const char *key)
-{
-    spring_setting *s = find_setting(r, key);
-    if (!s)
-        return;
-    free(s->key);
-    free(s->value);
-    free(s->origin);
-    *s = r->v[--r->n];
-}
-
-/* Sets key (replacing an earlier value) from property p, or from nothing
- * (p NULL: origin names a Boot default). */
-static void put(spring_result *r, const char *key, const char *value, const spring_prop *p,
-                const char *origin)
-{
-    drop_setting(r, key);
-    xgrow((void **)&r->v, &r->cap, r->n + 1, sizeof *r->v);
-    r->v[r->n++] = (spring_setting){
-        .key = xstrdup(key), .value = xstrdup(value), .origin = xstrdup(origin),
-        .file = p ? p->file : NULL, .line = p ? p->line : 0, .col = p ? p->col : 0,
-        .is_env = p && p->is_env,
-    };
-}
-
-void spring_result_free(spring_result *r)
-{
-    for (size_t i = 0; i < r->n; i++) {
-        free(r->v[i].key);
-        free(r->v[i].value);
-        free(r->v[i].origin);
-    }
-    free(r->v);
-    for (size_t i = 0; i < r->nwarnings; i++)
-        free(r->warnings[i]);
-    free(r->warnings);
-    spring_env_free(&r->env);
-    memset(r, 0, sizeof *r);
-}
-
 /* ---- values ------------------------------------------------------------------------------------- */
-
-static int err_at(const spring_prop *p, sim_diag *d, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static int err_at(const spring_prop *p, sim_diag *d, const char *fmt, ...)
-{
-    char msg[400];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    if (p->is_env)
-        return diag_file(d, "environment", 0, 0, "%s: %s", p->file, msg);
-    return diag_file(d, p->file, p->line, p->col, "%s", msg);
-}
-
-static void trim(char *s)
-{
-    size_t n = strlen(s);
-    while (n && isspace((unsigned char)s[n - 1]))
-        s[--n] = '\0';
-    size_t k = 0;
-    while (isspace((unsigned char)s[k]))
-        k++;
-    memmove(s, s + k, n - k + 1);
-}
 
 /* Boot's enum binding: case and non-alphanumerics do not count. */
 static void canonical_enum(const char *s, char *buf, size_t size)
@@ -223,7 +130,7 @@ static int convert(const spring_result *r, const spring_prop *p, ptype type, boo
     char *v;
     if (spring_env_resolve(&r->env, p, use_env, &v, d) != SIM_OK)
         return SIM_EINPUT;
-    trim(v);
+    spring_trim(v);
     int rc = SIM_OK;
     int64_t n = 0;
     *num = 0;
@@ -231,7 +138,7 @@ static int convert(const spring_result *r, const spring_prop *p, ptype type, boo
     case T_INT:
     case T_JMS_COUNT:
         if (!java_parse_int(v, strlen(v), &n)) {
-            rc = err_at(p, d, "%s: '%s' is not a whole number (Spring Boot would fail to start)",
+            rc = spring_err_at(p, d, "%s: '%s' is not a whole number (Spring Boot would fail to start)",
                         p->name, v);
             n = 0;
         }
@@ -240,14 +147,14 @@ static int convert(const spring_result *r, const spring_prop *p, ptype type, boo
         break;
     case T_BOOL:
         if (strcasecmp(v, "true") != 0 && strcasecmp(v, "false") != 0)
-            rc = err_at(p, d, "%s: '%s' is not true or false", p->name, v);
+            rc = spring_err_at(p, d, "%s: '%s' is not true or false", p->name, v);
         snprintf(buf, size, "%s", strcasecmp(v, "true") == 0 ? "true" : "false");
         break;
     case T_DOUBLE: {
         char *end;
         *num = strtod(v, &end);
         if (!*v || *end || !isfinite(*num))
-            rc = err_at(p, d, "%s: '%s' is not a number", p->name, v);
+            rc = spring_err_at(p, d, "%s: '%s' is not a number", p->name, v);
         snprintf(buf, size, "%s", v);
         break;
     }
@@ -256,13 +163,13 @@ static int convert(const spring_result *r, const spring_prop *p, ptype type, boo
         bool bare;
         const char *why = spring_parse_duration(v, &ns, &bare);
         if (why) {
-            rc = err_at(p, d, "%s: '%s' %s", p->name, v, why);
+            rc = spring_err_at(p, d, "%s: '%s' %s", p->name, v, why);
             break;
         }
         format_duration(ns, buf, size);
         *num = (double)ns;
         if (bare && ns < 100 * 1000000LL && ns > 0)
-            warn((spring_result *)r, p, "%s=%s is %s: a bare number is milliseconds in Spring "
+            spring_warn((spring_result *)r, p, "%s=%s is %s: a bare number is milliseconds in Spring "
                  "Boot (write %ss if seconds were meant)", p->name, v, buf, v);
         break;
     }
@@ -275,25 +182,6 @@ static int convert(const spring_result *r, const spring_prop *p, ptype type, boo
 }
 
 /* ---- which properties exist ----------------------------------------------------------------------- */
-
-static size_t edit_distance(const char *a, const char *b)
-{
-    size_t n = strlen(a), m = strlen(b), prev[64], cur[64];
-    if (m >= 63 || n >= 63)
-        return 99;
-    for (size_t j = 0; j <= m; j++)
-        prev[j] = j;
-    for (size_t i = 1; i <= n; i++) {
-        cur[0] = i;
-        for (size_t j = 1; j <= m; j++) {
-            size_t sub = prev[j - 1] + (a[i - 1] != b[j - 1]);
-            size_t del = prev[j] + 1, ins = cur[j - 1] + 1;
-            cur[j] = sub < del ? (sub < ins ? sub : ins) : (del < ins ? del : ins);
-        }
-        memcpy(prev, cur, (m + 1) * sizeof *prev);
-    }
-    return prev[m];
-}
 
 static bool names_match(const char *relaxed, spring_listener l, const char *suffix)
 {
@@ -327,7 +215,7 @@ static int check_known(spring_result *r, sim_diag *d)
                 char full[160];
                 full_name((spring_listener)l, props[k].suffix, full, sizeof full);
                 char *rf = spring_relaxed(full);
-                size_t dist = edit_distance(p->relaxed, rf);
+                size_t dist = cfg_edit_distance(p->relaxed, rf);
                 free(rf);
                 if (dist < bestd) {
                     bestd = dist;
@@ -337,9 +225,9 @@ static int check_known(spring_result *r, sim_diag *d)
             if (known)
                 break;
             if (bestd <= 3)
-                return err_at(p, d, "%s is not a Spring Boot property (Boot would ignore it "
+                return spring_err_at(p, d, "%s is not a Spring Boot property (Boot would ignore it "
                               "silently); did you mean %s%s?", p->name, prefixes[l], best);
-            return err_at(p, d, "%s is not a Spring Boot property (Boot would ignore it "
+            return spring_err_at(p, d, "%s is not a Spring Boot property (Boot would ignore it "
                           "silently)", p->name);
         }
     }
@@ -361,11 +249,11 @@ static void warn_old_names(spring_result *r)
             ok = strncmp(rest, kept[k], strlen(kept[k])) == 0 &&
                  (rest[strlen(kept[k])] == '.' || !rest[strlen(kept[k])]);
         if (ok && strncmp(rest, "stream.", 7) == 0)
-            warn(r, p, "%s applies only to spring.rabbitmq.listener.type=stream (and "
+            spring_warn(r, p, "%s applies only to spring.rabbitmq.listener.type=stream (and "
                  "stream.auto-startup was never applied before Boot 3.1.8); it does nothing "
                  "for a %s listener", p->name, r->listener == SPRING_DIRECT ? "direct" : "simple");
         if (!ok)
-            warn(r, p, "%s is a Spring Boot 1.x name: since Boot 2.0 it is "
+            spring_warn(r, p, "%s is a Spring Boot 1.x name: since Boot 2.0 it is "
                  "spring.rabbitmq.listener.simple.%s (or .direct.), and this one is ignored",
                  p->name, p->name + strlen(pre));
     }
@@ -393,13 +281,13 @@ static int choose_listener(const spring_request *rq, spring_result *r, bool use_
         if (convert(r, type, T_ACK, use_env, buf, sizeof buf, &num, d) != SIM_OK)
             return SIM_EINPUT;
         if (strcmp(buf, "stream") == 0)
-            return err_at(type, d, "spring.rabbitmq.listener.type: lsim does not model the "
+            return spring_err_at(type, d, "spring.rabbitmq.listener.type: lsim does not model the "
                           "stream listener (simple or direct)");
         if (strcmp(buf, "simple") && strcmp(buf, "direct"))
-            return err_at(type, d, "spring.rabbitmq.listener.type: '%s' is not simple, direct "
+            return spring_err_at(type, d, "spring.rabbitmq.listener.type: '%s' is not simple, direct "
                           "or stream", type->value);
         if (strcasecmp(type->value, buf) != 0)
-            return err_at(type, d, "spring.rabbitmq.listener.type: '%s' binds as %s, but Boot "
+            return spring_err_at(type, d, "spring.rabbitmq.listener.type: '%s' binds as %s, but Boot "
                           "picks the factory by the text itself (ignoring only case), so no "
                           "listener container factory is built: write %s", type->value, buf,
                           buf);
@@ -418,11 +306,6 @@ static int choose_listener(const spring_request *rq, spring_result *r, bool use_
 }
 
 /* ---- reading -------------------------------------------------------------------------------------- */
-
-typedef struct jms_counts {
-    const spring_prop *conc, *min, *max;
-    int64_t conc_v, min_v, max_v;
-} jms_counts;
 
 static int read_boot(const spring_request *rq, spring_result *r, sim_diag *d)
 {
@@ -449,7 +332,7 @@ static int read_boot(const spring_request *rq, spring_result *r, sim_diag *d)
     if (rq->boot_pos.line > 0)
         snprintf(at, sizeof at, "%s:%d: ", rq->boot_pos.file, rq->boot_pos.line);
     if (patch >= 0 && patch != bl->patch_read)
-        warn(r, NULL, "%sSpring Boot %s: lsim runs Spring AMQP %s and Spring Framework %s, what "
+        spring_warn(r, NULL, "%sSpring Boot %s: lsim runs Spring AMQP %s and Spring Framework %s, what "
              "Boot %d.%d.%d ships (the patches of one line differ in nothing lsim models)", at, text,
              bl->amqp, bl->framework, major, minor, bl->patch_read);
     return SIM_OK;
@@ -468,7 +351,7 @@ static const spring_prop *lookup(spring_result *r, spring_listener l, const char
     if (p && p->is_env) {
         const spring_prop *under = spring_env_overridden(&r->env, p);
         if (under && !under->is_env)
-            warn(r, NULL, "environment variable %s=%s overrides %s=%s at %s:%d: environment "
+            spring_warn(r, NULL, "environment variable %s=%s overrides %s=%s at %s:%d: environment "
                  "variables win over every file", p->file, p->value, under->name, under->value,
                  under->file, under->line);
     }
@@ -492,41 +375,6 @@ static int read_jms(spring_result *r, const spring_prop *p, const boot_prop *row
     return SIM_OK;
 }
 
-/* JmsProperties.Listener#formatConcurrency (spec 3.2). */
-static void jms_concurrency(spring_result *r, jms_counts *jc)
-{
-    const spring_prop *min = jc->min ? jc->min : jc->conc;
-    int64_t min_v = jc->min ? jc->min_v : jc->conc_v;
-    if (jc->min && jc->conc)
-        warn(r, jc->conc, "%s=%lld is overridden by %s=%lld (Boot binds min-concurrency "
-             "after concurrency)", jc->conc->name, (long long)jc->conc_v, jc->min->name,
-             (long long)jc->min_v);
-    if (!min && !jc->max)
-        return;
-    char text[64], origin[200];
-    if (min && jc->max)
-        snprintf(text, sizeof text, "%lld-%lld", (long long)min_v, (long long)jc->max_v);
-    else if (min)
-        snprintf(text, sizeof text, "%lld-%lld", (long long)min_v, (long long)min_v);
-    else
-        snprintf(text, sizeof text, "1-%lld", (long long)jc->max_v);
-    snprintf(origin, sizeof origin, "%s%s%s", min ? min->name : "", min && jc->max ? " + " : "",
-             jc->max ? jc->max->name : "");
-    put(r, "concurrency", text, jc->max ? jc->max : min, origin);
-    if (min && !jc->max)
-        warn(r, min, "%s=%lld gives setConcurrency(\"%s\"): a fixed %lld consumers, not 1-%lld "
-             "(Boot passes MIN-MAX; add max-concurrency to let it scale)", min->name,
-             (long long)min_v, text, (long long)min_v, (long long)min_v);
-    if (min && jc->max && jc->max_v < min_v)
-        warn(r, jc->max, "%s=%lld is below the minimum %lld: the container runs %lld-%lld "
-             "(setMaxConcurrentConsumers keeps the larger), silently", jc->max->name,
-             (long long)jc->max_v, (long long)min_v, (long long)min_v, (long long)min_v);
-    if (jc->max && jc->max_v > (min ? min_v : 1) && r->boot <= 303)
-        warn(r, jc->max, "on Spring Framework 6.1 and older (Boot %s) the container grows "
-             "toward %lld consumers and never shrinks back; Boot 3.4 (Framework 6.2) stops "
-             "surplus consumers", r->boot_text, (long long)jc->max_v);
-}
-
 /* AcknowledgeMode: Rabbit none, manual, auto; JMS auto, client, dupsok or a
  * number (Boot's jms/AcknowledgeMode#of). */
 static int check_ack(const spring_prop *p, const char *canon, bool jms, sim_diag *d)
@@ -540,7 +388,7 @@ static int check_ack(const spring_prop *p, const char *canon, bool jms, sim_diag
     int64_t n;
     if (jms && java_parse_int(canon, strlen(canon), &n))
         return SIM_OK;
-    return err_at(p, d, "%s: '%s' is not %s (Spring Boot would fail to start)", p->name,
+    return spring_err_at(p, d, "%s: '%s' is not %s (Spring Boot would fail to start)", p->name,
                   p->value, jms ? "auto, client, dups_ok or a number" : "none, manual or auto");
 }
 
@@ -559,14 +407,14 @@ static int read_props(const spring_request *rq, spring_result *r, jms_counts *jc
             bool other_rabbit = (spring_listener)l != r->listener && l != SPRING_JMS &&
                                 r->listener != SPRING_JMS;
             if (other_rabbit) {
-                warn(r, p, "%s does not apply: the listener type is %s, and Boot reads only "
+                spring_warn(r, p, "%s does not apply: the listener type is %s, and Boot reads only "
                      "%s*", p->name, listener_names[r->listener], prefixes[r->listener]);
                 continue;
             }
             if ((spring_listener)l != r->listener)
                 continue;
             if (!in_line(row, r->boot)) {
-                warn(r, p, "%s is not a property of Spring Boot %s: %s; Boot ignores it",
+                spring_warn(r, p, "%s is not a property of Spring Boot %s: %s; Boot ignores it",
                      p->name, r->boot_text, row->note ? row->note : "not in this line");
                 continue;
             }
@@ -584,180 +432,16 @@ static int read_props(const spring_request *rq, spring_result *r, jms_counts *jc
             } else if (strcmp(row->suffix, "session.transacted") == 0) {
                 transacted = p;
             } else if (row->key) {
-                put(r, row->key, buf, p, p->name);
+                spring_put(r, row->key, buf, p, p->name);
             }
         }
     }
     if (ack && r->listener != SPRING_JMS && strcmp(ackv, "none") == 0)
-        warn(r, ack, "%s=none: no basicQos is sent, so the broker pushes without a limit; lsim "
+        spring_warn(r, ack, "%s=none: no basicQos is sent, so the broker pushes without a limit; lsim "
              "models acknowledge-mode auto", ack->name);
     if (ack && r->listener == SPRING_JMS && !transacted && strcmp(ackv, "auto") != 0)
-        warn(r, ack, "%s=%s: Boot makes the sessions transacted (session.transacted is not "
+        spring_warn(r, ack, "%s=%s: Boot makes the sessions transacted (session.transacted is not "
              "set), so the acknowledge mode is ignored", ack->name, ack->value);
-    return SIM_OK;
-}
-
-/* Boot's own defaults for the retry it builds (RabbitProperties.Retry). */
-static void retry_defaults(spring_result *r)
-{
-    spring_setting *en = find_setting(r, "retry.enabled");
-    bool any = false;
-    for (size_t i = 0; i < r->n; i++)
-        any = any || strncmp(r->v[i].key, "retry.", 6) == 0;
-    if (!en || strcmp(en->value, "true") != 0) {
-        const spring_setting *first = NULL;
-        for (size_t i = 0; i < r->n && !first; i++)
-            if (strncmp(r->v[i].key, "retry.", 6) == 0)
-                first = &r->v[i];
-        if (any && !(en && strcmp(en->value, "false") == 0))
-            warn(r, NULL, "%s:%d: %s is set but retry.enabled is not true: Boot builds no "
-                 "retry", first->file ? first->file : "", first->line, first->origin);
-        for (size_t i = r->n; i-- > 0;)
-            if (strncmp(r->v[i].key, "retry.", 6) == 0)
-                drop_setting(r, r->v[i].key);
-        return;
-    }
-    char origin[64];
-    snprintf(origin, sizeof origin, "Spring Boot %s default", r->boot_text);
-    static const char *const keys[][2] = {
-        { "retry.initialInterval", "1s" }, { "retry.multiplier", "1" },
-        { "retry.maxInterval", "10s" }, { "retry.stateless", "true" },
-    };
-    for (size_t i = 0; i < 4; i++)
-        if (!find_setting(r, keys[i][0]))
-            put(r, keys[i][0], keys[i][1], NULL, origin);
-    const char *count = r->boot >= 400 ? "retry.maxRetries" : "retry.maxAttempts";
-    if (!find_setting(r, count))
-        put(r, count, "3", NULL, origin);
-    if (strcmp(find_setting(r, "retry.stateless")->value, "true") != 0)
-        return;
-    int64_t init, maxi;
-    bool bare;
-    spring_parse_duration(find_setting(r, "retry.initialInterval")->value, &init, &bare);
-    spring_parse_duration(find_setting(r, "retry.maxInterval")->value, &maxi, &bare);
-    double mult = strtod(find_setting(r, "retry.multiplier")->value, NULL);
-    long tries = strtol(find_setting(r, count)->value, NULL, 10) + (r->boot >= 400 ? 1 : 0);
-    double sleep = (double)init, total = 0;
-    for (long k = 1; k < tries && k < 1000; k++) {
-        total += sleep < (double)maxi ? sleep : (double)maxi;
-        sleep *= mult;
-    }
-    const spring_setting *at = find_setting(r, "retry.enabled");   /* put() moved it */
-    warn(r, NULL, "%s:%d: a stateless retry sleeps in the consumer thread: a message that "
-         "keeps failing holds its consumer %.0f ms over %ld attempts", at->file ? at->file : "",
-         at->line, total / 1e6, tries);
-}
-
-static void rabbit_checks(spring_result *r, sim_diag *d, int *rc)
-{
-    spring_setting *cc = find_setting(r, "concurrentConsumers");
-    spring_setting *mc = find_setting(r, "maxConcurrentConsumers");
-    spring_setting *pf = find_setting(r, "prefetchCount"), *bs = find_setting(r, "batchSize");
-    if (cc && mc && atoll(mc->value) < atoll(cc->value)) {
-        *rc = diag_file(d, mc->file, mc->line, mc->col, "%s=%s is less than concurrency (%s): "
-                        "Spring AMQP refuses this at startup", mc->origin, mc->value, cc->value);
-        return;
-    }
-    if (cc && !mc)
-        warn(r, NULL, "%s:%d: %s=%s without max-concurrency: a fixed %s consumers, no scaling",
-             cc->file ? cc->file : "", cc->line, cc->origin, cc->value, cc->value);
-    if (pf && bs && atoll(bs->value) > atoll(pf->value))
-        warn(r, NULL, "%s:%d: %s=%s is below batch-size %s: the container prefetches %s "
-             "(the larger of the two)", pf->file ? pf->file : "", pf->line, pf->origin,
-             pf->value, bs->value, bs->value);
-}
-
-/* ---- the broker -------------------------------------------------------------------------------------- */
-
-static int read_broker(const spring_request *rq, spring_result *r, sim_diag *d)
-{
-    if (r->listener != SPRING_JMS)
-        return SIM_OK;
-    if (rq->use_env)
-        spring_env_add_environment(&r->env, "spring.activemq.broker-url");
-    const spring_prop *url = spring_env_find(&r->env, "spring.activemq.broker-url");
-    for (size_t i = 0; i < r->env.n; i++)
-        if (strncmp(r->env.v[i].relaxed, "spring.artemis.", 15) == 0) {
-            warn(r, &r->env.v[i], "%s: lsim models ActiveMQ Classic, not Artemis (whose "
-                 "buffering is consumerWindowSize in bytes)", r->env.v[i].name);
-            break;
-        }
-    const spring_prop *pool = spring_env_find(&r->env, "spring.activemq.pool.enabled");
-    if (pool && strcasecmp(pool->value, "true") == 0)
-        warn(r, pool, "%s=true: from Boot 3.4.1 the listener uses the pooled connection factory "
-             "(with the default caching one it gets the native factory); lsim models one "
-             "connection either way", pool->name);
-    if (!url)
-        return SIM_OK;
-    char *v;
-    if (spring_env_resolve(&r->env, url, rq->use_env, &v, d) != SIM_OK)
-        return SIM_EINPUT;
-    static const char *const keys[] = { "jms.prefetchPolicy.queuePrefetch=",
-                                        "jms.prefetchPolicy.all=" };
-    for (int k = 0; k < 2; k++) {
-        const char *at = strstr(v, keys[k]);
-        if (!at)
-            continue;
-        at += strlen(keys[k]);
-        size_t n = strcspn(at, "&");
-        int64_t pf;
-        if (!java_parse_int(at, n, &pf) || pf < 0) {
-            err_at(url, d, "%s: the prefetch '%.*s' is not a whole number", url->name, (int)n,
-                   at);
-            free(v);
-            return SIM_EINPUT;
-        }
-        char buf[32];
-        snprintf(buf, sizeof buf, "%lld", (long long)pf);
-        char origin[200];
-        snprintf(origin, sizeof origin, "%s (%.*s)", url->name, (int)(strlen(keys[k]) - 1),
-                 keys[k]);
-        put(r, "broker.queuePrefetch", buf, url, origin);
-        break;
-    }
-    free(v);
-    return SIM_OK;
-}
-
-/* ---- an application's own properties (map) ----------------------------------------------------------- */
-
-static int read_map(const spring_request *rq, spring_result *r, sim_diag *d)
-{
-    for (size_t i = 0; i < rq->nmap; i++) {
-        if (rq->use_env)
-            spring_env_add_environment(&r->env, rq->map_from[i]);
-        const spring_prop *p = spring_env_find(&r->env, rq->map_from[i]);
-        const spring_pos *at = &rq->map_pos[i];
-        if (!p)
-            return diag_file(d, at->file, at->line, at->col, "map: no file sets %s%s",
-                             rq->map_from[i], rq->use_env ? ", nor the environment" : "");
-        char *v;
-        if (spring_env_resolve(&r->env, p, rq->use_env, &v, d) != SIM_OK)
-            return SIM_EINPUT;
-        trim(v);
-        const char *key = rq->map_to[i];
-        bool conc = strcmp(key, "concurrency") == 0;
-        /* a JMS "5" is warned of by the container's own reading (1-5) */
-        if (conc && r->listener == SPRING_SIMPLE && !strchr(v, '-')) {
-            /* @RabbitListener(concurrency = "5"): setConcurrency("5") sets the minimum;
-             * the factory's maximum still applies (spec 2.5). */
-            spring_setting *mc = find_setting(r, "maxConcurrentConsumers");
-            if (mc && atoll(mc->value) < atoll(v)) {
-                free(v);
-                return err_at(p, d, "%s=%s is above %s=%s: Spring AMQP refuses this at "
-                              "startup", p->name, p->value, mc->origin, mc->value);
-            }
-            put(r, "concurrentConsumers", v, p, p->name);
-            free(v);
-            continue;
-        }
-        if (conc) {
-            drop_setting(r, "concurrentConsumers");
-            drop_setting(r, "maxConcurrentConsumers");
-        }
-        put(r, key, v, p, p->name);
-        free(v);
-    }
     return SIM_OK;
 }
 
@@ -774,12 +458,12 @@ static void put_kind_and_versions(spring_result *r)
              listener_names[r->listener], r->type_set ? "" : " not set");
     if (r->listener == SPRING_JMS)
         snprintf(origin, sizeof origin, "spring.jms.* (Spring JMS)");
-    put(r, "kind", r->container_kind, NULL, origin);
+    spring_put(r, "kind", r->container_kind, NULL, origin);
     snprintf(origin, sizeof origin, "Spring Boot %s ships Spring %s %s", r->boot_text,
              r->listener == SPRING_JMS ? "Framework" : "AMQP",
              r->listener == SPRING_JMS ? bl->framework : bl->amqp);
-    put(r, "version", r->listener == SPRING_JMS ? bl->framework : bl->amqp, NULL, origin);
-    put(r, "broker.kind", r->broker_kind, NULL, r->listener == SPRING_JMS
+    spring_put(r, "version", r->listener == SPRING_JMS ? bl->framework : bl->amqp, NULL, origin);
+    spring_put(r, "broker.kind", r->broker_kind, NULL, r->listener == SPRING_JMS
             ? "Spring JMS on ActiveMQ (spring.activemq.*)" : "Spring AMQP on RabbitMQ");
 }
 
@@ -804,7 +488,7 @@ int spring_boot_read(const spring_request *rq, spring_result *r, sim_diag *d)
                              "name): write spring.config.activate.on-profile", r->boot_text);
         spring_prop at = { .name = "spring.profiles", .file = r->env.legacy_file,
                            .line = r->env.legacy_line };
-        warn(r, &at, "spring.profiles is deprecated in Boot 2.7 (it still selects the "
+        spring_warn(r, &at, "spring.profiles is deprecated in Boot 2.7 (it still selects the "
              "document; Boot 3 refuses it): write spring.config.activate.on-profile");
     }
     jms_counts jc = { 0 };
@@ -813,23 +497,23 @@ int spring_boot_read(const spring_request *rq, spring_result *r, sim_diag *d)
         return SIM_EINPUT;
     warn_old_names(r);
     put_kind_and_versions(r);
-    if (read_props(rq, r, &jc, d) != SIM_OK || read_broker(rq, r, d) != SIM_OK)
+    if (read_props(rq, r, &jc, d) != SIM_OK || spring_read_broker(rq, r, d) != SIM_OK)
         return SIM_EINPUT;
     if (r->listener == SPRING_JMS) {
-        jms_concurrency(r, &jc);
-        spring_setting *c = find_setting(r, "concurrency");
+        spring_jms_concurrency(r, &jc);
+        spring_setting *c = spring_find(r, "concurrency");
         int64_t lo, hi;
-        if (c && !find_setting(r, "broker.queuePrefetch") &&
+        if (c && !spring_find(r, "broker.queuePrefetch") &&
             sscanf(c->value, "%lld-%lld", (long long *)&lo, (long long *)&hi) == 2 && hi > lo)
-            warn(r, NULL, "%s:%d: %s: ActiveMQ's default prefetch is 1000, so the first "
+            spring_warn(r, NULL, "%s:%d: %s: ActiveMQ's default prefetch is 1000, so the first "
                  "consumer may take up to 1000 messages while the ones added later starve (set "
                  "jms.prefetchPolicy.queuePrefetch=1 in spring.activemq.broker-url)",
                  c->file ? c->file : "", c->line, c->origin);
     } else {
-        rabbit_checks(r, d, &rc);
+        spring_rabbit_checks(r, d, &rc);
         if (rc != SIM_OK)
             return rc;
-        retry_defaults(r);
+        spring_retry_defaults(r);
     }
-    return read_map(rq, r, d);
+    return spring_read_map(rq, r, d);
 }

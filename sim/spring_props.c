@@ -2,17 +2,17 @@
  * properties, as Spring Boot reads them (see spring_props.h; the rules and
  * their sources are in docs/spring-boot-notes.md).
  *
- * A file is read into documents (a .yml's `---`, a .properties' `#---`);
- * each document keeps its spring.config.activate.on-profile expression.
+ * A file is read into documents (spring_docs.c); each document keeps its
+ * spring.config.activate.on-profile expression.
  * Which profiles are active is known only once every file is read (the
  * scenario's list, else spring.profiles.active from the files), so the
  * documents are filtered afterwards, then the profile-specific siblings
  * (application-{profile}.*) follow, profile by profile.
  */
 #include "spring_props.h"
+#include "spring_docs.h"
 #include "mem.h"
 #include "sim.h"
-#include "yaml_words.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -20,10 +20,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <yaml.h>
 
 #define MAX_SPRING_BYTES (16u << 20)
-#define MAX_PATH_DEPTH 32
 #define MAX_PLACEHOLDER_DEPTH 16
 
 /* ---- names ------------------------------------------------------------------ */
@@ -46,329 +44,6 @@ static const char *keep_file(spring_env *e, const char *name)
     e->files = xrealloc(e->files, (e->nfiles + 1) * sizeof *e->files);
     e->files[e->nfiles] = xstrdup(name);
     return e->files[e->nfiles++];
-}
-
-/* ---- documents ---------------------------------------------------------------- */
-
-typedef struct prop_list {
-    spring_prop *v;
-    size_t n, cap;
-} prop_list;
-
-typedef struct sdoc {
-    prop_list props;
-    char *on_profile;              /* NULL: every profile */
-    bool is_legacy;                /* gated by `spring.profiles:` */
-    int line;                      /* where the gate is */
-    const char *file;
-} sdoc;
-
-typedef struct doc_list {
-    sdoc *v;
-    size_t n, cap;
-} doc_list;
-
-static void props_add(prop_list *l, const char *name, const char *value, const char *file,
-                      int line, int col)
-{
-    xgrow((void **)&l->v, &l->cap, l->n + 1, sizeof *l->v);
-    l->v[l->n++] = (spring_prop){ .name = xstrdup(name), .relaxed = spring_relaxed(name),
-                                  .value = xstrdup(value), .file = file, .line = line,
-                                  .col = col };
-}
-
-static void prop_free(spring_prop *p)
-{
-    free(p->name);
-    free(p->relaxed);
-    free(p->value);
-}
-
-static sdoc *docs_new(doc_list *l, const char *file)
-{
-    xgrow((void **)&l->v, &l->cap, l->n + 1, sizeof *l->v);
-    l->v[l->n] = (sdoc){ .file = file };
-    return &l->v[l->n++];
-}
-
-static void docs_free(doc_list *l)
-{
-    for (size_t i = 0; i < l->n; i++) {
-        for (size_t j = 0; j < l->v[i].props.n; j++)
-            prop_free(&l->v[i].props.v[j]);
-        free(l->v[i].props.v);
-        free(l->v[i].on_profile);
-    }
-    free(l->v);
-    memset(l, 0, sizeof *l);
-}
-
-/* A document's gate: spring.config.activate.on-profile (a value, a list as
- * name[i], or a comma list), or Boot 2's spring.profiles. */
-static void find_gate(sdoc *doc)
-{
-    strbuf sb = { 0 };
-    for (size_t i = 0; i < doc->props.n; i++) {
-        const spring_prop *p = &doc->props.v[i];
-        const char *r = p->relaxed;
-        bool legacy = false;
-        size_t len;
-        if (strncmp(r, "spring.config.activate.onprofile", len = 32) == 0)
-            legacy = false;
-        else if (strncmp(r, "spring.profiles", len = 15) == 0 &&
-                 (r[15] == '\0' || r[15] == '['))
-            legacy = true;
-        else
-            continue;
-        if (r[len] != '\0' && r[len] != '[')
-            continue;
-        sb_addf(&sb, "%s%s", sb.len ? "," : "", p->value);
-        doc->is_legacy = legacy;
-        doc->line = p->line;
-    }
-    doc->on_profile = sb.len ? sb_take(&sb) : NULL;
-    sb_free(&sb);
-}
-
-/* ---- .properties ------------------------------------------------------------------ */
-
-static char *unescape(const char *s, size_t n)
-{
-    strbuf sb = { 0 };
-    sb_add(&sb, "");
-    for (size_t i = 0; i < n; i++) {
-        char c = s[i];
-        if (c != '\\' || i + 1 == n) {
-            sb_addn(&sb, &c, 1);
-            continue;
-        }
-        c = s[++i];
-        if (c == 't')
-            sb_add(&sb, "\t");
-        else if (c == 'n')
-            sb_add(&sb, "\n");
-        else if (c == 'r')
-            sb_add(&sb, "\r");
-        else if (c == 'f')
-            sb_add(&sb, "\f");
-        else if (c == 'u' && i + 4 < n) {
-            unsigned v = (unsigned)strtoul((char[5]){ s[i + 1], s[i + 2], s[i + 3], s[i + 4], 0 },
-                                           NULL, 16);
-            char ch = v < 128 ? (char)v : '?';
-            sb_addn(&sb, &ch, 1);
-            i += 4;
-        } else
-            sb_addn(&sb, &c, 1);
-    }
-    return sb_take(&sb);
-}
-
-/* One logical line (continuations joined) starting at text[*i]. */
-static char *logical_line(const char *text, size_t len, size_t *i, int *lines)
-{
-    strbuf sb = { 0 };
-    sb_add(&sb, "");
-    *lines = 0;
-    for (;;) {
-        size_t start = *i;
-        while (*i < len && text[*i] != '\n')
-            (*i)++;
-        size_t end = *i;
-        if (end > start && text[end - 1] == '\r')
-            end--;
-        if (*i < len)
-            (*i)++;
-        (*lines)++;
-        size_t bs = 0;
-        while (end - bs > start && text[end - 1 - bs] == '\\')
-            bs++;
-        if (sb.len) {                  /* a continuation: its leading blanks go */
-            while (start < end && (text[start] == ' ' || text[start] == '\t'))
-                start++;
-        }
-        if (bs % 2 == 1 && *i < len) {
-            sb_addn(&sb, text + start, end - start - 1);
-            continue;
-        }
-        sb_addn(&sb, text + start, end - start);
-        return sb_take(&sb);
-    }
-}
-
-static int read_properties(const char *file, const char *text, size_t len, doc_list *docs,
-                           sim_diag *d)
-{
-    sdoc *doc = docs_new(docs, file);
-    size_t i = 0;
-    int line = 1;
-    while (i < len) {
-        int lines, at = line;
-        char *l = logical_line(text, len, &i, &lines);
-        line += lines;
-        if (strcmp(l, "#---") == 0 || strcmp(l, "!---") == 0) {
-            find_gate(doc);
-            doc = docs_new(docs, file);
-            free(l);
-            continue;
-        }
-        size_t k = 0;
-        while (l[k] == ' ' || l[k] == '\t' || l[k] == '\f')
-            k++;
-        if (!l[k] || l[k] == '#' || l[k] == '!') {
-            free(l);
-            continue;
-        }
-        size_t kstart = k;
-        while (l[k] && l[k] != '=' && l[k] != ':' && l[k] != ' ' && l[k] != '\t') {
-            if (l[k] == '\\' && l[k + 1])
-                k++;
-            k++;
-        }
-        size_t kend = k;
-        while (l[k] == ' ' || l[k] == '\t')
-            k++;
-        if (l[k] != '=' && l[k] != ':') {
-            diag_file(d, file, at, (int)kstart + 1, "'%s' has no '=': a properties line is "
-                      "KEY=VALUE", l + kstart);
-            free(l);
-            return SIM_EINPUT;
-        }
-        k++;
-        while (l[k] == ' ' || l[k] == '\t')
-            k++;
-        char *key = unescape(l + kstart, kend - kstart);
-        char *value = unescape(l + k, strlen(l + k));
-        props_add(&doc->props, key, value, file, at, (int)kstart + 1);
-        free(key);
-        free(value);
-        free(l);
-    }
-    find_gate(doc);
-    return SIM_OK;
-}
-
-/* ---- .yml --------------------------------------------------------------------------- */
-
-typedef struct ybuild {
-    const char *file;
-    char *path[MAX_PATH_DEPTH];    /* the key of each open mapping level */
-    bool is_seq[MAX_PATH_DEPTH];
-    int index[MAX_PATH_DEPTH];     /* a sequence's next item */
-    bool want_key[MAX_PATH_DEPTH];
-    int depth;
-    sdoc *doc;
-} ybuild;
-
-/* The dotted name of the value being read: "a.b[2].c". */
-static void ypath(const ybuild *b, strbuf *out)
-{
-    sb_add(out, "");
-    for (int i = 0; i < b->depth; i++) {
-        if (b->is_seq[i])
-            sb_addf(out, "[%d]", b->index[i]);
-        else if (b->path[i])
-            sb_addf(out, "%s%s", out->len ? "." : "", b->path[i]);
-    }
-}
-
-/* A value has arrived at the current level: a sequence counts it, a
- * mapping waits for its next key. */
-static void yvalue_done(ybuild *b)
-{
-    if (b->depth == 0)
-        return;
-    if (b->is_seq[b->depth - 1])
-        b->index[b->depth - 1]++;
-    else {
-        b->want_key[b->depth - 1] = true;
-        free(b->path[b->depth - 1]);
-        b->path[b->depth - 1] = NULL;
-    }
-}
-
-static int yopen(ybuild *b, bool seq, int line, int col, sim_diag *d)
-{
-    if (b->depth == MAX_PATH_DEPTH)
-        return diag_file(d, b->file, line, col, "nesting deeper than %d levels", MAX_PATH_DEPTH);
-    b->is_seq[b->depth] = seq;
-    b->index[b->depth] = 0;
-    b->want_key[b->depth] = !seq;
-    b->path[b->depth] = NULL;
-    b->depth++;
-    return SIM_OK;
-}
-
-static int yscalar(ybuild *b, const char *text, int line, int col, sim_diag *d)
-{
-    if (b->depth == 0)
-        return SIM_OK;             /* a document that is a lone value: nothing to bind */
-    int top = b->depth - 1;
-    if (!b->is_seq[top] && b->want_key[top]) {
-        b->path[top] = xstrdup(text);
-        b->want_key[top] = false;
-        return SIM_OK;
-    }
-    strbuf name = { 0 };
-    ypath(b, &name);
-    (void)d;
-    props_add(&b->doc->props, name.s, text, b->file, line, col);
-    sb_free(&name);
-    yvalue_done(b);
-    return SIM_OK;
-}
-
-static int read_yaml(const char *file, const char *text, size_t len, doc_list *docs, sim_diag *d)
-{
-    ybuild b = { .file = file };
-    yaml_parser_t parser;
-    if (!yaml_parser_initialize(&parser))
-        return diag_file(d, file, 0, 0, "cannot start the YAML parser");
-    yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
-    int rc = SIM_OK;
-    for (bool done = false; !done && rc == SIM_OK;) {
-        yaml_event_t ev;
-        if (!yaml_parser_parse(&parser, &ev)) {
-            rc = yaml_words_error(&parser, file, text, len, d);
-            break;
-        }
-        int line = (int)ev.start_mark.line + 1, col = (int)ev.start_mark.column + 1;
-        switch (ev.type) {
-        case YAML_STREAM_END_EVENT:
-            done = true;
-            break;
-        case YAML_DOCUMENT_START_EVENT:
-            b.doc = docs_new(docs, file);
-            break;
-        case YAML_DOCUMENT_END_EVENT:
-            find_gate(b.doc);
-            break;
-        case YAML_ALIAS_EVENT:
-            rc = diag_file(d, file, line, col, "YAML aliases (*name) are not read here: "
-                           "write the value out");
-            break;
-        case YAML_SCALAR_EVENT:
-            rc = yscalar(&b, (const char *)ev.data.scalar.value, line, col, d);
-            break;
-        case YAML_MAPPING_START_EVENT:
-        case YAML_SEQUENCE_START_EVENT:
-            rc = yopen(&b, ev.type == YAML_SEQUENCE_START_EVENT, line, col, d);
-            break;
-        case YAML_MAPPING_END_EVENT:
-        case YAML_SEQUENCE_END_EVENT:
-            b.depth--;
-            free(b.path[b.depth]);
-            b.path[b.depth] = NULL;
-            yvalue_done(&b);
-            break;
-        default:
-            break;
-        }
-        yaml_event_delete(&ev);
-    }
-    yaml_parser_delete(&parser);
-    for (int i = 0; i < MAX_PATH_DEPTH; i++)
-        free(b.path[i]);
-    return rc;
 }
 
 /* ---- files -------------------------------------------------------------------------- */
@@ -405,8 +80,8 @@ static int read_file(spring_env *e, const char *path, doc_list *docs, sim_diag *
     fclose(f);
     const char *file = keep_file(e, path);
     if (rc == SIM_OK)
-        rc = is_yaml_name(path) ? read_yaml(file, sb.s ? sb.s : "", sb.len, docs, d)
-                                : read_properties(file, sb.s ? sb.s : "", sb.len, docs, d);
+        rc = is_yaml_name(path) ? spring_docs_read_yaml(file, sb.s ? sb.s : "", sb.len, docs, d)
+                                : spring_docs_read_properties(file, sb.s ? sb.s : "", sb.len, docs, d);
     sb_free(&sb);
     return rc;
 }
@@ -545,7 +220,7 @@ int spring_env_load(spring_env *e, const char *const *files, size_t nfiles,
     }
     if (rc == SIM_OK)
         commit(e, &docs, profiles, nprofiles);
-    docs_free(&docs);
+    spring_docs_free(&docs);
     static const char *const exts[] = { ".yml", ".yaml", ".properties" };
     for (size_t p = 0; rc == SIM_OK && p < nprofiles; p++)
         for (size_t i = 0; rc == SIM_OK && i < nfiles; i++)
@@ -560,7 +235,7 @@ int spring_env_load(spring_env *e, const char *const *files, size_t nfiles,
                 rc = read_file(e, path, &docs, d);
                 if (rc == SIM_OK)
                     commit(e, &docs, profiles, nprofiles);
-                docs_free(&docs);
+                spring_docs_free(&docs);
             }
     free(active);
     return rc;
@@ -571,18 +246,18 @@ int spring_env_read_text(spring_env *e, const char *name, const char *text, size
 {
     doc_list docs = { 0 };
     const char *file = keep_file(e, name);
-    int rc = is_yaml_name(name) ? read_yaml(file, text, len, &docs, d)
-                                : read_properties(file, text, len, &docs, d);
+    int rc = is_yaml_name(name) ? spring_docs_read_yaml(file, text, len, &docs, d)
+                                : spring_docs_read_properties(file, text, len, &docs, d);
     if (rc == SIM_OK)
         commit(e, &docs, profiles, nprofiles);
-    docs_free(&docs);
+    spring_docs_free(&docs);
     return rc;
 }
 
 void spring_env_free(spring_env *e)
 {
     for (size_t i = 0; i < e->n; i++)
-        prop_free(&e->v[i]);
+        spring_prop_free(&e->v[i]);
     free(e->v);
     for (size_t i = 0; i < e->nfiles; i++)
         free(e->files[i]);
