@@ -20,6 +20,8 @@ static void where(const cfg_node *n, const char *scenario, char *buf, size_t siz
         snprintf(buf, size, "default");
     else if (n->file && scenario && strcmp(n->file, scenario) == 0)
         snprintf(buf, size, "scenario line %d", n->line);
+    else if (n->file && n->file[0] == '-')           /* "--set container.x" */
+        snprintf(buf, size, "%s", n->file);
     else
         snprintf(buf, size, "%s:%d", n->file ? n->file : "", n->line);
 }

@@ -205,13 +205,38 @@ static size_t split_commas(char *s, const char **out, size_t max)
     return n;
 }
 
+static bool same_folder(const char *a, const char *b)
+{
+    const char *sa = strrchr(a, '/'), *sb = strrchr(b, '/');
+    size_t na = sa ? (size_t)(sa - a) : 0, nb = sb ? (size_t)(sb - b) : 0;
+    return na == nb && strncmp(a, b, na) == 0;
+}
+
+/* The files in the order given, but a .properties file after the .yml
+ * files of its folder: it beats them there, as in Boot. */
+static void file_order(const char *const *files, size_t n, size_t *order)
+{
+    for (size_t i = 0; i < n; i++) {
+        size_t j = i;
+        order[j] = i;
+        while (j > 0 && same_folder(files[order[j - 1]], files[i]) &&
+               !is_yaml_name(files[order[j - 1]]) && is_yaml_name(files[i])) {
+            order[j] = order[j - 1];
+            order[--j] = i;
+        }
+    }
+}
+
 int spring_env_load(spring_env *e, const char *const *files, size_t nfiles,
                     const char *const *profiles, size_t nprofiles, sim_diag *d)
 {
     doc_list docs = { 0 };
     int rc = SIM_OK;
+    size_t *order = xcalloc(nfiles ? nfiles : 1, sizeof *order);
+    file_order(files, nfiles, order);
     for (size_t i = 0; rc == SIM_OK && i < nfiles; i++)
-        rc = read_file(e, files[i], &docs, d);
+        rc = read_file(e, files[order[i]], &docs, d);
+    free(order);
     const char *from_files[32];
     char *active = NULL;
     if (rc == SIM_OK && nprofiles == 0 && (active = files_active(&docs))) {

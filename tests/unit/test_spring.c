@@ -118,6 +118,44 @@ static void durations(void **state)
     }
 }
 
+static void write_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+/* A .properties file beats the .yml beside it whatever the order given;
+ * application-{profile}.* beat both. */
+static void file_order_and_siblings(void **state)
+{
+    (void)state;
+    char *dir = tu_tmpdir();
+    char p[256], y[256], s[256];
+    snprintf(p, sizeof p, "%s/application.properties", dir);
+    snprintf(y, sizeof y, "%s/application.yml", dir);
+    snprintf(s, sizeof s, "%s/application-eu.yml", dir);
+    write_file(p, "spring.x.a=properties\nspring.x.b=properties\n");
+    write_file(y, "spring.x.a: yml\nspring.x.c: yml\n");
+    write_file(s, "spring.x.b: eu\n");
+    const char *files[] = { p, y };
+    const char *const eu[] = { "eu" };
+    spring_env e = { 0 };
+    sim_diag d = { 0 };
+    assert_int_equal(spring_env_load(&e, files, 2, eu, 1, &d), SIM_OK);
+    assert_string_equal(value(&e, "spring.x.a"), "properties");
+    assert_string_equal(value(&e, "spring.x.b"), "eu");
+    assert_string_equal(value(&e, "spring.x.c"), "yml");
+    assert_true(spring_env_profile_seen(&e, "eu"));
+    spring_env_free(&e);
+    unlink(p);
+    unlink(y);
+    unlink(s);
+    rmdir(dir);
+    free(dir);
+}
+
 /* JmsProperties.Listener#formatConcurrency, by Boot line (spec 3.2). */
 static void jms_concurrency_by_line(void **state)
 {
@@ -165,6 +203,7 @@ int main(void)
         cmocka_unit_test(yaml_documents_and_profiles),
         cmocka_unit_test(placeholders),
         cmocka_unit_test(durations),
+        cmocka_unit_test(file_order_and_siblings),
         cmocka_unit_test(jms_concurrency_by_line),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
