@@ -263,7 +263,8 @@ static void warn_old_names(spring_result *r)
 
 static int choose_listener(const spring_request *rq, spring_result *r, bool use_env, sim_diag *d)
 {
-    spring_env_add_environment(&r->env, "spring.rabbitmq.listener.type");
+    if (use_env)
+        spring_env_add_environment(&r->env, "spring.rabbitmq.listener.type");
     const spring_prop *type = spring_env_find(&r->env, "spring.rabbitmq.listener.type");
     if (rq->listener) {
         for (int i = 0; listener_names[i]; i++)

@@ -136,6 +136,13 @@ count=$((count + 1))
 got=$(SPRING_RABBITMQ_LISTENER_SIMPLE_MAX_CONCURRENCY=8 origins $P | grep '^#   maxConcurrentConsumers:')
 case $got in *application.yml:20*) ;; *) fail "env read without env: true: $got" ;; esac
 
+count=$((count + 1))
+got=$(SPRING_RABBITMQ_LISTENER_TYPE=direct "$LSIM" check $S/e1/scenario.yaml 2>/dev/null | grep '^  kind: ')
+[ "$got" = "  kind: smlc" ] || fail "env: the listener type read without env: true: $got"
+count=$((count + 1))
+got=$(SPRING_RABBITMQ_LISTENER_TYPE=direct "$LSIM" check $S/e1/scenario.yaml --set container.spring.env=true 2>/dev/null | grep '^  kind: direct')
+[ "$got" = "  kind: direct" ] || fail "env: the listener type from the environment: $got"
+
 # 4. Bad input: the exact message, exit status 2, nothing written.
 # expect_error STATUS MESSAGE -- COMMAND...
 expect_error() {
