@@ -115,7 +115,8 @@ static int read_concurrency(sim_ctx *ctx, cfg_node *m, bool defaults, op_list *o
         if (lo > DMLC_MAX_CONSUMERS || hi > DMLC_MAX_CONSUMERS)
             return diag_at(d, conc, "concurrency: '%s' asks for more than %d consumers", text,
                            DMLC_MAX_CONSUMERS);
-        if (!strchr(text, '-') && ctx && hi > 1)   /* the trap of the seed documents */
+        /* the trap of the seed documents (a value from Spring files is warned of there) */
+        if (!strchr(text, '-') && ctx && hi > 1 && !conc->origin)
             sim_warn(ctx, "%s:%d: concurrency \"%s\" runs 1-%s: setConcurrency takes a single "
                      "number as the maximum (write \"%s-%s\" for a fixed %s)",
                      conc->file ? conc->file : "", conc->line, text, text, text, text, text);

@@ -172,6 +172,24 @@ int spring_read_broker(const spring_request *rq, spring_result *r, sim_diag *d)
 
 /* ---- an application's own properties (map) ----------------------------------------------------------- */
 
+/* A container setter such as setReceiveTimeout(long) takes milliseconds: an
+ * application passing its property's number gives lsim "<n>ms". */
+static bool is_ms_setter(const char *key, const char *v)
+{
+    size_t n = strlen(key), digits = strspn(v, "0123456789");
+    bool timing = (n > 7 && strcmp(key + n - 7, "Timeout") == 0) ||
+                  (n > 8 && strcmp(key + n - 8, "Interval") == 0);
+    return timing && digits > 0 && !v[digits] && strcmp(v, "0") != 0;
+}
+
+static char *with_ms(char *v)
+{
+    size_t n = strlen(v);
+    char *grown = xrealloc(v, n + 3);
+    memcpy(grown + n, "ms", 3);
+    return grown;
+}
+
 int spring_read_map(const spring_request *rq, spring_result *r, sim_diag *d)
 {
     for (size_t i = 0; i < rq->nmap; i++) {
@@ -188,7 +206,10 @@ int spring_read_map(const spring_request *rq, spring_result *r, sim_diag *d)
         spring_trim(v);
         const char *key = rq->map_to[i];
         bool conc = strcmp(key, "concurrency") == 0;
-        /* a JMS "5" is warned of by the container's own reading (1-5) */
+        if (conc && r->listener == SPRING_JMS && !strchr(v, '-') && strcmp(v, "1") != 0)
+            spring_warn(r, p, "%s=%s passed to setConcurrency runs 1-%s on a JMS container (a "
+                        "single number is the maximum); write \"%s-%s\" for a fixed %s", p->name,
+                        v, v, v, v, v);
         if (conc && r->listener == SPRING_SIMPLE && !strchr(v, '-')) {
             /* @RabbitListener(concurrency = "5"): setConcurrency("5") sets the minimum;
              * the factory's maximum still applies (spec 2.5). */
@@ -206,6 +227,8 @@ int spring_read_map(const spring_request *rq, spring_result *r, sim_diag *d)
             spring_drop(r, "concurrentConsumers");
             spring_drop(r, "maxConcurrentConsumers");
         }
+        if (is_ms_setter(key, v))
+            v = with_ms(v);
         spring_put(r, key, v, p, p->name);
         free(v);
     }

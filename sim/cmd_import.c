@@ -98,8 +98,9 @@ static void setting_line(strbuf *b, int indent, const char *key, const spring_se
                          bool commented)
 {
     char line[300], origin[400];
+    bool quote = needs_quotes(s->value) || strcmp(key, "concurrency") == 0;   /* a string */
     snprintf(line, sizeof line, "%*s%s%s: %s%s%s", indent, "", commented ? "# " : "", key,
-             needs_quotes(s->value) ? "\"" : "", s->value, needs_quotes(s->value) ? "\"" : "");
+             quote ? "\"" : "", s->value, quote ? "\"" : "");
     origin_of(s, origin, sizeof origin);
     sb_addf(b, "%-40s # %s\n", line, origin);
 }

@@ -143,6 +143,18 @@ count=$((count + 1))
 got=$(SPRING_RABBITMQ_LISTENER_TYPE=direct "$LSIM" check $S/e1/scenario.yaml --set container.spring.env=true 2>/dev/null | grep '^  kind: direct')
 [ "$got" = "  kind: direct" ] || fail "env: the listener type from the environment: $got"
 
+# 3b. An application's own properties fed to container setters (--map, map:).
+count=$((count + 1))
+"$LSIM" import $S/map/application.properties --map message.bus.data.queue.concurrency=concurrency \
+    --map message.bus.receive.timeout=receiveTimeout -o "$TMP/map.yaml" 2>"$TMP/map.err" || fail "import --map"
+got=$(grep -E '^  (concurrency|receiveTimeout):' "$TMP/map.yaml" | sed 's/  */ /g')
+[ "$got" = ' concurrency: "10" # message.bus.data.queue.concurrency, tests/spring/map/application.properties:4
+ receiveTimeout: 2500ms # message.bus.receive.timeout, tests/spring/map/application.properties:5' ] ||
+    fail "import --map: $got"
+count=$((count + 1))
+"$LSIM" run "$TMP/map.yaml" --detail summary --out "$TMP/map.db" --quiet >/dev/null 2>"$TMP/map.err" ||
+    fail "import --map: the output does not run: $(cat "$TMP/map.err")"
+
 # 4. Bad input: the exact message, exit status 2, nothing written.
 # expect_error STATUS MESSAGE -- COMMAND...
 expect_error() {
