@@ -328,13 +328,14 @@ static int read_boot(const spring_request *rq, spring_result *r, sim_diag *d)
         return SIM_EINPUT;
     }
     r->boot = bl->version;
+    r->boot_patch = patch >= 0 ? patch : bl->patch_read;
     snprintf(r->boot_text, sizeof r->boot_text, "%d.%d", major, minor);
     char at[300] = "";
     if (rq->boot_pos.line > 0)
         snprintf(at, sizeof at, "%s:%d: ", rq->boot_pos.file, rq->boot_pos.line);
     if (patch >= 0 && patch != bl->patch_read)
         spring_warn(r, NULL, "%sSpring Boot %s: lsim runs Spring AMQP %s and Spring Framework %s, what "
-             "Boot %d.%d.%d ships (the patches of one line differ in nothing lsim models)", at, text,
+             "Boot %d.%d.%d ships (the containers' defaults are the same across the line's patches)", at, text,
              bl->amqp, bl->framework, major, minor, bl->patch_read);
     return SIM_OK;
 }
@@ -504,8 +505,12 @@ int spring_boot_read(const spring_request *rq, spring_result *r, sim_diag *d)
         spring_jms_concurrency(r, &jc);
         spring_setting *c = spring_find(r, "concurrency");
         int64_t lo, hi;
-        if (c && !spring_find(r, "broker.queuePrefetch") &&
-            sscanf(c->value, "%lld-%lld", (long long *)&lo, (long long *)&hi) == 2 && hi > lo)
+        int got = c ? sscanf(c->value, "%lld-%lld", (long long *)&lo, (long long *)&hi) : 0;
+        if (got == 1) {                /* "N": setConcurrency reads 1-N */
+            hi = lo;
+            lo = 1;
+        }
+        if (c && !spring_find(r, "broker.queuePrefetch") && got >= 1 && hi > lo)
             spring_warn(r, NULL, "%s:%d: %s: ActiveMQ's default prefetch is 1000, so the first "
                  "consumer may take up to 1000 messages while the ones added later starve (set "
                  "jms.prefetchPolicy.queuePrefetch=1 in spring.activemq.broker-url)",

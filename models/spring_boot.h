@@ -60,6 +60,7 @@ typedef struct spring_result {
     spring_listener listener;
     bool type_set;                 /* the listener was named, not taken by default */
     int boot;                      /* major * 100 + minor */
+    int boot_patch;                /* the release asked for, or the one the facts were read at */
     char boot_text[32];
     const char *container_kind;    /* "smlc", "direct", "dmlc" */
     const char *broker_kind;       /* "rabbitmq", "activemq" */

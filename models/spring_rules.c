@@ -25,8 +25,14 @@ void spring_jms_concurrency(spring_result *r, jms_counts *jc)
     if (!min && !jc->max)
         return;
     char text[64], origin[200];
+    /* Before Boot 2.7.17, 3.0.12 and 3.1.5 a minimum alone was passed as "N",
+     * which the container reads as 1-N (commit 366607f, gh-37180). */
+    bool bare = (r->boot == 207 && r->boot_patch < 17) || (r->boot == 300 && r->boot_patch < 12) ||
+                (r->boot == 301 && r->boot_patch < 5);
     if (min && jc->max)
         snprintf(text, sizeof text, "%lld-%lld", (long long)min_v, (long long)jc->max_v);
+    else if (min && bare)
+        snprintf(text, sizeof text, "%lld", (long long)min_v);
     else if (min)
         snprintf(text, sizeof text, "%lld-%lld", (long long)min_v, (long long)min_v);
     else
@@ -34,10 +40,16 @@ void spring_jms_concurrency(spring_result *r, jms_counts *jc)
     snprintf(origin, sizeof origin, "%s%s%s", min ? min->name : "", min && jc->max ? " + " : "",
              jc->max ? jc->max->name : "");
     spring_put(r, "concurrency", text, jc->max ? jc->max : min, origin);
-    if (min && !jc->max)
-        spring_warn(r, min, "%s=%lld gives setConcurrency(\"%s\"): a fixed %lld consumers, not 1-%lld "
-             "(Boot passes MIN-MAX; add max-concurrency to let it scale)", min->name,
-             (long long)min_v, text, (long long)min_v, (long long)min_v);
+    if (min && !jc->max && bare)
+        spring_warn(r, min, "%s=%lld on Boot %s.%d gives setConcurrency(\"%s\"): 1 to %lld "
+                    "consumers, not %lld (a single number is the maximum; Boot 2.7.17, 3.0.12 and "
+                    "3.1.5 pass \"%lld-%lld\" instead)", min->name, (long long)min_v,
+                    r->boot_text, r->boot_patch, text, (long long)min_v, (long long)min_v,
+                    (long long)min_v, (long long)min_v);
+    else if (min && !jc->max)
+        spring_warn(r, min, "%s=%lld gives setConcurrency(\"%s\"): a fixed %lld consumers, not "
+                    "1-%lld (Boot passes MIN-MAX; add max-concurrency to let it scale)",
+                    min->name, (long long)min_v, text, (long long)min_v, (long long)min_v);
     if (min && jc->max && jc->max_v < min_v)
         spring_warn(r, jc->max, "%s=%lld is below the minimum %lld: the container runs %lld-%lld "
              "(setMaxConcurrentConsumers keeps the larger), silently", jc->max->name,

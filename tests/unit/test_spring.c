@@ -165,6 +165,11 @@ static void jms_concurrency_by_line(void **state)
     snprintf(path, sizeof path, "%s/application.properties", dir);
     const struct { const char *text, *boot, *want; } cases[] = {
         { "spring.jms.listener.concurrency=5\n", "2.7", "5-5" },
+        { "spring.jms.listener.concurrency=5\n", "2.7.16", "5" },      /* before gh-37180 */
+        { "spring.jms.listener.concurrency=5\n", "3.0.11", "5" },
+        { "spring.jms.listener.concurrency=5\n", "3.0.12", "5-5" },
+        { "spring.jms.listener.concurrency=5\n", "3.1.4", "5" },
+        { "spring.jms.listener.concurrency=5\n", "3.1.5", "5-5" },
         { "spring.jms.listener.max-concurrency=10\n", "3.2", "1-10" },
         { "spring.jms.listener.concurrency=4\nspring.jms.listener.min-concurrency=2\n"
           "spring.jms.listener.max-concurrency=6\n", "3.5", "2-6" },
