@@ -111,7 +111,7 @@ static void full_name(spring_listener l, const char *suffix, char *buf, size_t s
     snprintf(buf, size, "%s%s", prefixes[l], suffix);
 }
 
-/* ---- values ------------------------------------------------------------------------------------- */
+/* ---- values --------------------------------------------------------------------------------- */
 
 /* Boot's enum binding: case and non-alphanumerics do not count. */
 static void canonical_enum(const char *s, char *buf, size_t size)
@@ -138,8 +138,9 @@ static int convert(const spring_result *r, const spring_prop *p, ptype type, boo
     case T_INT:
     case T_JMS_COUNT:
         if (!java_parse_int(v, strlen(v), &n)) {
-            rc = spring_err_at(p, d, "%s: '%s' is not a whole number (Spring Boot would fail to start)",
-                        p->name, v);
+            rc = spring_err_at(p, d,
+                               "%s: '%s' is not a whole number (Spring Boot would fail to start)",
+                               p->name, v);
             n = 0;
         }
         snprintf(buf, size, "%lld", (long long)n);
@@ -169,8 +170,10 @@ static int convert(const spring_result *r, const spring_prop *p, ptype type, boo
         format_duration(ns, buf, size);
         *num = (double)ns;
         if (bare && ns < 100 * 1000000LL && ns > 0)
-            spring_warn((spring_result *)r, p, "%s=%s is %s: a bare number is milliseconds in Spring "
-                 "Boot (write %ss if seconds were meant)", p->name, v, buf, v);
+            spring_warn((spring_result *)r, p,
+                        "%s=%s is %s: a bare number is milliseconds in Spring "
+                        "Boot (write %ss if seconds were meant)",
+                        p->name, v, buf, v);
         break;
     }
     case T_ACK:
@@ -181,7 +184,7 @@ static int convert(const spring_result *r, const spring_prop *p, ptype type, boo
     return rc;
 }
 
-/* ---- which properties exist ----------------------------------------------------------------------- */
+/* ---- which properties exist ----------------------------------------------------------------- */
 
 static bool names_match(const char *relaxed, spring_listener l, const char *suffix)
 {
@@ -225,10 +228,14 @@ static int check_known(spring_result *r, sim_diag *d)
             if (known)
                 break;
             if (bestd <= 3)
-                return spring_err_at(p, d, "%s is not a Spring Boot property (Boot would ignore it "
-                              "silently); did you mean %s%s?", p->name, prefixes[l], best);
-            return spring_err_at(p, d, "%s is not a Spring Boot property (Boot would ignore it "
-                          "silently)", p->name);
+                return spring_err_at(p, d,
+                                     "%s is not a Spring Boot property (Boot would ignore it "
+                                     "silently); did you mean %s%s?",
+                                     p->name, prefixes[l], best);
+            return spring_err_at(p, d,
+                                 "%s is not a Spring Boot property (Boot would ignore it "
+                                 "silently)",
+                                 p->name);
         }
     }
     return SIM_OK;
@@ -249,17 +256,20 @@ static void warn_old_names(spring_result *r)
             ok = strncmp(rest, kept[k], strlen(kept[k])) == 0 &&
                  (rest[strlen(kept[k])] == '.' || !rest[strlen(kept[k])]);
         if (ok && strncmp(rest, "stream.", 7) == 0)
-            spring_warn(r, p, "%s applies only to spring.rabbitmq.listener.type=stream (and "
-                 "stream.auto-startup was never applied before Boot 3.1.8); it does nothing "
-                 "for a %s listener", p->name, r->listener == SPRING_DIRECT ? "direct" : "simple");
+            spring_warn(r, p,
+                        "%s applies only to spring.rabbitmq.listener.type=stream (and "
+                        "stream.auto-startup was never applied before Boot 3.1.8); it does nothing "
+                        "for a %s listener",
+                        p->name, r->listener == SPRING_DIRECT ? "direct" : "simple");
         if (!ok)
-            spring_warn(r, p, "%s is a Spring Boot 1.x name: since Boot 2.0 it is "
-                 "spring.rabbitmq.listener.simple.%s (or .direct.), and this one is ignored",
-                 p->name, p->name + strlen(pre));
+            spring_warn(r, p,
+                        "%s is a Spring Boot 1.x name: since Boot 2.0 it is "
+                        "spring.rabbitmq.listener.simple.%s (or .direct.), and this one is ignored",
+                        p->name, p->name + strlen(pre));
     }
 }
 
-/* ---- the listener type ----------------------------------------------------------------------------- */
+/* ---- the listener type ---------------------------------------------------------------------- */
 
 static int choose_listener(const spring_request *rq, spring_result *r, bool use_env, sim_diag *d)
 {
@@ -282,16 +292,20 @@ static int choose_listener(const spring_request *rq, spring_result *r, bool use_
         if (convert(r, type, T_ACK, use_env, buf, sizeof buf, &num, d) != SIM_OK)
             return SIM_EINPUT;
         if (strcmp(buf, "stream") == 0)
-            return spring_err_at(type, d, "spring.rabbitmq.listener.type: lsim does not model the "
-                          "stream listener (simple or direct)");
+            return spring_err_at(type, d,
+                                 "spring.rabbitmq.listener.type: lsim does not model the "
+                                 "stream listener (simple or direct)");
         if (strcmp(buf, "simple") && strcmp(buf, "direct"))
-            return spring_err_at(type, d, "spring.rabbitmq.listener.type: '%s' is not simple, direct "
-                          "or stream", type->value);
+            return spring_err_at(type, d,
+                                 "spring.rabbitmq.listener.type: '%s' is not simple, direct "
+                                 "or stream",
+                                 type->value);
         if (strcasecmp(type->value, buf) != 0)
-            return spring_err_at(type, d, "spring.rabbitmq.listener.type: '%s' binds as %s, but Boot "
-                          "picks the factory by the text itself (ignoring only case), so no "
-                          "listener container factory is built: write %s", type->value, buf,
-                          buf);
+            return spring_err_at(type, d,
+                                 "spring.rabbitmq.listener.type: '%s' binds as %s, but Boot "
+                                 "picks the factory by the text itself (ignoring only case), so no "
+                                 "listener container factory is built: write %s",
+                                 type->value, buf, buf);
         r->listener = buf[0] == 's' ? SPRING_SIMPLE : SPRING_DIRECT;
         r->type_set = true;
         return SIM_OK;
@@ -306,7 +320,7 @@ static int choose_listener(const spring_request *rq, spring_result *r, bool use_
     return SIM_OK;
 }
 
-/* ---- reading -------------------------------------------------------------------------------------- */
+/* ---- reading -------------------------------------------------------------------------------- */
 
 static int read_boot(const spring_request *rq, spring_result *r, sim_diag *d)
 {
@@ -334,9 +348,11 @@ static int read_boot(const spring_request *rq, spring_result *r, sim_diag *d)
     if (rq->boot_pos.line > 0)
         snprintf(at, sizeof at, "%s:%d: ", rq->boot_pos.file, rq->boot_pos.line);
     if (patch >= 0 && patch != bl->patch_read)
-        spring_warn(r, NULL, "%sSpring Boot %s: lsim runs Spring AMQP %s and Spring Framework %s, what "
-             "Boot %d.%d.%d ships (the containers' defaults are the same across the line's patches)", at, text,
-             bl->amqp, bl->framework, major, minor, bl->patch_read);
+        spring_warn(
+            r, NULL,
+            "%sSpring Boot %s: lsim runs Spring AMQP %s and Spring Framework %s, what "
+            "Boot %d.%d.%d ships (the containers' defaults are the same across the line's patches)",
+            at, text, bl->amqp, bl->framework, major, minor, bl->patch_read);
     return SIM_OK;
 }
 
@@ -353,9 +369,10 @@ static const spring_prop *lookup(spring_result *r, spring_listener l, const char
     if (p && p->is_env) {
         const spring_prop *under = spring_env_overridden(&r->env, p);
         if (under && !under->is_env)
-            spring_warn(r, NULL, "environment variable %s=%s overrides %s=%s at %s:%d: environment "
-                 "variables win over every file", p->file, p->value, under->name, under->value,
-                 under->file, under->line);
+            spring_warn(r, NULL,
+                        "environment variable %s=%s overrides %s=%s at %s:%d: environment "
+                        "variables win over every file",
+                        p->file, p->value, under->name, under->value, under->file, under->line);
     }
     return p;
 }
@@ -391,7 +408,8 @@ static int check_ack(const spring_prop *p, const char *canon, bool jms, sim_diag
     if (jms && java_parse_int(canon, strlen(canon), &n))
         return SIM_OK;
     return spring_err_at(p, d, "%s: '%s' is not %s (Spring Boot would fail to start)", p->name,
-                  p->value, jms ? "auto, client, dups_ok or a number" : "none, manual or auto");
+                         p->value,
+                         jms ? "auto, client, dups_ok or a number" : "none, manual or auto");
 }
 
 static int read_props(const spring_request *rq, spring_result *r, jms_counts *jc, sim_diag *d)
@@ -409,15 +427,17 @@ static int read_props(const spring_request *rq, spring_result *r, jms_counts *jc
             bool other_rabbit = (spring_listener)l != r->listener && l != SPRING_JMS &&
                                 r->listener != SPRING_JMS;
             if (other_rabbit) {
-                spring_warn(r, p, "%s does not apply: the listener type is %s, and Boot reads only "
-                     "%s*", p->name, listener_names[r->listener], prefixes[r->listener]);
+                spring_warn(r, p,
+                            "%s does not apply: the listener type is %s, and Boot reads only "
+                            "%s*",
+                            p->name, listener_names[r->listener], prefixes[r->listener]);
                 continue;
             }
             if ((spring_listener)l != r->listener)
                 continue;
             if (!in_line(row, r->boot)) {
                 spring_warn(r, p, "%s is not a property of Spring Boot %s: %s; Boot ignores it",
-                     p->name, r->boot_text, row->note ? row->note : "not in this line");
+                            p->name, r->boot_text, row->note ? row->note : "not in this line");
                 continue;
             }
             char buf[128];
@@ -439,15 +459,19 @@ static int read_props(const spring_request *rq, spring_result *r, jms_counts *jc
         }
     }
     if (ack && r->listener != SPRING_JMS && strcmp(ackv, "none") == 0)
-        spring_warn(r, ack, "%s=none: no basicQos is sent, so the broker pushes without a limit; lsim "
-             "models acknowledge-mode auto", ack->name);
+        spring_warn(r, ack,
+                    "%s=none: no basicQos is sent, so the broker pushes without a limit; lsim "
+                    "models acknowledge-mode auto",
+                    ack->name);
     if (ack && r->listener == SPRING_JMS && !transacted && strcmp(ackv, "auto") != 0)
-        spring_warn(r, ack, "%s=%s: Boot makes the sessions transacted (session.transacted is not "
-             "set), so the acknowledge mode is ignored", ack->name, ack->value);
+        spring_warn(r, ack,
+                    "%s=%s: Boot makes the sessions transacted (session.transacted is not "
+                    "set), so the acknowledge mode is ignored",
+                    ack->name, ack->value);
     return SIM_OK;
 }
 
-/* ---- the whole ----------------------------------------------------------------------------------------- */
+/* ---- the whole ------------------------------------------------------------------------------ */
 
 static void put_kind_and_versions(spring_result *r)
 {
@@ -465,8 +489,9 @@ static void put_kind_and_versions(spring_result *r)
              r->listener == SPRING_JMS ? "Framework" : "AMQP",
              r->listener == SPRING_JMS ? bl->framework : bl->amqp);
     spring_put(r, "version", r->listener == SPRING_JMS ? bl->framework : bl->amqp, NULL, origin);
-    spring_put(r, "broker.kind", r->broker_kind, NULL, r->listener == SPRING_JMS
-            ? "Spring JMS on ActiveMQ (spring.activemq.*)" : "Spring AMQP on RabbitMQ");
+    spring_put(r, "broker.kind", r->broker_kind, NULL,
+               r->listener == SPRING_JMS ? "Spring JMS on ActiveMQ (spring.activemq.*)"
+                                         : "Spring AMQP on RabbitMQ");
 }
 
 int spring_boot_read(const spring_request *rq, spring_result *r, sim_diag *d)
@@ -490,8 +515,9 @@ int spring_boot_read(const spring_request *rq, spring_result *r, sim_diag *d)
                              "name): write spring.config.activate.on-profile", r->boot_text);
         spring_prop at = { .name = "spring.profiles", .file = r->env.legacy_file,
                            .line = r->env.legacy_line };
-        spring_warn(r, &at, "spring.profiles is deprecated in Boot 2.7 (it still selects the "
-             "document; Boot 3 refuses it): write spring.config.activate.on-profile");
+        spring_warn(r, &at,
+                    "spring.profiles is deprecated in Boot 2.7 (it still selects the "
+                    "document; Boot 3 refuses it): write spring.config.activate.on-profile");
     }
     jms_counts jc = { 0 };
     int rc = SIM_OK;
@@ -511,10 +537,12 @@ int spring_boot_read(const spring_request *rq, spring_result *r, sim_diag *d)
             lo = 1;
         }
         if (c && !spring_find(r, "broker.queuePrefetch") && got >= 1 && hi > lo)
-            spring_warn(r, NULL, "%s:%d: %s: ActiveMQ's default prefetch is 1000, so the first "
-                 "consumer may take up to 1000 messages while the ones added later starve (set "
-                 "jms.prefetchPolicy.queuePrefetch=1 in spring.activemq.broker-url)",
-                 c->file ? c->file : "", c->line, c->origin);
+            spring_warn(
+                r, NULL,
+                "%s:%d: %s: ActiveMQ's default prefetch is 1000, so the first "
+                "consumer may take up to 1000 messages while the ones added later starve (set "
+                "jms.prefetchPolicy.queuePrefetch=1 in spring.activemq.broker-url)",
+                c->file ? c->file : "", c->line, c->origin);
     } else {
         spring_rabbit_checks(r, d, &rc);
         if (rc != SIM_OK)

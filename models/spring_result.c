@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- the result ------------------------------------------------------------------------------- */
+/* ---- the result ----------------------------------------------------------------------------- */
 
 void spring_warn(spring_result *r, const spring_prop *at, const char *fmt, ...)
 {
@@ -96,4 +96,3 @@ void spring_trim(char *s)
         k++;
     memmove(s, s + k, n - k + 1);
 }
-

@@ -19,9 +19,10 @@ void spring_jms_concurrency(spring_result *r, jms_counts *jc)
     const spring_prop *min = jc->min ? jc->min : jc->conc;
     int64_t min_v = jc->min ? jc->min_v : jc->conc_v;
     if (jc->min && jc->conc)
-        spring_warn(r, jc->conc, "%s=%lld is overridden by %s=%lld (Boot binds min-concurrency "
-             "after concurrency)", jc->conc->name, (long long)jc->conc_v, jc->min->name,
-             (long long)jc->min_v);
+        spring_warn(r, jc->conc,
+                    "%s=%lld is overridden by %s=%lld (Boot binds min-concurrency "
+                    "after concurrency)",
+                    jc->conc->name, (long long)jc->conc_v, jc->min->name, (long long)jc->min_v);
     if (!min && !jc->max)
         return;
     char text[64], origin[200];
@@ -41,23 +42,29 @@ void spring_jms_concurrency(spring_result *r, jms_counts *jc)
              jc->max ? jc->max->name : "");
     spring_put(r, "concurrency", text, jc->max ? jc->max : min, origin);
     if (min && !jc->max && bare)
-        spring_warn(r, min, "%s=%lld on Boot %s.%d gives setConcurrency(\"%s\"): 1 to %lld "
+        spring_warn(r, min,
+                    "%s=%lld on Boot %s.%d gives setConcurrency(\"%s\"): 1 to %lld "
                     "consumers, not %lld (a single number is the maximum; Boot 2.7.17, 3.0.12 and "
-                    "3.1.5 pass \"%lld-%lld\" instead)", min->name, (long long)min_v,
-                    r->boot_text, r->boot_patch, text, (long long)min_v, (long long)min_v,
-                    (long long)min_v, (long long)min_v);
+                    "3.1.5 pass \"%lld-%lld\" instead)",
+                    min->name, (long long)min_v, r->boot_text, r->boot_patch, text,
+                    (long long)min_v, (long long)min_v, (long long)min_v, (long long)min_v);
     else if (min && !jc->max)
-        spring_warn(r, min, "%s=%lld gives setConcurrency(\"%s\"): a fixed %lld consumers, not "
+        spring_warn(r, min,
+                    "%s=%lld gives setConcurrency(\"%s\"): a fixed %lld consumers, not "
                     "1-%lld (Boot passes MIN-MAX; add max-concurrency to let it scale)",
                     min->name, (long long)min_v, text, (long long)min_v, (long long)min_v);
     if (min && jc->max && jc->max_v < min_v)
-        spring_warn(r, jc->max, "%s=%lld is below the minimum %lld: the container runs %lld-%lld "
-             "(setMaxConcurrentConsumers keeps the larger), silently", jc->max->name,
-             (long long)jc->max_v, (long long)min_v, (long long)min_v, (long long)min_v);
+        spring_warn(r, jc->max,
+                    "%s=%lld is below the minimum %lld: the container runs %lld-%lld "
+                    "(setMaxConcurrentConsumers keeps the larger), silently",
+                    jc->max->name, (long long)jc->max_v, (long long)min_v, (long long)min_v,
+                    (long long)min_v);
     if (jc->max && jc->max_v > (min ? min_v : 1) && r->boot <= 303)
-        spring_warn(r, jc->max, "on Spring Framework 6.1 and older (Boot %s) the container grows "
-             "toward %lld consumers and never shrinks back; Boot 3.4 (Framework 6.2) stops "
-             "surplus consumers", r->boot_text, (long long)jc->max_v);
+        spring_warn(r, jc->max,
+                    "on Spring Framework 6.1 and older (Boot %s) the container grows "
+                    "toward %lld consumers and never shrinks back; Boot 3.4 (Framework 6.2) stops "
+                    "surplus consumers",
+                    r->boot_text, (long long)jc->max_v);
 }
 
 /* Boot's own defaults for the retry it builds (RabbitProperties.Retry). */
@@ -73,8 +80,10 @@ void spring_retry_defaults(spring_result *r)
             if (strncmp(r->v[i].key, "retry.", 6) == 0)
                 first = &r->v[i];
         if (any && !(en && strcmp(en->value, "false") == 0))
-            spring_warn(r, NULL, "%s:%d: %s is set but retry.enabled is not true: Boot builds no "
-                 "retry", first->file ? first->file : "", first->line, first->origin);
+            spring_warn(r, NULL,
+                        "%s:%d: %s is set but retry.enabled is not true: Boot builds no "
+                        "retry",
+                        first->file ? first->file : "", first->line, first->origin);
         for (size_t i = r->n; i-- > 0;)
             if (strncmp(r->v[i].key, "retry.", 6) == 0)
                 spring_drop(r, r->v[i].key);
@@ -105,10 +114,11 @@ void spring_retry_defaults(spring_result *r)
         total += sleep < (double)maxi ? sleep : (double)maxi;
         sleep *= mult;
     }
-    const spring_setting *at = spring_find(r, "retry.enabled");   /* spring_put() moved it */
-    spring_warn(r, NULL, "%s:%d: a stateless retry sleeps in the consumer thread: a message that "
-         "keeps failing holds its consumer %.0f ms over %ld attempts", at->file ? at->file : "",
-         at->line, total / 1e6, tries);
+    const spring_setting *at = spring_find(r, "retry.enabled"); /* spring_put() moved it */
+    spring_warn(r, NULL,
+                "%s:%d: a stateless retry sleeps in the consumer thread: a message that "
+                "keeps failing holds its consumer %.0f ms over %ld attempts",
+                at->file ? at->file : "", at->line, total / 1e6, tries);
 }
 
 void spring_rabbit_checks(spring_result *r, sim_diag *d, int *rc)
@@ -122,15 +132,18 @@ void spring_rabbit_checks(spring_result *r, sim_diag *d, int *rc)
         return;
     }
     if (cc && !mc)
-        spring_warn(r, NULL, "%s:%d: %s=%s without max-concurrency: a fixed %s consumers, no scaling",
-             cc->file ? cc->file : "", cc->line, cc->origin, cc->value, cc->value);
+        spring_warn(r, NULL,
+                    "%s:%d: %s=%s without max-concurrency: a fixed %s consumers, no scaling",
+                    cc->file ? cc->file : "", cc->line, cc->origin, cc->value, cc->value);
     if (pf && bs && atoll(bs->value) > atoll(pf->value))
-        spring_warn(r, NULL, "%s:%d: %s=%s is below batch-size %s: the container prefetches %s "
-             "(the larger of the two)", pf->file ? pf->file : "", pf->line, pf->origin,
-             pf->value, bs->value, bs->value);
+        spring_warn(r, NULL,
+                    "%s:%d: %s=%s is below batch-size %s: the container prefetches %s "
+                    "(the larger of the two)",
+                    pf->file ? pf->file : "", pf->line, pf->origin, pf->value, bs->value,
+                    bs->value);
 }
 
-/* ---- the broker -------------------------------------------------------------------------------------- */
+/* ---- the broker ----------------------------------------------------------------------------- */
 
 int spring_read_broker(const spring_request *rq, spring_result *r, sim_diag *d)
 {
@@ -141,15 +154,19 @@ int spring_read_broker(const spring_request *rq, spring_result *r, sim_diag *d)
     const spring_prop *url = spring_env_find(&r->env, "spring.activemq.broker-url");
     for (size_t i = 0; i < r->env.n; i++)
         if (strncmp(r->env.v[i].relaxed, "spring.artemis.", 15) == 0) {
-            spring_warn(r, &r->env.v[i], "%s: lsim models ActiveMQ Classic, not Artemis (whose "
-                 "buffering is consumerWindowSize in bytes)", r->env.v[i].name);
+            spring_warn(r, &r->env.v[i],
+                        "%s: lsim models ActiveMQ Classic, not Artemis (whose "
+                        "buffering is consumerWindowSize in bytes)",
+                        r->env.v[i].name);
             break;
         }
     const spring_prop *pool = spring_env_find(&r->env, "spring.activemq.pool.enabled");
     if (pool && strcasecmp(pool->value, "true") == 0)
-        spring_warn(r, pool, "%s=true: from Boot 3.4.1 the listener uses the pooled connection factory "
-             "(with the default caching one it gets the native factory); lsim models one "
-             "connection either way", pool->name);
+        spring_warn(r, pool,
+                    "%s=true: from Boot 3.4.1 the listener uses the pooled connection factory "
+                    "(with the default caching one it gets the native factory); lsim models one "
+                    "connection either way",
+                    pool->name);
     if (!url)
         return SIM_OK;
     char *v;
@@ -165,8 +182,8 @@ int spring_read_broker(const spring_request *rq, spring_result *r, sim_diag *d)
         size_t n = strcspn(at, "&");
         int64_t pf;
         if (!java_parse_int(at, n, &pf) || pf < 0) {
-            spring_err_at(url, d, "%s: the prefetch '%.*s' is not a whole number", url->name, (int)n,
-                   at);
+            spring_err_at(url, d, "%s: the prefetch '%.*s' is not a whole number", url->name,
+                          (int)n, at);
             free(v);
             return SIM_EINPUT;
         }
@@ -182,7 +199,7 @@ int spring_read_broker(const spring_request *rq, spring_result *r, sim_diag *d)
     return SIM_OK;
 }
 
-/* ---- an application's own properties (map) ----------------------------------------------------------- */
+/* ---- an application's own properties (map) -------------------------------------------------- */
 
 /* A container setter such as setReceiveTimeout(long) takes milliseconds: an
  * application passing its property's number gives lsim "<n>ms". */
@@ -219,17 +236,20 @@ int spring_read_map(const spring_request *rq, spring_result *r, sim_diag *d)
         const char *key = rq->map_to[i];
         bool conc = strcmp(key, "concurrency") == 0;
         if (conc && r->listener == SPRING_JMS && !strchr(v, '-') && strcmp(v, "1") != 0)
-            spring_warn(r, p, "%s=%s passed to setConcurrency runs 1-%s on a JMS container (a "
-                        "single number is the maximum); write \"%s-%s\" for a fixed %s", p->name,
-                        v, v, v, v, v);
+            spring_warn(r, p,
+                        "%s=%s passed to setConcurrency runs 1-%s on a JMS container (a "
+                        "single number is the maximum); write \"%s-%s\" for a fixed %s",
+                        p->name, v, v, v, v, v);
         if (conc && r->listener == SPRING_SIMPLE && !strchr(v, '-')) {
             /* @RabbitListener(concurrency = "5"): setConcurrency("5") sets the minimum;
              * the factory's maximum still applies (spec 2.5). */
             spring_setting *mc = spring_find(r, "maxConcurrentConsumers");
             if (mc && atoll(mc->value) < atoll(v)) {
                 free(v);
-                return spring_err_at(p, d, "%s=%s is above %s=%s: Spring AMQP refuses this at "
-                              "startup", p->name, p->value, mc->origin, mc->value);
+                return spring_err_at(p, d,
+                                     "%s=%s is above %s=%s: Spring AMQP refuses this at "
+                                     "startup",
+                                     p->name, p->value, mc->origin, mc->value);
             }
             spring_put(r, "concurrentConsumers", v, p, p->name);
             free(v);

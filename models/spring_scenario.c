@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- reading container.spring ------------------------------------------------------------------ */
+/* ---- reading container.spring --------------------------------------------------------------- */
 
 typedef struct strs {
     const char **v;
@@ -273,7 +273,7 @@ void spring_boot_settle(sim_ctx *ctx, cfg_node *root)
     }
 }
 
-/* ---- what Boot does not expose ---------------------------------------------------------------------- */
+/* ---- what Boot does not expose -------------------------------------------------------------- */
 
 typedef struct unexposed {
     const char *kind, *key, *value, *setter;
@@ -335,7 +335,7 @@ void spring_boot_print_unexposed(FILE *f, const spring_result *r)
     }
 }
 
-/* ---- answers in the application's terms -------------------------------------------------------------- */
+/* ---- answers in the application's terms ----------------------------------------------------- */
 
 typedef struct boot_name {
     const char *kind, *key, *suffix;

@@ -77,7 +77,7 @@ static int parse_args(int argc, char **argv, import_args *a)
     return 0;
 }
 
-/* ---- the scenario text ------------------------------------------------------------------------ */
+/* ---- the scenario text ---------------------------------------------------------------------- */
 
 static bool needs_quotes(const char *v)
 {

@@ -80,8 +80,9 @@ static int read_file(spring_env *e, const char *path, doc_list *docs, sim_diag *
     fclose(f);
     const char *file = keep_file(e, path);
     if (rc == SIM_OK)
-        rc = is_yaml_name(path) ? spring_docs_read_yaml(file, sb.s ? sb.s : "", sb.len, docs, d)
-                                : spring_docs_read_properties(file, sb.s ? sb.s : "", sb.len, docs, d);
+        rc = is_yaml_name(path)
+                 ? spring_docs_read_yaml(file, sb.s ? sb.s : "", sb.len, docs, d)
+                 : spring_docs_read_properties(file, sb.s ? sb.s : "", sb.len, docs, d);
     sb_free(&sb);
     return rc;
 }

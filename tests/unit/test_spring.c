@@ -43,12 +43,12 @@ static void properties_lines(void **state)
 static void yaml_documents_and_profiles(void **state)
 {
     (void)state;
-    const char *yml = "spring:\n  x:\n    max-concurrency: 4\n    queues: [a, b]\n---\n"
-                      "spring:\n  config.activate.on-profile: prod & !dev\n  x:\n"
-                      "    maxConcurrency: 16\n---\n"
-                      "spring.config.activate.on-profile: [staging, test]\nspring.x.max-concurrency: 2\n";
-    const char *const prod[] = { "prod" }, *const both[] = { "prod", "dev" },
-                      *const test[] = { "test" };
+    const char *yml =
+        "spring:\n  x:\n    max-concurrency: 4\n    queues: [a, b]\n---\n"
+        "spring:\n  config.activate.on-profile: prod & !dev\n  x:\n"
+        "    maxConcurrency: 16\n---\n"
+        "spring.config.activate.on-profile: [staging, test]\nspring.x.max-concurrency: 2\n";
+    const char *const prod[] = {"prod"}, *const both[] = {"prod", "dev"}, *const test[] = {"test"};
     spring_env e = { 0 };
     read_text(&e, "application.yml", yml, NULL, 0);
     assert_string_equal(value(&e, "spring.x.max-concurrency"), "4");
@@ -72,11 +72,16 @@ static void placeholders(void **state)
 {
     (void)state;
     spring_env e = { 0 };
-    read_text(&e, "a.properties",
-              "base=3\nspring.x.a=${base}\nspring.x.b=${missing:7}\nspring.x.c=${missing:${base}}-x\n"
-              "spring.x.d=\\\\${base}\nspring.x.e=${missing}\nspring.x.f=${spring.x.a:9}0\n", NULL, 0);
-    const char *want[][2] = { { "spring.x.a", "3" }, { "spring.x.b", "7" }, { "spring.x.c", "3-x" },
-                              { "spring.x.d", "${base}" }, { "spring.x.f", "30" } };
+    read_text(
+        &e, "a.properties",
+        "base=3\nspring.x.a=${base}\nspring.x.b=${missing:7}\nspring.x.c=${missing:${base}}-x\n"
+        "spring.x.d=\\\\${base}\nspring.x.e=${missing}\nspring.x.f=${spring.x.a:9}0\n",
+        NULL, 0);
+    const char *want[][2] = {{"spring.x.a", "3"},
+                             {"spring.x.b", "7"},
+                             {"spring.x.c", "3-x"},
+                             {"spring.x.d", "${base}"},
+                             {"spring.x.f", "30"}};
     for (size_t i = 0; i < 5; i++) {
         char *v;
         sim_diag d = { 0 };
@@ -97,11 +102,13 @@ static void placeholders(void **state)
 static void durations(void **state)
 {
     (void)state;
-    const struct { const char *text; int64_t ns; bool bare; } ok[] = {
-        { "500", 500 * SIM_MS, true }, { "2s", 2 * SIM_S, false }, { "2S", 2 * SIM_S, false },
-        { "10ms", 10 * SIM_MS, false }, { "1m", 60 * SIM_S, false }, { "1d", 86400 * SIM_S, false },
-        { "PT1M30S", 90 * SIM_S, false }, { "PT0.5S", 500 * SIM_MS, false }, { "-1", -SIM_MS, true },
-        { "P1DT1H", 90000 * SIM_S, false },
+    const struct { const char *text; int64_t ns; bool bare;
+    } ok[] = {
+        {"500", 500 * SIM_MS, true},    {"2s", 2 * SIM_S, false},
+        {"2S", 2 * SIM_S, false},       {"10ms", 10 * SIM_MS, false},
+        {"1m", 60 * SIM_S, false},      {"1d", 86400 * SIM_S, false},
+        {"PT1M30S", 90 * SIM_S, false}, {"PT0.5S", 500 * SIM_MS, false},
+        {"-1", -SIM_MS, true},          {"P1DT1H", 90000 * SIM_S, false},
     };
     for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
         int64_t ns;
