@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 
 #define MAX_SPRING_BYTES (16u << 20)
 #define MAX_PLACEHOLDER_DEPTH 16
@@ -228,11 +229,52 @@ static void file_order(const char *const *files, size_t n, size_t *order)
     }
 }
 
-int spring_env_load(spring_env *e, const char *const *files, size_t nfiles,
+/* A folder stands for the application.* files in it (Boot's names, in its
+ * order: a .properties file wins over the .yml beside it). */
+static int expand_folders(spring_env *e, const char *const *files, size_t n, const char ***out,
+                          size_t *nout, sim_diag *d)
+{
+    static const char *const names[] = { "application.yml", "application.yaml",
+                                          "application.properties" };
+    *out = xcalloc(3 * n + 1, sizeof **out);
+    *nout = 0;
+    for (size_t i = 0; i < n; i++) {
+        struct stat st;
+        if (stat(files[i], &st) != 0 || !S_ISDIR(st.st_mode)) {
+            (*out)[(*nout)++] = files[i];
+            continue;
+        }
+        size_t before = *nout;
+        for (size_t k = 0; k < 3; k++) {
+            char path[1200];
+            snprintf(path, sizeof path, "%s%s%s", files[i],
+                     files[i][strlen(files[i]) - 1] == '/' ? "" : "/", names[k]);
+            if (stat(path, &st) == 0 && S_ISREG(st.st_mode))
+                (*out)[(*nout)++] = keep_file(e, path);
+        }
+        if (*nout == before)
+            return diag_file(d, files[i], 0, 0, "a folder without application.properties, "
+                             "application.yml or application.yaml");
+    }
+    return SIM_OK;
+}
+
+/* Whether a property of the environment came from `path` already. */
+static bool was_read(const spring_env *e, const char *path)
+{
+    for (size_t i = 0; i < e->n; i++)
+        if (!e->v[i].is_env && strcmp(e->v[i].file, path) == 0)
+            return true;
+    return false;
+}
+
+int spring_env_load(spring_env *e, const char *const *given, size_t ngiven,
                     const char *const *profiles, size_t nprofiles, sim_diag *d)
 {
     doc_list docs = { 0 };
-    int rc = SIM_OK;
+    const char **files;
+    size_t nfiles;
+    int rc = expand_folders(e, given, ngiven, &files, &nfiles, d);
     size_t *order = xcalloc(nfiles ? nfiles : 1, sizeof *order);
     file_order(files, nfiles, order);
     for (size_t i = 0; rc == SIM_OK && i < nfiles; i++)
@@ -257,6 +299,8 @@ int spring_env_load(spring_env *e, const char *const *files, size_t nfiles,
                 if (!f)
                     continue;
                 fclose(f);
+                if (was_read(e, path))     /* application.yml and .properties share siblings */
+                    continue;
                 note_seen(e, profiles[p], strlen(profiles[p]));
                 rc = read_file(e, path, &docs, d);
                 if (rc == SIM_OK)
@@ -264,6 +308,7 @@ int spring_env_load(spring_env *e, const char *const *files, size_t nfiles,
                 spring_docs_free(&docs);
             }
     free(active);
+    free(files);
     return rc;
 }
 

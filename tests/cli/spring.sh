@@ -155,6 +155,11 @@ count=$((count + 1))
 "$LSIM" run "$TMP/map.yaml" --detail summary --out "$TMP/map.db" --quiet >/dev/null 2>"$TMP/map.err" ||
     fail "import --map: the output does not run: $(cat "$TMP/map.err")"
 
+# 3c. A folder stands for the application.* files in it.
+count=$((count + 1))
+"$LSIM" import $S/profiles --profile eu 2>/dev/null | grep -q '^  prefetchCount: 7  *# spring.rabbitmq.listener.simple.prefetch, tests/spring/profiles/application-eu.properties:1$' ||
+    fail "import of a folder"
+
 # 4. Bad input: the exact message, exit status 2, nothing written.
 # expect_error STATUS MESSAGE -- COMMAND...
 expect_error() {
@@ -190,6 +195,8 @@ expect_error 2 "--boot: boot: '1.5' is not a Spring Boot line lsim knows (2.7, 3
     "$LSIM" import $S/e1/application.properties --boot 1.5 -o "$TMP/out/x.yaml"
 expect_error 2 "--profile: profile 'prd': no document says spring.config.activate.on-profile: prd and there is no application-prd.* beside the files" -- \
     "$LSIM" import $S/profiles/application.yml --profile prd -o "$TMP/out/x.yaml"
+expect_error 2 "$S/warn: a folder without application.properties, application.yml or application.yaml" -- \
+    "$LSIM" import $S/warn -o "$TMP/out/x.yaml"
 expect_error 2 "$S/bad/no-such.yml: cannot open: No such file or directory" -- \
     "$LSIM" import $S/bad/no-such.yml -o "$TMP/out/x.yaml"
 
