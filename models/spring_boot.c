@@ -458,6 +458,11 @@ static int read_props(const spring_request *rq, spring_result *r, jms_counts *jc
             }
         }
     }
+    if (ack && r->listener != SPRING_JMS && strcmp(ackv, "manual") == 0)
+        spring_warn(r, ack,
+                    "%s=manual: the listener's own code acknowledges; lsim acknowledges as "
+                    "acknowledge-mode auto does, after the listener returns",
+                    ack->name);
     if (ack && r->listener != SPRING_JMS && strcmp(ackv, "none") == 0)
         spring_warn(r, ack,
                     "%s=none: no basicQos is sent, so the broker pushes without a limit; lsim "
