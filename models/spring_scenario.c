@@ -350,6 +350,18 @@ static const boot_name boot_names[] = {
     { "direct", "consumersPerQueue", "consumers-per-queue" },
     { "direct", "prefetchCount", "prefetch" },
     { "dmlc", "receiveTimeout", "receive-timeout" },
+    { "smlc", "retry.enabled", "retry.enabled" }, { "direct", "retry.enabled", "retry.enabled" },
+    { "smlc", "retry.maxAttempts", "retry.max-attempts" },
+    { "direct", "retry.maxAttempts", "retry.max-attempts" },
+    { "smlc", "retry.maxRetries", "retry.max-retries" },
+    { "direct", "retry.maxRetries", "retry.max-retries" },
+    { "smlc", "retry.initialInterval", "retry.initial-interval" },
+    { "direct", "retry.initialInterval", "retry.initial-interval" },
+    { "smlc", "retry.multiplier", "retry.multiplier" },
+    { "direct", "retry.multiplier", "retry.multiplier" },
+    { "smlc", "retry.maxInterval", "retry.max-interval" },
+    { "direct", "retry.maxInterval", "retry.max-interval" },
+    { "smlc", "retry.stateless", "retry.stateless" }, { "direct", "retry.stateless", "retry.stateless" },
     { "dmlc", "maxConcurrentConsumers", "max-concurrency" },
 };
 
