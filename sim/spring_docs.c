@@ -203,9 +203,40 @@ typedef struct ybuild {
     bool is_seq[MAX_PATH_DEPTH];
     int index[MAX_PATH_DEPTH];     /* a sequence's next item */
     bool want_key[MAX_PATH_DEPTH];
+    char **keys[MAX_PATH_DEPTH];   /* a mapping's keys so far, and their lines: */
+    int *key_lines[MAX_PATH_DEPTH];   /* Boot's YAML loader refuses duplicates */
+    size_t nkeys[MAX_PATH_DEPTH];
     int depth;
     sdoc *doc;
 } ybuild;
+
+static void forget_keys(ybuild *b, int level)
+{
+    for (size_t i = 0; i < b->nkeys[level]; i++)
+        free(b->keys[level][i]);
+    free(b->keys[level]);
+    free(b->key_lines[level]);
+    b->keys[level] = NULL;
+    b->key_lines[level] = NULL;
+    b->nkeys[level] = 0;
+}
+
+/* Notes key at the top mapping, or says where it came first. */
+static int note_key(ybuild *b, const char *key, int line, int col, sim_diag *d)
+{
+    int top = b->depth - 1;
+    for (size_t i = 0; i < b->nkeys[top]; i++)
+        if (strcmp(b->keys[top][i], key) == 0)
+            return diag_file(d, b->file, line, col, "duplicate key '%s' (first at line %d): "
+                             "Spring Boot refuses to start with it", key, b->key_lines[top][i]);
+    size_t n = b->nkeys[top];
+    b->keys[top] = xrealloc(b->keys[top], (n + 1) * sizeof *b->keys[top]);
+    b->key_lines[top] = xrealloc(b->key_lines[top], (n + 1) * sizeof *b->key_lines[top]);
+    b->keys[top][n] = xstrdup(key);
+    b->key_lines[top][n] = line;
+    b->nkeys[top] = n + 1;
+    return SIM_OK;
+}
 
 /* The dotted name of the value being read: "a.b[2].c". */
 static void ypath(const ybuild *b, strbuf *out)
@@ -238,6 +269,9 @@ static int yopen(ybuild *b, bool seq, int line, int col, sim_diag *d)
 {
     if (b->depth == MAX_PATH_DEPTH)
         return diag_file(d, b->file, line, col, "nesting deeper than %d levels", MAX_PATH_DEPTH);
+    if (b->depth > 0 && !b->is_seq[b->depth - 1] && b->want_key[b->depth - 1])
+        return diag_file(d, b->file, line, col, "a key must be a plain value, not a %s",
+                         seq ? "list" : "mapping");
     b->is_seq[b->depth] = seq;
     b->index[b->depth] = 0;
     b->want_key[b->depth] = !seq;
@@ -252,13 +286,14 @@ static int yscalar(ybuild *b, const char *text, int line, int col, sim_diag *d)
         return SIM_OK;             /* a document that is a lone value: nothing to bind */
     int top = b->depth - 1;
     if (!b->is_seq[top] && b->want_key[top]) {
+        if (note_key(b, text, line, col, d) != SIM_OK)
+            return SIM_EINPUT;
         b->path[top] = xstrdup(text);
         b->want_key[top] = false;
         return SIM_OK;
     }
     strbuf name = { 0 };
     ypath(b, &name);
-    (void)d;
     props_add(&b->doc->props, name.s, text, b->file, line, col);
     sb_free(&name);
     yvalue_done(b);
@@ -307,6 +342,7 @@ int spring_docs_read_yaml(const char *file, const char *text, size_t len, doc_li
             b.depth--;
             free(b.path[b.depth]);
             b.path[b.depth] = NULL;
+            forget_keys(&b, b.depth);
             yvalue_done(&b);
             break;
         default:
@@ -315,8 +351,10 @@ int spring_docs_read_yaml(const char *file, const char *text, size_t len, doc_li
         yaml_event_delete(&ev);
     }
     yaml_parser_delete(&parser);
-    for (int i = 0; i < MAX_PATH_DEPTH; i++)
+    for (int i = 0; i < MAX_PATH_DEPTH; i++) {
         free(b.path[i]);
+        forget_keys(&b, i);
+    }
     return rc;
 }
 
