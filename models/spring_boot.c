@@ -453,6 +453,7 @@ static int read_props(const spring_request *rq, spring_result *r, jms_counts *jc
                     return SIM_EINPUT;
             } else if (strcmp(row->suffix, "session.transacted") == 0) {
                 transacted = p;
+                r->jms_not_transacted = strcmp(buf, "false") == 0;
             } else if (row->key) {
                 spring_put(r, row->key, buf, p, p->name);
             }

@@ -59,6 +59,7 @@ typedef struct spring_setting {
 typedef struct spring_result {
     spring_listener listener;
     bool type_set;                 /* the listener was named, not taken by default */
+    bool jms_not_transacted;       /* spring.jms.listener.session.transacted=false */
     int boot;                      /* major * 100 + minor */
     int boot_patch;                /* the release asked for, or the one the facts were read at */
     char boot_text[32];

@@ -292,7 +292,7 @@ static const unexposed hidden[] = {
     { "direct", "messagesPerAck", "0", "setMessagesPerAck", false },
     { "dmlc", "idleConsumerLimit", "1", "setIdleConsumerLimit", false },
     { "dmlc", "idleTaskExecutionLimit", "1", "setIdleTaskExecutionLimit", false },
-    { "dmlc", "cacheLevel", "auto", "setCacheLevel", false },
+    { "dmlc", "cacheLevel", "auto", "setCacheLevelName", false },
     { "dmlc", "maxMessagesPerTask", "-1", "setMaxMessagesPerTask", false },
 };
 
@@ -307,13 +307,16 @@ static void ms_of(const char *value, char *buf, size_t size)
 
 void spring_boot_print_unexposed(FILE *f, const spring_result *r)
 {
-    if (r->listener == SPRING_JMS)
-        fprintf(f, "  # Boot makes the sessions transacted (unless spring.jms.listener.session."
-                "transacted=false);\n  # lsim's DMLC runs them as AUTO_ACKNOWLEDGE either way\n");
+    if (r->listener == SPRING_JMS && !r->jms_not_transacted)
+        fprintf(f, "  # Boot makes the sessions transacted (%s);\n  # lsim's DMLC runs them as "
+                "AUTO_ACKNOWLEDGE either way\n", r->boot >= 302
+                ? "unless spring.jms.listener.session.transacted=false"
+                : "no property changes that before Boot 3.2");
     bool first = true;
     for (size_t i = 0; i < sizeof hidden / sizeof hidden[0]; i++) {
         const unexposed *h = &hidden[i];
-        if (strcmp(h->kind, r->container_kind) != 0)
+        if (strcmp(h->kind, r->container_kind) != 0 ||
+            (strcmp(h->key, "maxMessagesPerTask") == 0 && r->boot >= 304))   /* a property */
             continue;
         bool set = false;
         for (size_t j = 0; j < r->n; j++)
@@ -321,12 +324,15 @@ void spring_boot_print_unexposed(FILE *f, const spring_result *r)
         if (set)
             continue;
         if (first)
-            fprintf(f, "  # not set by any Spring Boot property (a ContainerCustomizer can); "
-                    "the container's defaults:\n");
+            fprintf(f, "  # not set by any Spring Boot property (%s can); the container's "
+                    "defaults:\n", r->listener == SPRING_JMS ? "the application's own container "
+                    "factory" : "a ContainerCustomizer");
         first = false;
         char arg[64];
         if (h->is_ms)
             ms_of(h->value, arg, sizeof arg);
+        else if (strcmp(h->key, "cacheLevel") == 0)
+            snprintf(arg, sizeof arg, "\"CACHE_AUTO\"");
         else
             snprintf(arg, sizeof arg, "%s", h->value);
         char line[128];
@@ -390,6 +396,16 @@ static void unquote(const char *v, char *buf, size_t size)
         snprintf(buf, size, "%s", v);
 }
 
+/* Where an application calls a setter Boot does not expose: Spring AMQP's
+ * factories take a ContainerCustomizer; a JMS container is reached through
+ * the application's own container factory. */
+static const char *where_set(const char *kind)
+{
+    return strcmp(kind, "dmlc") == 0
+               ? "in the application's DefaultJmsListenerContainerFactory#initializeContainer"
+               : "in a ContainerCustomizer";
+}
+
 void spring_boot_answer(const cfg_node *root, const char *key, const char *value, strbuf *out)
 {
     const cfg_node *c = cfg_peek(root, "container");
@@ -432,6 +448,21 @@ void spring_boot_answer(const cfg_node *root, const char *key, const char *value
             sb_addf(out, "%s%s=%s\n", pre, boot_names[i].suffix, v);
             return;
         }
+    if (strcmp(k, "dmlc") == 0 && strcmp(key, "cacheLevel") == 0) {
+        char up[64];
+        size_t i = 0;
+        for (; v[i] && i + 1 < sizeof up; i++)
+            up[i] = v[i] >= 'a' && v[i] <= 'z' ? (char)(v[i] - 'a' + 'A') : v[i];
+        up[i] = '\0';
+        sb_addf(out, "container.setCacheLevelName(\"CACHE_%s\");   // %s\n", up, where_set(k));
+        return;
+    }
+    if (strcmp(k, "dmlc") == 0 && strcmp(key, "taskExecutor") == 0) {
+        sb_addf(out, "container.setTaskExecutor(%s);   // %s\n",
+                strcmp(v, "threadPool") == 0 ? "a ThreadPoolTaskExecutor bean"
+                                             : "new SimpleAsyncTaskExecutor()", where_set(k));
+        return;
+    }
     char setter[128];
     snprintf(setter, sizeof setter, "set%c%s", key[0] >= 'a' && key[0] <= 'z'
              ? key[0] - 'a' + 'A' : key[0], key + 1);
@@ -441,6 +472,6 @@ void spring_boot_answer(const cfg_node *root, const char *key, const char *value
         snprintf(arg, sizeof arg, "%lld", (long long)(ns / 1000000));
     else
         snprintf(arg, sizeof arg, "%s", v);
-    sb_addf(out, "container.%s(%s);   // in a ContainerCustomizer: Spring Boot has no property "
-            "for %s\n", setter, arg, key);
+    sb_addf(out, "container.%s(%s);   // %s: Spring Boot has no property for %s\n", setter, arg,
+            where_set(k), key);
 }
