@@ -74,6 +74,8 @@ for e in e1:2.7.18 e2:3.1.12 e3:3.2.12 e5:4.0.8 e6:2.7.18 e7:3.2.12; do
         { fail "$name: import gives another container than container.spring"; diff "$TMP/$name.a" "$TMP/$name.b"; }
     "$LSIM" run "$TMP/$name-import.yaml" --detail summary --out "$TMP/$name.db" --quiet >/dev/null 2>&1 ||
         fail "$name: the output of import does not run"
+    "$LSIM" run $S/$name/scenario.yaml --detail summary --out "$TMP/$name-spring.db" --quiet >/dev/null 2>&1 ||
+        fail "$name: the scenario with container.spring does not run"
 done
 
 # 1b. check resolves every concurrency string, in the container and in its changes.
