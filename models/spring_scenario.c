@@ -217,7 +217,11 @@ int spring_boot_expand(sim_ctx *ctx, cfg_doc *doc, sim_diag *d)
     cfg_node *root = doc->root;
     if (!root || root->kind != CFG_MAP)
         return SIM_OK;
-    if (cfg_has(root, "spring") && !cfg_has(root, "name") && !cfg_has(root, "container"))
+    bool springy = false;
+    for (size_t i = 0; i < root->n && !springy; i++)
+        springy = strcmp(root->keys[i]->text, "spring") == 0 ||
+                  strncmp(root->keys[i]->text, "spring.", 7) == 0;
+    if (springy && !cfg_has(root, "name") && !cfg_has(root, "container"))
         return diag_at(d, root, "this is a Spring Boot configuration, not an lsim scenario: "
                        "`lsim import %s` prints the scenario's broker and container from it "
                        "(or name it in a scenario's container.spring.files)", root->file);
