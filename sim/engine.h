@@ -92,8 +92,7 @@ struct sim_ctx {
     msg_block *blocks;
     size_t nblocks;
     sim_msg *free_msgs;
-    sim_msg *live_head, *live_tail;
-    uint64_t live;
+    uint64_t live;                 /* published and not yet done */
     uint64_t next_msg_id;
 
     name_table groups, queues;
@@ -129,6 +128,7 @@ void engine_message_gone(sim_ctx *ctx);
 
 /* message.c */
 void messages_fini(sim_ctx *ctx);
-void message_write_row(sim_ctx *ctx, const sim_msg *m);
+/* Writes the rows of the messages still in flight, in publish order. */
+void messages_write_live(sim_ctx *ctx);
 
 #endif

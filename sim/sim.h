@@ -91,7 +91,6 @@ struct sim_msg {
     uint32_t requeues;
     uint32_t flags;                /* SIM_MSG_* */
     uint64_t key_seq;              /* order-tracking sequence within its key */
-    sim_msg *live_prev, *live_next;/* engine: the list of live messages */
 };
 
 #define SIM_MSG_REDELIVERED 1u
