@@ -31,8 +31,8 @@ static int tab_line(const char *text, size_t len, int last, int *col)
 
 typedef struct plain {
     const char *problem;           /* libyaml's words (a prefix) */
-    bool at_context;               /* report where the construct began */
-    const char *words;
+    bool at_context;               /* the words name where the construct began */
+    const char *words;             /* with at_context: "%d" line and "%d" column of that */
 } plain;
 
 static const plain plains[] = {
@@ -44,10 +44,13 @@ static const plain plains[] = {
     { "did not find expected '-' indicator", false,
       "this line is not indented like the list items above it" },
     { "could not find expected ':'", true,
-      "this line has no ':' (a mapping's lines are KEY: VALUE)" },
-    { "found unexpected end of stream", true, "this quote is never closed" },
-    { "did not find expected ',' or '}'", true, "this '{' is never closed" },
-    { "did not find expected ',' or ']'", true, "this '[' is never closed" },
+      "line %d (from column %d) has no ':' (a mapping's lines are KEY: VALUE)" },
+    { "found unexpected end of stream", true,
+      "the quote at line %d, column %d is never closed" },
+    { "did not find expected ',' or '}'", true,
+      "the '{' at line %d, column %d is never closed" },
+    { "did not find expected ',' or ']'", true,
+      "the '[' at line %d, column %d is never closed" },
     { "block sequence entries are not allowed", false,
       "a list item ('- ') on the line of its key: put the items on lines of their own" },
     { "found character that cannot start any token", false,
@@ -68,13 +71,14 @@ int yaml_words_error(const yaml_parser_t *p, const char *file, const char *text,
     for (size_t i = 0; i < sizeof plains / sizeof plains[0]; i++) {
         if (strncmp(problem, plains[i].problem, strlen(plains[i].problem)) != 0)
             continue;
-        if (plains[i].at_context && p->context) {
-            line = (int)p->context_mark.line + 1;
-            col = (int)p->context_mark.column + 1;
-        }
-        return diag_file(d, file, line, col, "YAML: %s (the parser says: %s%s%s)",
-                         plains[i].words, problem, p->context ? " " : "",
-                         p->context ? p->context : "");
+        char words[200];
+        if (plains[i].at_context)
+            snprintf(words, sizeof words, plains[i].words, (int)p->context_mark.line + 1,
+                     (int)p->context_mark.column + 1);
+        else
+            snprintf(words, sizeof words, "%s", plains[i].words);
+        return diag_file(d, file, line, col, "YAML: %s (the parser says: %s%s%s)", words,
+                         problem, p->context ? " " : "", p->context ? p->context : "");
     }
     if (p->context)
         return diag_file(d, file, line, col, "YAML syntax error: %s %s", problem, p->context);
