@@ -1,6 +1,6 @@
 /* yaml_words.h -- libyaml's syntax errors said in plain words, at the
- * position that helps (where the unclosed quote or bracket began, the line
- * that lacks its ':'), with a tab in the indentation named as such. */
+ * parser's own position, naming where an unclosed quote or bracket began or
+ * which line lacks its ':', and a tab in the indentation as such. */
 #ifndef LSIM_SIM_YAML_WORDS_H
 #define LSIM_SIM_YAML_WORDS_H
 
