@@ -37,7 +37,7 @@ BENCH_BEFORE =
 SIM_OBJ = sim/mem.o sim/config.o sim/config_print.o sim/units.o sim/scenario.o sim/calendar.o sim/random.o sim/dist.o \
           sim/stats.o sim/order.o sim/engine.o sim/message.o sim/summary.o sim/timeline.o \
           sim/trace.o sim/workload_file.o sim/run.o sim/cli.o sim/cmd_run.o \
-          sim/timeline_data.o sim/compare.o sim/cmd_compare.o sim/fit.o sim/cmd_fit.o \
+          sim/timeline_data.o sim/compare.o sim/compare_band.o sim/cmd_compare.o sim/fit.o sim/fit_measure.o sim/fit_replay.o sim/fit_tracemeta.o sim/cmd_fit.o \
           sim/expr.o sim/sweep_spec.o sim/sweep_exec.o sim/sweep_merge.o sim/sweep_answer.o \
           sim/sweep_plan.o sim/plan_missing.o sim/plan_estimate.o \
           sim/plan_readme.o sim/plan_resume.o sim/sweep_parts.o sim/cmd_sweep.o sim/cmd_merge.o \
@@ -57,7 +57,7 @@ UNIT_TESTS = test_calendar test_config test_stats test_order test_random test_tr
              test_timeline test_seed_competing test_queueing test_determinism test_compare \
              test_sweep test_svg test_plot test_broker_rabbitmq test_container_smlc \
              test_container_direct test_trace_smlc test_activemq test_dmlc test_jms_traces \
-             test_fingerprints test_plan test_engine_pins test_spring
+             test_fingerprints test_plan test_engine_pins test_fit_measure test_spring
 UNIT_BIN = $(addprefix $(BUILD)/tests/,$(UNIT_TESTS))
 
 # clang and libclang-rt-14-dev (libFuzzer, clang's sanitizers: only recommended
@@ -71,7 +71,7 @@ DEBIAN_PACKAGES = build-essential pkg-config libgsl-dev libsqlite3-dev libyaml-d
                   jupyter-nbconvert python3-ipykernel python3-pandas python3-matplotlib
 SUDO = $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-FUZZ_TARGETS = fuzz_scenario fuzz_trace fuzz_set fuzz_vary fuzz_require fuzz_spring
+FUZZ_TARGETS = fuzz_scenario fuzz_trace fuzz_set fuzz_vary fuzz_require fuzz_replay fuzz_spring
 FUZZ_SECONDS = 60
 FUZZ_BIN = $(addprefix $(BUILD)/tests/fuzz/,$(FUZZ_TARGETS))
 # UBSan must abort, or libFuzzer never hears of what it found.
@@ -120,6 +120,7 @@ cli-tests: $(BUILD)/lsim
 	tests/cli/sweep.sh $(BUILD)/lsim
 	tests/cli/plot_test.sh $(BUILD)/lsim
 	tests/cli/traces.sh $(BUILD)/lsim
+	tests/cli/replay.sh $(BUILD)/lsim
 	tests/cli/spring.sh $(BUILD)/lsim
 
 # A sweep's plan on a real cluster brought up by the tests: a single-node

@@ -42,6 +42,7 @@
  * its unacked ring holds exactly what it was given and has not settled, in
  * delivery order; the queue's ready list is sorted by message id.
  */
+#include "dist.h"
 #include "mem.h"
 #include "model.h"
 
@@ -94,7 +95,7 @@ struct rq_queue {
 typedef struct rq_broker {
     broker base;
     /* settings */
-    sim_time dispatch_latency;
+    sim_knob dispatch_latency;     /* a duration or a distribution */
     bool is_single_active;
     /* state */
     rq_queue **q;                  /* pointers: consumers point at their queue */
@@ -275,7 +276,8 @@ static rq_consumer *next_consumer(const rq_broker *b, rq_queue *q)
 static void hand_over(sim_ctx *ctx, rq_broker *b, rq_consumer *c, sim_msg *m)
 {
     unacked_push(c, m);
-    if (b->dispatch_latency <= 0) {
+    sim_time latency = knob_draw(&b->dispatch_latency, sim_now(ctx));
+    if (latency <= 0 && c->tn == 0) {
         c->port->ops->deliver(ctx, c->port, m);
         return;
     }
@@ -289,7 +291,9 @@ static void hand_over(sim_ctx *ctx, rq_broker *b, rq_consumer *c, sim_msg *m)
         c->thead = 0;
         c->tcap = cap;
     }
-    sim_time due = sim_now(ctx) + b->dispatch_latency;
+    sim_time due = sim_now(ctx) + latency;
+    if (c->tn > 0 && c->tr[(c->thead + c->tn - 1) % c->tcap].due > due)
+        due = c->tr[(c->thead + c->tn - 1) % c->tcap].due;   /* a channel keeps its order */
     c->tr[(c->thead + c->tn++) % c->tcap] = (rq_transit){ m, due };
     if (c->tn == 1)
         c->tr_event = sim_schedule_at(ctx, due, &ev_transit, c, NULL);
@@ -492,6 +496,7 @@ static void rq_destroy(broker *base)
         free(q);
     }
     free(b->q);
+    knob_fini(&b->dispatch_latency);
     free(b);
 }
 
@@ -507,11 +512,11 @@ const broker_ops broker_rabbitmq = {
 
 static int rq_create(sim_ctx *ctx, cfg_node *cfg, broker **out, sim_diag *d)
 {
-    (void)ctx;
     rq_broker *b = xcalloc(1, sizeof *b);
     b->base.ops = &broker_rabbitmq;
     *out = &b->base;
-    if (cfg_get_duration(cfg, "dispatchLatency", 0, 0, &b->dispatch_latency, d) != SIM_OK ||
+    if (knob_read(ctx, cfg, "dispatchLatency", 0, false, "rabbitmq.dispatchLatency",
+                  &b->dispatch_latency, d) != SIM_OK ||
         cfg_get_bool(cfg, "singleActiveConsumer", false, 0, &b->is_single_active, d) != SIM_OK)
         return SIM_EINPUT;
     return SIM_OK;

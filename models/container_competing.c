@@ -18,6 +18,7 @@
  * each word that has a free worker in it), so the first free one is found
  * in a few instructions however many workers there are.
  */
+#include "dist.h"
 #include "mem.h"
 #include "model.h"
 
@@ -36,7 +37,7 @@ typedef struct competing {
     container base;
     container_env env;
     /* settings */
-    sim_time start_latency;
+    sim_knob start_latency;        /* a duration or a distribution */
     int nworkers;
     /* state */
     worker *w;
@@ -91,8 +92,9 @@ static void on_deliver(sim_ctx *ctx, consumer_port *port, sim_msg *m)
     worker *w = take_first_free(c);
     w->m = m;
     sim_msg_delivered(ctx, m, c->env.node, w->id);
-    if (c->start_latency > 0)
-        sim_schedule(ctx, c->start_latency, &ev_begin, w, NULL);
+    sim_time latency = knob_draw(&c->start_latency, sim_now(ctx));
+    if (latency > 0)
+        sim_schedule(ctx, latency, &ev_begin, w, NULL);
     else
         on_begin(ctx, w, NULL);    /* the same instant: no event needed */
     maybe_read(ctx, c);
@@ -151,6 +153,7 @@ static void competing_destroy(container *base)
     free(c->w);
     free(c->free_bits);
     free(c->free_words);
+    knob_fini(&c->start_latency);
     free(c);
 }
 
@@ -199,14 +202,14 @@ const container_ops container_competing = {
 static int competing_create(sim_ctx *ctx, cfg_node *cfg, const container_env *env,
                             container **out, sim_diag *d)
 {
-    (void)ctx;
     competing *c = xcalloc(1, sizeof *c);
     c->base.ops = &container_competing;
     c->env = *env;
     *out = &c->base;
     if (env->nqueues != 1)
         return diag_at(d, cfg, "a competing container reads one queue, not %d", env->nqueues);
-    if (cfg_get_duration(cfg, "startLatency", 0, 0, &c->start_latency, d) != SIM_OK)
+    if (knob_read(ctx, cfg, "startLatency", 0, false, "competing.startLatency",
+                  &c->start_latency, d) != SIM_OK)
         return SIM_EINPUT;
     return read_workers(cfg, c, d);
 }

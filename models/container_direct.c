@@ -28,6 +28,7 @@
  * ready FIFO iff it is READY.
  */
 #include "amqp_version.h"
+#include "dist.h"
 #include "mem.h"
 #include "model.h"
 
@@ -71,7 +72,8 @@ typedef struct direct {
     int version;
     int per_queue, pool, prefetch, messages_per_ack;
     int64_t ack_timeout_ms;
-    sim_time monitor_interval, start_latency;
+    sim_time monitor_interval;
+    sim_knob start_latency;        /* a duration or a distribution */
     dchange *changes;
     int nchanges;
     /* state */
@@ -240,7 +242,11 @@ static void consumer_add(sim_ctx *ctx, direct *d, int qi)
     xgrow((void **)&d->lists[qi], &d->caplist[qi], d->nlist[qi] + 1, sizeof **d->lists);
     d->lists[qi][d->nlist[qi]++] = c;
     d->starts_pending++;
-    sim_schedule(ctx, d->start_latency * d->starts_pending, &ev_registered, c, NULL);
+    /* behind the starts still pending: one start latency each */
+    sim_time wait = 0;
+    for (int i = 0; i < d->starts_pending; i++)
+        wait += knob_draw(&d->start_latency, sim_now(ctx));
+    sim_schedule(ctx, wait, &ev_registered, c, NULL);
 }
 
 static void on_registered(sim_ctx *ctx, void *self, void *arg)
@@ -361,6 +367,7 @@ static void direct_destroy(container *base)
     free(d->nlist);
     free(d->caplist);
     free(d->changes);
+    knob_fini(&d->start_latency);
     free(d);
 }
 
@@ -407,7 +414,7 @@ static int read_changes(cfg_node *cfg, direct *d, sim_diag *d_)
     return SIM_OK;
 }
 
-static int read_config(cfg_node *cfg, direct *d, sim_diag *d_)
+static int read_config(sim_ctx *ctx, cfg_node *cfg, direct *d, sim_diag *d_)
 {
     int64_t per_queue, prefetch, mpa;
     sim_time monitor, ack_timeout;
@@ -418,7 +425,8 @@ static int read_config(cfg_node *cfg, direct *d, sim_diag *d_)
         cfg_get_int(cfg, "messagesPerAck", 0, 0, 1000000000, 0, &mpa, d_) != SIM_OK ||
         cfg_get_duration(cfg, "ackTimeout", 20 * SIM_S, CFG_POSITIVE, &ack_timeout, d_) != SIM_OK ||
         cfg_get_duration(cfg, "monitorInterval", 10 * SIM_S, CFG_POSITIVE, &monitor, d_) != SIM_OK ||
-        cfg_get_duration(cfg, "startLatency", 0, 0, &d->start_latency, d_) != SIM_OK ||
+        knob_read(ctx, cfg, "startLatency", 0, false, "direct.startLatency", &d->start_latency,
+                  d_) != SIM_OK ||
         read_pool(cfg, d, d_) != SIM_OK || read_changes(cfg, d, d_) != SIM_OK)
         return SIM_EINPUT;
     d->per_queue = (int)per_queue;
@@ -448,7 +456,7 @@ static int direct_create(sim_ctx *ctx, cfg_node *cfg, const container_env *env, 
     d->lists = xcalloc((size_t)env->nqueues, sizeof *d->lists);
     d->nlist = xcalloc((size_t)env->nqueues, sizeof *d->nlist);
     d->caplist = xcalloc((size_t)env->nqueues, sizeof *d->caplist);
-    if (read_config(cfg, d, d_) != SIM_OK)
+    if (read_config(ctx, cfg, d, d_) != SIM_OK)
         return SIM_EINPUT;
     d->idle_threads = d->pool;
     if (host_cores(env->host) <= 0 && !cfg_has(cfg, "clientThreads") &&

@@ -234,7 +234,7 @@ static void start_next(sim_ctx *ctx, smlc *s)
     s->dyn_starts++;
     s->refused_since = 0;
     sim_scaling(ctx, s->env.node, "start", s->members, s->start_rule, s->start_detail);
-    sim_schedule(ctx, s->start_latency, &ev_started, s, k);
+    sim_schedule(ctx, knob_draw(&s->start_latency, sim_now(ctx)), &ev_started, s, k);
 }
 
 void smlc_add_consumers(sim_ctx *ctx, smlc *s, int n, smlc_holder_kind kind, smlc_consumer *k,
@@ -357,7 +357,8 @@ static void poll(sim_ctx *ctx, smlc *s, smlc_consumer *k)
     }
     k->state = SC_POLLING;
     k->deadline = sim_now(ctx) + s->receive_timeout;
-    k->timer = sim_schedule(ctx, s->receive_timeout + s->idle_overhead, &ev_poll_end, k, NULL);
+    k->timer = sim_schedule(ctx, s->receive_timeout + knob_draw(&s->idle_overhead, sim_now(ctx)),
+                            &ev_poll_end, k, NULL);
 }
 
 static void cycle_begin(sim_ctx *ctx, smlc *s, smlc_consumer *k)
@@ -437,7 +438,7 @@ static void cycle_end(sim_ctx *ctx, smlc *s, smlc_consumer *k)
      * an exception leaves it as it was. */
     if (!k->has_failed)
         k->is_continuable = k->ntaken > 0 && !s->is_transacted;
-    sim_time overhead = duration_steps_at(&s->cycle_overhead, sim_now(ctx));
+    sim_time overhead = k->ntaken > 0 ? knob_draw(&s->cycle_overhead, sim_now(ctx)) : 0;
     if (k->ntaken > 0 && overhead > 0) {
         k->state = SC_GAP;
         k->timer = sim_schedule(ctx, overhead, &ev_gap_end, k, NULL);
@@ -540,7 +541,7 @@ static void smlc_start(sim_ctx *ctx, container *base)
     s->to_start = 0;
     for (int i = 0; i < s->concurrent; i++)
         consumer_new(ctx, s);
-    sim_schedule(ctx, s->start_latency, &ev_started, s, NULL);
+    sim_schedule(ctx, knob_draw(&s->start_latency, sim_now(ctx)), &ev_started, s, NULL);
 }
 
 static int64_t smlc_prefetched(const container *base)
@@ -572,7 +573,9 @@ static void smlc_destroy(container *base)
         free(s->cons[i]);
     }
     free(s->cons);
-    duration_steps_fini(&s->cycle_overhead);
+    knob_fini(&s->start_latency);
+    knob_fini(&s->cycle_overhead);
+    knob_fini(&s->idle_overhead);
     for (int i = 0; i < s->nchanges; i++)
         free(s->changes[i].ops);
     free(s->changes);

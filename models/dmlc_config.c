@@ -30,6 +30,15 @@ static const char *const cache_levels[] = { "none", "connection", "session", "co
                                             "auto", NULL };
 enum { LEVEL_NONE, LEVEL_CONNECTION, LEVEL_SESSION, LEVEL_CONSUMER, LEVEL_AUTO };
 
+void dmlc_version_warn(sim_ctx *ctx, cfg_node *cfg, int node)
+{
+    const cfg_node *n = cfg_peek(cfg, "version");
+    if (node == 1 && n && n->kind == CFG_SCALAR && n->text && strcmp(n->text, "5.3") == 0)
+        sim_warn(ctx, "container.version \"5.3\" is modelled as 5.3.5 and later: "
+                 "idleReceivesPerTaskLimit came in 5.3.5; name the patch release the real "
+                 "system runs (like \"5.3.31\")");
+}
+
 /* ---- setConcurrency ------------------------------------------------------------- */
 
 
@@ -237,7 +246,12 @@ static int read_base(sim_ctx *ctx, cfg_node *cfg, dmlc_config *c, sim_diag *d)
         cfg_get_enum(cfg, "cacheLevel", cache_levels, LEVEL_AUTO, 0, &level, d) != SIM_OK ||
         cfg_get_bool(cfg, "transactionManager", false, 0, &tm, d) != SIM_OK ||
         cfg_get_duration(cfg, "receiveTimeout", SIM_S, 0, &s->receive_timeout, d) != SIM_OK ||
-        cfg_get_duration(cfg, "startLatency", 5 * SIM_MS, 0, &s->start_latency, d) != SIM_OK)
+        knob_read(ctx, cfg, "startLatency", 5 * SIM_MS, false, "dmlc.startLatency",
+                  &s->start_latency, d) != SIM_OK ||
+        knob_read(ctx, cfg, "receiveLag", 0, false, "dmlc.receiveLag", &s->receive_lag,
+                  d) != SIM_OK ||
+        knob_read(ctx, cfg, "idleReceiveOverhead", 0, false, "dmlc.idleReceiveOverhead",
+                  &s->idle_receive_overhead, d) != SIM_OK)
         return SIM_EINPUT;
     s->version = version;
     if (level == LEVEL_AUTO)
@@ -347,6 +361,9 @@ int dmlc_config_read(sim_ctx *ctx, cfg_node *cfg, const int *queues, int nqueues
 
 void dmlc_config_fini(dmlc_config *c)
 {
+    knob_fini(&c->base.start_latency);
+    knob_fini(&c->base.receive_lag);
+    knob_fini(&c->base.idle_receive_overhead);
     for (int i = 0; i < c->nchanges; i++)
         free(c->changes[i].ops);
     free(c->changes);

@@ -14,6 +14,7 @@
 #define LSIM_MODELS_SMLC_H
 
 #include "amqp_version.h"
+#include "dist.h"
 #include "model.h"
 
 #define SMLC_NEVER INT64_MIN       /* lastConsumerStarted/Stopped: no start or stop yet */
@@ -101,8 +102,8 @@ struct smlc {
     int batch;                     /* batchSize (txSize) */
     int prefetch;                  /* max(prefetchCount, batchSize) */
     int64_t buffer_cap;            /* the local queue's capacity */
-    sim_time start_latency, idle_overhead;
-    duration_steps cycle_overhead; /* may change during the run (JVM warm-up) */
+    sim_knob start_latency, idle_overhead;   /* calibration: durations or distributions */
+    sim_knob cycle_overhead;       /* also a schedule: it may change (JVM warm-up) */
     bool is_transacted, is_immediate_scale_down, is_requeue_rejected;
     double failure_p;
     gsl_rng *failure_rng;

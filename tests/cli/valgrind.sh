@@ -2,9 +2,10 @@
 # valgrind.sh BUILD -- a representative subset under valgrind (memcheck): a
 # few unit tests (the calendar, scenarios, traces, the SQLite writer, compare,
 # both brokers) and the commands on small inputs: run (with --trace), check,
-# compare, fit, plot, a sweep with -j 2 (its workers are forked, so valgrind
-# follows them), a plan's jobs merged, a plan made (its measured runs are
-# forked) and resumed, and a bad scenario (exit status 2, no
+# compare (and --reps), fit (and --replay), plot, a sweep with -j 2 (its
+# workers are forked, so valgrind follows them), a plan's jobs merged, a plan
+# made (its measured runs are forked) and resumed, and a bad scenario (exit
+# status 2, no
 # leak on the error path).  Any memory error or leak (definite, indirect,
 # possible) fails.  `make asan` covers everything; this catches what ASan
 # cannot see (reads of uninitialised memory) and checks the -O2 build itself.
@@ -39,6 +40,10 @@ check 0 "$LSIM" run scenarios/smlc-burst.yaml --detail messages --out "$TMP/smlc
 check 0 "$LSIM" check scenarios/jms-seed-one-server.yaml
 check 0 "$LSIM" compare scenarios/seed-competing-consumers.yaml "$TMP/seed.csv" --out "$TMP/cmp.db" --quiet
 check 0 "$LSIM" fit "$TMP/seed.csv"
+check 0 "$LSIM" run tests/cli/replay/dmlc-idle.yaml --out "$TMP/d.db" --trace "$TMP/d.csv" --quiet
+check 0 "$LSIM" fit "$TMP/d.csv" --replay -o "$TMP/d-replay.yaml"
+check 0 "$LSIM" compare "$TMP/d-replay.yaml" "$TMP/d.csv" --reps 2 --out "$TMP/d-cmp.db" --quiet
+check 2 "$LSIM" fit "$TMP/seed.csv" --replay
 check 0 "$LSIM" plot "$TMP/smlc.db" --kind timeline -o "$TMP/t.svg"
 check 0 "$LSIM" sweep scenarios/tune-bursty-workers.yaml --vary container.workers=6,7 --reps 2 -j 2 \
     --require 'p99_latency_ms<=2000' --minimize consumers_max --quiet --out "$TMP/sweep.db"
