@@ -147,7 +147,7 @@ static int read_timing(sim_ctx *ctx, cfg_node *cfg, smlc *s, sim_diag *d)
     return SIM_OK;
 }
 
-static int read_behaviour(cfg_node *cfg, smlc *s, sim_diag *d)
+static int read_behaviour(sim_ctx *ctx, cfg_node *cfg, smlc *s, sim_diag *d)
 {
     static const char *const semantics[] = { "code", "documented", NULL };
     int sem;
@@ -157,8 +157,9 @@ static int read_behaviour(cfg_node *cfg, smlc *s, sim_diag *d)
                     d) != SIM_OK ||
         cfg_get_bool(cfg, "channelTransacted", false, 0, &s->is_transacted, d) != SIM_OK ||
         cfg_get_bool(cfg, "defaultRequeueRejected", true, 0, &s->is_requeue_rejected, d) != SIM_OK ||
-        cfg_get_double(cfg, "listenerFailureProbability", 0, 0, 1, 0, &s->failure_p, d) != SIM_OK ||
-        cfg_get_bool(cfg, "immediateScaleDown", false, 0, &s->is_immediate_scale_down, d) != SIM_OK)
+        cfg_get_bool(cfg, "immediateScaleDown", false, 0, &s->is_immediate_scale_down, d) != SIM_OK ||
+        lf_read(ctx, cfg, s->env.node, s->version >= AMQP_VERSION(4, 0, 0), &s->lf,
+                d) != SIM_OK)
         return SIM_EINPUT;
     char v[16];
     amqp_version_format(s->version, v, sizeof v);
@@ -266,7 +267,7 @@ int smlc_read_config(sim_ctx *ctx, cfg_node *cfg, smlc *s, sim_diag *d)
     amqp_version_warn(ctx, cfg, s->version, s->env.node);
     amqp_smlc_features(s->version, &s->f);
     if (read_counts(cfg, s, d) != SIM_OK || read_batch(cfg, s, d) != SIM_OK ||
-        read_timing(ctx, cfg, s, d) != SIM_OK || read_behaviour(cfg, s, d) != SIM_OK ||
+        read_timing(ctx, cfg, s, d) != SIM_OK || read_behaviour(ctx, cfg, s, d) != SIM_OK ||
         read_changes(cfg, s, d) != SIM_OK)
         return SIM_EINPUT;
     return SIM_OK;

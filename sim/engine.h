@@ -99,6 +99,7 @@ struct sim_ctx {
 
     /* ---- statistics ---- */
     uint64_t published, completed, requeues, violations, inversions;
+    uint64_t dropped, dead_lettered, duplicates, redeliveries, consumer_timeouts;
     histogram latency, wait;
     order_tracker order;
     node_state *nodes;
@@ -130,5 +131,7 @@ void engine_message_gone(sim_ctx *ctx);
 void messages_fini(sim_ctx *ctx);
 /* Writes the rows of the messages still in flight, in publish order. */
 void messages_write_live(sim_ctx *ctx);
+/* How many messages still in flight were processed more than once. */
+uint64_t messages_live_duplicates(const sim_ctx *ctx);
 
 #endif

@@ -78,6 +78,8 @@ void sim_msg_published(sim_ctx *ctx, sim_msg *m)
 
 void sim_msg_delivered(sim_ctx *ctx, sim_msg *m, int node, int consumer)
 {
+    if (m->deliveries++ > 0)
+        ctx->redeliveries++;
     m->t_deliver = ctx->now;
     m->node = node;
     m->consumer = consumer;
@@ -116,14 +118,17 @@ void sim_msg_begin(sim_ctx *ctx, sim_msg *m, int node, int consumer)
                             sim_group_name(ctx, m->group), sim_queue_name(ctx, m->queue));
 }
 
-void sim_msg_end(sim_ctx *ctx, sim_msg *m)
+/* A listener on node/consumer that began at t_begin returned. */
+static void listener_ended(sim_ctx *ctx, sim_msg *m, int node, int consumer, sim_time t_begin,
+                           bool ok)
 {
-    m->t_end = ctx->now;
-    node_state *ns = &ctx->nodes[m->node - 1];
+    node_state *ns = &ctx->nodes[node - 1];
     level_change(&ns->busy, ctx->now, -1);
-    consumer_rec *c = &ns->cons[m->consumer - 1];
+    consumer_rec *c = &ns->cons[consumer - 1];
     c->messages++;
-    c->busy_ns += m->t_end - m->t_begin;
+    c->busy_ns += ctx->now - t_begin;
+    if (ok)
+        m->processed++;
     if (!(m->flags & SIM_MSG_ENDED)) {
         m->flags |= SIM_MSG_ENDED;
         order_key *k = order_key_of(&ctx->order, m->queue, m->group);
@@ -133,6 +138,21 @@ void sim_msg_end(sim_ctx *ctx, sim_msg *m)
         }
         order_mark_ended(k, m->key_seq);
     }
+}
+
+void sim_msg_end(sim_ctx *ctx, sim_msg *m)
+{
+    m->t_end = ctx->now;
+    listener_ended(ctx, m, m->node, m->consumer, m->t_begin, true);
+    if (ctx->tw)
+        trace_write_message(ctx->tw, ctx->now, "end", m->node, m->consumer, m->id,
+                            sim_group_name(ctx, m->group), sim_queue_name(ctx, m->queue));
+}
+
+void sim_msg_end_failed(sim_ctx *ctx, sim_msg *m)
+{
+    m->t_end = ctx->now;
+    listener_ended(ctx, m, m->node, m->consumer, m->t_begin, false);
     if (ctx->tw)
         trace_write_message(ctx->tw, ctx->now, "end", m->node, m->consumer, m->id,
                             sim_group_name(ctx, m->group), sim_queue_name(ctx, m->queue));
@@ -155,22 +175,28 @@ static void message_write_row(sim_ctx *ctx, const sim_msg *m)
         .t_publish = m->t_publish, .t_deliver = or_null(m->t_deliver),
         .t_begin = or_null(m->t_begin), .t_end = or_null(m->t_end),
         .requeues = (int)m->requeues,
+        .deliveries = (int)m->deliveries,
+        .fate = m->fate ? m->fate : "unfinished",
     };
     timeline_message(ctx->tl, ctx->run_id, &row);
 }
 
-void sim_msg_done(sim_ctx *ctx, sim_msg *m)
+#define MSG_GONE 0x400u           /* done, waiting for its held listeners */
+
+/* Recorded and freed, once no listener holds it any more. */
+static void release(sim_ctx *ctx, sim_msg *m)
 {
-    if (m->t_end >= 0)
-        ctx->completed++;
-    if (m->t_end >= 0 && m->t_publish >= ctx->warmup) {
-        hist_add(&ctx->latency, m->t_end - m->t_publish);
-        hist_add(&ctx->wait, m->t_begin - m->t_publish);
+    if (m->holds > 0) {
+        m->flags |= MSG_GONE;
+        return;
     }
+    if (m->processed > 1)
+        ctx->duplicates++;
     message_write_row(ctx, m);
     ctx->live--;
     m->id = 0;                     /* back in the pool */
     m->next = ctx->free_msgs;
+    m->fate = NULL;
     ctx->free_msgs = m;
     engine_message_gone(ctx);
 }
@@ -195,4 +221,56 @@ void messages_write_live(sim_ctx *ctx)
     for (size_t i = 0; i < n; i++)
         message_write_row(ctx, live[i]);
     free(live);
+}
+
+uint64_t messages_live_duplicates(const sim_ctx *ctx)
+{
+    uint64_t n = 0;
+    for (const msg_block *b = ctx->blocks; b; b = b->next)
+        for (size_t i = 0; i < sizeof b->msgs / sizeof b->msgs[0]; i++)
+            n += b->msgs[i].id != 0 && b->msgs[i].processed > 1;
+    return n;
+}
+
+void sim_msg_done(sim_ctx *ctx, sim_msg *m)
+{
+    if (m->t_end >= 0)
+        ctx->completed++;
+    if (m->t_end >= 0 && m->t_publish >= ctx->warmup) {
+        hist_add(&ctx->latency, m->t_end - m->t_publish);
+        hist_add(&ctx->wait, m->t_begin - m->t_publish);
+    }
+    m->fate = "acked";
+    release(ctx, m);
+}
+
+void sim_msg_lost(sim_ctx *ctx, sim_msg *m, const char *fate)
+{
+    if (strncmp(fate, "dead-lettered:", 14) == 0)
+        ctx->dead_lettered++;
+    else
+        ctx->dropped++;
+    m->fate = fate;
+    release(ctx, m);
+}
+
+void sim_msg_hold(sim_msg *m)
+{
+    m->holds++;
+}
+
+void sim_msg_end_held(sim_ctx *ctx, sim_msg *m, int node, int consumer, sim_time t_begin,
+                      bool ok)
+{
+    listener_ended(ctx, m, node, consumer, t_begin, ok);
+    m->holds--;
+    if (m->holds == 0 && (m->flags & MSG_GONE)) {
+        m->flags &= ~MSG_GONE;
+        release(ctx, m);
+    }
+}
+
+void sim_consumer_timeout(sim_ctx *ctx)
+{
+    ctx->consumer_timeouts++;
 }

@@ -48,7 +48,7 @@ typedef struct value {
 enum { B_MESSAGES, B_CONSUMERS, B_SCALING, B_SAMPLES, B_SUMMARY, B_RUNS, B_CMETRICS, NBATCH };
 
 static const struct { const char *table; int ncols; } tables[NBATCH] = {
-    [B_MESSAGES] = { "messages", 11 }, [B_CONSUMERS] = { "consumers", 9 },
+    [B_MESSAGES] = { "messages", 13 }, [B_CONSUMERS] = { "consumers", 9 },
     [B_SCALING] = { "scaling", 7 },    [B_SAMPLES] = { "samples", 7 },
     [B_SUMMARY] = { "summary", 3 },    [B_RUNS] = { "runs", 9 },
     [B_CMETRICS] = { "consumer_metrics", 5 },
@@ -85,7 +85,7 @@ static const char *const schema =
     " started_at TEXT, fingerprint TEXT);"
     "CREATE TABLE messages(run INTEGER, msg INTEGER, queue TEXT, grp TEXT, node INTEGER,"
     " consumer INTEGER, t_publish REAL, t_deliver REAL, t_begin REAL, t_end REAL,"
-    " requeues INTEGER);"
+    " requeues INTEGER, fate TEXT, deliveries INTEGER);"
     "CREATE TABLE consumers(run INTEGER, node INTEGER, consumer INTEGER, queue TEXT,"
     " t_start REAL, t_stop REAL, messages INTEGER, busy_ms REAL, stop_reason TEXT);"
     "CREATE TABLE scaling(run INTEGER, t REAL, node INTEGER, action TEXT,"
@@ -404,6 +404,8 @@ void timeline_message(timeline *tl, int64_t run, const tl_message *m)
     v[8] = vms(m->t_begin);
     v[9] = vms(m->t_end);
     v[10] = vint(m->requeues);
+    v[11] = vtext(m->fate);
+    v[12] = vint(m->deliveries);
 }
 
 void timeline_consumer(timeline *tl, int64_t run, const tl_consumer *c)

@@ -45,7 +45,8 @@ covers() {
 # unretried FILE: import's output with the retry block as it reads once the
 # container models retry (import comments it out until then).
 unretried() {
-    sed -e '/does not model listener retry yet/d' -e 's/^  # retry:/  retry:/' -e 's/^    # /    /' "$1"
+    sed -e '/does not model listener retry yet/d' -e 's/^  # retry:/  retry:/' \
+        -e 's/^    # \([^#]*\)# /    \1  # /' "$1"
 }
 
 # 1. The worked examples: the settings and warnings, exactly.

@@ -1,11 +1,11 @@
 #!/bin/sh
 # valgrind.sh BUILD -- a representative subset under valgrind (memcheck): a
 # few unit tests (the calendar, scenarios, traces, the SQLite writer, compare,
-# both brokers) and the commands on small inputs: run (with --trace), check,
-# compare (and --reps), fit (and --replay), plot, a sweep with -j 2 (its
-# workers are forked, so valgrind follows them), a plan's jobs merged, a plan
-# made (its measured runs are forked) and resumed, and a bad scenario (exit
-# status 2, no
+# both brokers, the RabbitMQ failure paths) and the commands on small inputs:
+# run (with --trace), check, compare (and --reps), fit (and --replay), plot, a
+# sweep with -j 2 (its workers are forked, so valgrind follows them), a plan's
+# jobs merged, a plan made (its measured runs are forked) and resumed, and a
+# bad scenario (exit status 2, no
 # leak on the error path).  Any memory error or leak (definite, indirect,
 # possible) fails.  `make asan` covers everything; this catches what ASan
 # cannot see (reads of uninitialised memory) and checks the -O2 build itself.
@@ -32,6 +32,7 @@ check() {
 }
 
 for t in test_calendar test_config test_trace test_timeline test_compare test_broker_rabbitmq \
+         test_rabbitmq_failures \
          test_activemq test_spring; do
     check 0 "$B/tests/$t"
 done
