@@ -8,6 +8,8 @@
 #   make valgrind   a representative subset under valgrind (memcheck, leaks)
 #   make fuzz       libFuzzer on every target for FUZZ_SECONDS (default 60) each
 #   make bench      the benchmarks (events/s, messages/s, peak memory)
+#   make install    the binary, the man page and the bash completion under
+#                   $(DESTDIR)$(PREFIX) (PREFIX=/usr/local by default)
 #   make notebooks  execute the notebooks headless on fresh runs: HTML in output/
 #                   (FIGDIR=docs/img also saves their main figures there)
 
@@ -24,6 +26,8 @@ LDLIBS  = -lgsl -lgslcblas -lsqlite3 -lyaml -lm -pthread
 PYTHON  = /usr/bin/python3
 BUILD   = build
 FIGDIR  =
+PREFIX  = /usr/local
+DESTDIR =
 # == end of settings ==
 
 SIM_OBJ = sim/mem.o sim/config.o sim/config_print.o sim/units.o sim/scenario.o sim/calendar.o sim/random.o sim/dist.o \
@@ -52,9 +56,9 @@ UNIT_BIN = $(addprefix $(BUILD)/tests/,$(UNIT_TESTS))
 
 # clang and libclang-rt-14-dev (libFuzzer, clang's sanitizers: only recommended
 # by clang) for make fuzz; valgrind for make valgrind; procps (pgrep) for the
-# sweep tests.
+# sweep tests; groff-base (the man page checked) for the help tests.
 DEBIAN_PACKAGES = build-essential pkg-config libgsl-dev libsqlite3-dev libyaml-dev \
-                  libcmocka-dev sqlite3 python3 python3-simpy valgrind time parallel procps \
+                  libcmocka-dev sqlite3 python3 python3-simpy valgrind time parallel procps groff-base \
                   clang libclang-rt-14-dev \
                   jupyter-nbconvert python3-ipykernel python3-pandas python3-matplotlib
 SUDO = $(shell [ "$$(id -u)" = 0 ] || echo sudo)
@@ -66,7 +70,7 @@ FUZZ_BIN = $(addprefix $(BUILD)/tests/fuzz/,$(FUZZ_TARGETS))
 FUZZ_SAN = -fsanitize=fuzzer-no-link,address,undefined,float-cast-overflow \
            -fno-sanitize-recover=all -fno-omit-frame-pointer
 
-.PHONY: all deps run test unit cli-tests fuzz-regressions asan valgrind bench notebooks fuzz clean
+.PHONY: all deps install uninstall run test unit cli-tests fuzz-regressions asan valgrind bench notebooks fuzz clean
 
 all: $(BUILD)/lsim
 
@@ -89,6 +93,17 @@ deps:
 	$(SUDO) apt-get update
 	$(SUDO) apt-get install -y --no-install-recommends $(DEBIAN_PACKAGES)
 
+install: $(BUILD)/lsim
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
+	           $(DESTDIR)$(PREFIX)/share/bash-completion/completions
+	install -m 755 $(BUILD)/lsim $(DESTDIR)$(PREFIX)/bin/lsim
+	install -m 644 docs/lsim.1 $(DESTDIR)$(PREFIX)/share/man/man1/lsim.1
+	install -m 644 docs/lsim.bash-completion $(DESTDIR)$(PREFIX)/share/bash-completion/completions/lsim
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/bin/lsim $(DESTDIR)$(PREFIX)/share/man/man1/lsim.1 \
+	      $(DESTDIR)$(PREFIX)/share/bash-completion/completions/lsim
+
 run: $(BUILD)/lsim
 	$(BUILD)/lsim run scenarios/seed-competing-consumers.yaml
 
@@ -100,6 +115,7 @@ cli-tests: $(BUILD)/lsim
 	tests/cli/sweep.sh $(BUILD)/lsim
 	tests/cli/plot_test.sh $(BUILD)/lsim
 	tests/cli/traces.sh $(BUILD)/lsim
+	tests/cli/help.sh $(BUILD)/lsim
 
 # Every input in the fuzz corpora (seeds and the inputs that once broke a
 # target) run through the targets, without libFuzzer.

@@ -13,6 +13,7 @@
 #define CLI_FAILURE  1             /* I/O failure while running */
 #define CLI_USAGE    2             /* bad usage or bad input */
 #define CLI_OUTSIDE  3             /* compare: outside a tolerance */
+#define CLI_NONE_MEETS 4           /* sweep: no point meets every --require */
 
 int cli_main(int argc, char **argv);
 
