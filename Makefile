@@ -31,10 +31,10 @@ DESTDIR =
 # == end of settings ==
 
 SIM_OBJ = sim/mem.o sim/config.o sim/config_print.o sim/units.o sim/scenario.o sim/calendar.o sim/random.o sim/dist.o \
-          sim/stats.o sim/order.o sim/engine.o sim/message.o sim/summary.o sim/timeline.o \
+          sim/stats.o sim/order.o sim/engine.o sim/message.o sim/waiting.o sim/summary.o sim/timeline.o \
           sim/trace.o sim/workload_file.o sim/run.o sim/cli.o sim/cmd_run.o \
           sim/timeline_data.o sim/compare.o sim/cmd_compare.o sim/fit.o sim/cmd_fit.o \
-          sim/expr.o sim/sweep_spec.o sim/sweep_exec.o sim/sweep_merge.o sim/sweep_answer.o \
+          sim/expr.o sim/sweep_spec.o sim/sweep_exec.o sim/sweep_merge.o sim/sweep_answer.o sim/sweep_explain.o \
           sim/sweep_plan.o sim/sweep_parts.o sim/cmd_sweep.o sim/cmd_merge.o \
           sim/svg.o sim/plot.o sim/plot_timeline.o sim/plot_gantt.o sim/plot_groups.o \
           sim/cmd_plot.o
@@ -116,6 +116,7 @@ cli-tests: $(BUILD)/lsim
 	tests/cli/plot_test.sh $(BUILD)/lsim
 	tests/cli/traces.sh $(BUILD)/lsim
 	tests/cli/help.sh $(BUILD)/lsim
+	tests/cli/sweep_explain.sh $(BUILD)/lsim
 
 # Every input in the fuzz corpora (seeds and the inputs that once broke a
 # target) run through the targets, without libFuzzer.

@@ -559,6 +559,7 @@ static void smlc_finish(sim_ctx *ctx, container *base)
     for (size_t i = 0; i < s->ncons; i++)
         if (s->cons[i]->state != SC_STOPPED)
             consumer_metrics(ctx, s, s->cons[i]);
+    smlc_report_figures(ctx, s);
 }
 
 static void smlc_destroy(container *base)

@@ -133,7 +133,13 @@ struct smlc {
     /* ---- figures ---- */
     int64_t dyn_starts, dyn_stops, refused_starts, refused_stops;
     int64_t refused_since;         /* refused starts since the last start */
+    int64_t refused_at_max;        /* considerAddingAConsumer at maxConcurrentConsumers */
+    int64_t held_by_trigger;       /* busy cycles that the interval and the maximum would
+                                      let start a consumer, the streak still short */
 };
+
+/* ---- smlc_scaling.c: the summary figures of what limited the scaling ---- */
+void smlc_report_figures(sim_ctx *ctx, const smlc *s);
 
 /* ---- container_smlc.c -------------------------------------------------------- */
 

@@ -125,6 +125,7 @@ void sim_ctx_destroy(sim_ctx *ctx)
     if (ctx->root && ctx->root_self)
         ctx->root->destroy(ctx->root_self);
     messages_fini(ctx);
+    waiting_fini(ctx);
     calendar_fini(&ctx->cal);
     random_fini(&ctx->streams);
     names_fini(&ctx->groups);
@@ -149,6 +150,7 @@ void sim_set_nodes(sim_ctx *ctx, int nodes)
     for (int i = 0; i < ctx->nnodes; i++)
         free(ctx->nodes[i].cons);
     free(ctx->nodes);
+    waiting_fini(ctx);
     ctx->nodes = xcalloc((size_t)nodes, sizeof *ctx->nodes);
     ctx->nnodes = nodes;
 }
@@ -243,6 +245,12 @@ void sim_metric(sim_ctx *ctx, const char *name, double value)
     ctx->nmetrics++;
 }
 
+void sim_metric_add(sim_ctx *ctx, const char *name, double value)
+{
+    const metric *m = sim_find_metric(ctx, name);
+    sim_metric(ctx, name, (m ? m->value : 0) + value);
+}
+
 const metric *sim_find_metric(const sim_ctx *ctx, const char *name)
 {
     for (size_t i = 0; i < ctx->nmetrics; i++)
@@ -304,6 +312,7 @@ int sim_consumer_started(sim_ctx *ctx, int node, int queue)
     int id = (int)++ns->ncons;
     level_change(&ns->consumers, ctx->now, +1);
     level_change(&ctx->consumers_all, ctx->now, +1);
+    waiting_consumers(ctx, node, queue, +1);
     if (ctx->tw)
         trace_write_consumer(ctx->tw, ctx->now, "consumer_start", node, id,
                              sim_queue_name(ctx, queue));
@@ -334,6 +343,7 @@ void sim_consumer_stopped(sim_ctx *ctx, int node, int consumer, const char *reas
     c->stop_reason = reason;
     level_change(&ns->consumers, ctx->now, -1);
     level_change(&ctx->consumers_all, ctx->now, -1);
+    waiting_consumers(ctx, node, c->queue, -1);
     if (ctx->tw)
         trace_write_consumer(ctx->tw, ctx->now, "consumer_stop", node, consumer,
                              sim_queue_name(ctx, c->queue));
@@ -374,16 +384,21 @@ void sim_close_books(sim_ctx *ctx)
 
 /* ---- the loop ------------------------------------------------------------------ */
 
+/* One row per node and queue: where that queue's messages wait (waiting.c)
+ * and the node's consumers on it. */
 static void take_sample(sim_ctx *ctx, sim_time t)
 {
-    for (int n = 1; n <= ctx->nnodes; n++) {
-        sim_sample s = { 0 };
-        if (ctx->root && ctx->root->sample)
-            ctx->root->sample(ctx->root_self, n, &s);
-        const node_state *ns = &ctx->nodes[n - 1];
-        timeline_sample(ctx->tl, ctx->run_id, t, n, s.queue_depth, ns->consumers.value,
-                        ns->busy.value, s.prefetched);
-    }
+    int nq = waiting_queues(ctx);
+    for (int n = 1; n <= ctx->nnodes; n++)
+        for (int q = 0; q < nq; q++) {
+            waiting_counts c = waiting_at(ctx, n, q);
+            tl_sample row = {
+                .node = n, .queue = sim_queue_name(ctx, q), .ready = waiting_ready(ctx, q),
+                .consumers = c.consumers, .busy = c.busy, .prefetched = c.prefetched,
+                .unacked = c.unacked,
+            };
+            timeline_sample(ctx->tl, ctx->run_id, t, &row);
+        }
 }
 
 static double wall_seconds(void)

@@ -76,6 +76,7 @@ void sim_msg_published(sim_ctx *ctx, sim_msg *m)
     ctx->live_tail = m;
     ctx->live++;
     ctx->published++;
+    waiting_published(ctx, m);
     if (ctx->tw)
         trace_write_message(ctx->tw, ctx->now, "publish", 0, 0, m->id,
                             sim_group_name(ctx, m->group), sim_queue_name(ctx, m->queue));
@@ -83,6 +84,7 @@ void sim_msg_published(sim_ctx *ctx, sim_msg *m)
 
 void sim_msg_delivered(sim_ctx *ctx, sim_msg *m, int node, int consumer)
 {
+    waiting_delivered(ctx, m, node);
     m->t_deliver = ctx->now;
     m->node = node;
     m->consumer = consumer;
@@ -93,6 +95,7 @@ void sim_msg_delivered(sim_ctx *ctx, sim_msg *m, int node, int consumer)
 
 void sim_msg_requeued(sim_ctx *ctx, sim_msg *m)
 {
+    waiting_requeued(ctx, m);
     m->requeues++;
     m->flags |= SIM_MSG_REDELIVERED;
     ctx->requeues++;
@@ -103,6 +106,7 @@ void sim_msg_requeued(sim_ctx *ctx, sim_msg *m)
 
 void sim_msg_begin(sim_ctx *ctx, sim_msg *m, int node, int consumer)
 {
+    waiting_begin(ctx, m, node);
     m->t_begin = ctx->now;
     m->node = node;
     m->consumer = consumer;
@@ -124,6 +128,7 @@ void sim_msg_begin(sim_ctx *ctx, sim_msg *m, int node, int consumer)
 void sim_msg_end(sim_ctx *ctx, sim_msg *m)
 {
     m->t_end = ctx->now;
+    waiting_end(ctx, m);
     node_state *ns = &ctx->nodes[m->node - 1];
     level_change(&ns->busy, ctx->now, -1);
     consumer_rec *c = &ns->cons[m->consumer - 1];
@@ -173,6 +178,7 @@ void sim_msg_done(sim_ctx *ctx, sim_msg *m)
         hist_add(&ctx->wait, m->t_begin - m->t_publish);
     }
     message_write_row(ctx, m);
+    waiting_done(ctx, m);
     if (m->live_prev)
         m->live_prev->live_next = m->live_next;
     else

@@ -161,6 +161,8 @@ void sim_resolve_path(const sim_ctx *ctx, const char *path, char *buf, size_t si
 
 /* A model's own summary metric (from its finish()). */
 void sim_metric(sim_ctx *ctx, const char *name, double value);
+/* Adds value to the metric (0 until set): a figure every node adds to. */
+void sim_metric_add(sim_ctx *ctx, const char *name, double value);
 
 /* ---- the root model ----------------------------------------------------
  * The engine knows one model, the root, only through this table: it builds

@@ -65,7 +65,7 @@ static int load(sqlite3 *db, const sweep_spec *s, sweep_answer *a, char *err, si
 
 /* The interval's bound that a requirement is judged by (the mean without
  * an interval). */
-static double bound_of(const point_metric *m, const requirement *r)
+double answer_bound(const point_metric *m, const requirement *r)
 {
     if (m->n < 2)
         return m->c.mean;
@@ -84,7 +84,7 @@ static void judge(point_stats *p, const sweep_spec *s)
             p->shortfall = INFINITY;
             continue;
         }
-        double b = bound_of(m, r);
+        double b = answer_bound(m, r);
         if (m->n >= 2 && req_holds(r, b))
             continue;
         p->meets = false;
@@ -149,11 +149,17 @@ int answer_compute(sqlite3 *db, const sweep_spec *s, sweep_answer *a, char *err,
         return -1;
     for (int64_t p = 0; p < a->npoints; p++) {
         point_stats *ps = &a->points[p];
-        for (size_t i = 0; i < ps->nm; i++)
-            ps->m[i].c = stats_ci(ps->m[i].x, ps->m[i].n, SWEEP_CONFIDENCE);
+        for (size_t i = 0; i < ps->nm; i++) {
+            point_metric *m = &ps->m[i];
+            m->c = stats_ci(m->x, m->n, SWEEP_CONFIDENCE);
+            m->identical = m->n >= 2;
+            for (size_t r = 1; r < m->n; r++)
+                m->identical = m->identical && m->x[r] == m->x[0];
+        }
         judge(ps, s);
     }
     choose(a, s);
+    explain_compute(s, a, &a->why);
     return 0;
 }
 
@@ -167,6 +173,7 @@ void answer_fini(sweep_answer *a)
         free(a->points[p].m);
     }
     free(a->points);
+    explain_fini(&a->why);
     memset(a, 0, sizeof *a);
 }
 
@@ -261,6 +268,12 @@ static int write_answer(sqlite3 *db, const sweep_spec *s, const sweep_answer *a)
         rc = write_role(st, s, "runner_up", a->runner_up);
     if (rc == 0)
         rc = write_role(st, s, "closest", a->closest);
+    if (rc == 0 && a->why.is_set) {
+        strbuf b = { 0 };
+        explain_json(&b, s, &a->why);
+        rc = write_answer_row(st, "explanation", b.s);
+        sb_free(&b);
+    }
     sqlite3_finalize(st);
     return rc;
 }
@@ -281,7 +294,7 @@ int answer_write(sqlite3 *db, const sweep_spec *s, const sweep_answer *a)
 
 /* Four significant digits, but whole numbers below 10^12 in full (a p99
  * of 79170 ms reads better than 7.917e+04). */
-static void format_number(double v, char *buf, size_t size)
+void answer_format_number(double v, char *buf, size_t size)
 {
     if (fabs(v) >= 1e4 && fabs(v) < 1e12)
         snprintf(buf, size, "%.0f", v);
@@ -289,7 +302,8 @@ static void format_number(double v, char *buf, size_t size)
         snprintf(buf, size, "%.4g", v);
 }
 
-/* "412.3 [398.1, 426.5]", or the mean alone without an interval. */
+/* "412.3 [398.1, 426.5]", or the mean alone without an interval (one
+ * replication, or replications all alike). */
 static void format_cell(const point_metric *m, char *buf, size_t size)
 {
     char mean[32], lo[32], hi[32];
@@ -297,13 +311,13 @@ static void format_cell(const point_metric *m, char *buf, size_t size)
         snprintf(buf, size, "-");
         return;
     }
-    format_number(m->c.mean, mean, sizeof mean);
-    if (m->n < 2) {
+    answer_format_number(m->c.mean, mean, sizeof mean);
+    if (m->n < 2 || m->identical) {
         snprintf(buf, size, "%s", mean);
         return;
     }
-    format_number(m->c.mean - m->c.half, lo, sizeof lo);
-    format_number(m->c.mean + m->c.half, hi, sizeof hi);
+    answer_format_number(m->c.mean - m->c.half, lo, sizeof lo);
+    answer_format_number(m->c.mean + m->c.half, hi, sizeof hi);
     snprintf(buf, size, "%s [%s, %s]", mean, lo, hi);
 }
 
@@ -323,6 +337,13 @@ static size_t shown_metrics(const sweep_spec *s, const char **out, size_t max)
     if (n == 0) {
         out[n++] = "p99_latency_ms";
         out[n++] = "consumers_mean";
+    }
+    for (size_t i = 0; i < s->nshows && n < max; i++) {
+        bool dup = false;
+        for (size_t j = 0; !dup && j < n; j++)
+            dup = strcmp(out[j], s->shows[i]) == 0;
+        if (!dup)
+            out[n++] = s->shows[i];
     }
     return n;
 }
@@ -390,6 +411,37 @@ static void print_table(const sweep_spec *s, const sweep_answer *a)
     }
 }
 
+/* How many of the table's cells have identical replications, of how many
+ * with two or more. */
+static void count_identical(const sweep_spec *s, const sweep_answer *a, size_t *same,
+                            size_t *cells)
+{
+    const char *names[32];
+    size_t n = shown_metrics(s, names, 32);
+    *same = *cells = 0;
+    for (int64_t p = 0; p < a->npoints; p++)
+        for (size_t i = 0; i < n; i++) {
+            const point_metric *m = answer_metric(&a->points[p], names[i]);
+            if (m && m->n >= 2) {
+                (*cells)++;
+                *same += m->identical;
+            }
+        }
+}
+
+static void say_identical(const sweep_spec *s, const sweep_answer *a)
+{
+    size_t same, cells;
+    count_identical(s, a, &same, &cells);
+    if (same == 0)
+        return;
+    if (same == cells)
+        printf("the %lld replications of every point are identical (nothing in the scenario is "
+               "random): no intervals\n", (long long)s->reps);
+    else
+        printf("a figure without an interval: its replications are identical\n");
+}
+
 static void print_text(const sweep_spec *s, const sweep_answer *a, const char *db_path)
 {
     printf("sweep %s: %lld point%s x %lld replication%s = %lld run%s (replication r: seed %llu + r)"
@@ -403,6 +455,7 @@ static void print_text(const sweep_spec *s, const sweep_answer *a, const char *d
         printf("%s %s\n", s->maximize ? "maximize" : "minimize", s->objective);
     printf("\n");
     print_table(s, a);
+    say_identical(s, a);
     printf("\n");
     if (a->kind == ANSWER_BEST) {
         printf("best: ");
@@ -419,6 +472,7 @@ static void print_text(const sweep_spec *s, const sweep_answer *a, const char *d
                              "more)" : "");
         printf("closest: ");
         print_figures(s, a, a->closest);
+        explain_print(s, &a->why);
     }
     printf("database: %s\n", db_path);
 }
@@ -450,7 +504,8 @@ static void json_point(strbuf *b, const sweep_spec *s, const sweep_answer *a, in
         bool has_ci = m->n >= 2;
         sb_add(b, i ? "," : "");
         sb_add_json_string(b, m->name);
-        sb_addf(b, ":{\"n\":%zu,\"mean\":", m->n);
+        sb_addf(b, ":{\"n\":%zu,\"identical\":%s,\"mean\":", m->n,
+                m->identical ? "true" : "false");
         json_number(b, m->c.mean);
         sb_add(b, ",\"sd\":");
         json_number(b, has_ci ? m->c.sd : NAN);
@@ -493,6 +548,8 @@ static void print_json(const sweep_spec *s, const sweep_answer *a, const char *d
     json_point(&b, s, a, a->runner_up);
     sb_add(&b, ",\"closest\":");
     json_point(&b, s, a, a->closest);
+    sb_add(&b, ",\"explanation\":");
+    explain_json(&b, s, &a->why);
     sb_add(&b, ",\"table\":[");
     for (int64_t p = 0; p < a->npoints; p++) {
         sb_add(&b, p ? "," : "");
