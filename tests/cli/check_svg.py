@@ -12,6 +12,10 @@ viewBox; a <title>; numeric tick labels on its axes.  Expectations (KEY=VALUE):
   times=SPEC       gantt: "1:1.000-1001.000": message 1 began and ended then (ms)
   nodes=N          timeline: the legend names N nodes
   scaling=N        timeline: N scaling markers (0: the "no decisions" note)
+  waiting=R:P      timeline, one queue: the panel of waiting messages draws the
+                   ready line (solid) with at most R pixels of rise above its
+                   lowest point, and the prefetched line (dashed) with at least
+                   P; its legend names both
   cells=N          groups: N heat-map cells; cellsum=N: their counts add up to N
   rows=N           groups: N heat-map rows
 
@@ -104,6 +108,25 @@ def check_timeline(root, key, value, errors):
             errors.append("%d scaling markers, expected %s" % (len(marks), value))
         if int(value) == 0 and "no decisions recorded" not in texts(root):
             errors.append("no note saying that no scaling decision was recorded")
+    elif key == "waiting":
+        rmax, pmin = (float(x) for x in value.split(":"))
+        lines = list(root.iter(NS + "polyline"))
+        if len(lines) < 2:
+            errors.append("fewer than two lines")
+            return
+        ready, pre = lines[0], lines[1]   # the first panel's lines, drawn first
+        def rise(line):
+            ys = [float(p.split(",")[1]) for p in line.get("points").split()]
+            return max(ys) - min(ys)
+        if ready.get("stroke-dasharray") or not pre.get("stroke-dasharray"):
+            errors.append("the first two lines are not ready (solid) and prefetched (dashed)")
+        if rise(ready) > rmax:
+            errors.append("the ready line rises %.1f px, expected at most %g" % (rise(ready), rmax))
+        if rise(pre) < pmin:
+            errors.append("the prefetched line rises %.1f px, expected at least %g" % (rise(pre), pmin))
+        for label in ("ready in the broker", "in consumers' buffers"):
+            if label not in texts(root):
+                errors.append("the legend does not name '%s'" % label)
     else:
         errors.append("unknown expectation %s for a timeline" % key)
 
