@@ -196,11 +196,14 @@ static const struct cli_command {
       "  --quiet                  no warnings\n",
       "lsim merge plan/ -o sweep.db" },
     { "plot", cmd_plot,
-      "FILE.db --kind timeline|gantt|groups -o FILE.svg [--run N]",
-      "draw a run of a database as a standalone SVG picture",
-      "  --kind KIND              timeline, gantt or groups\n"
+      "FILE.db --kind timeline|gantt|groups|sweep -o FILE.svg [--run N] [--from T] [--to T]",
+      "draw a run of a database, or a sweep, as a standalone SVG picture",
+      "  --kind KIND              timeline (where messages wait, consumers, latency), gantt,\n"
+      "                           groups, or sweep (each point against the varied key)\n"
       "  -o FILE.svg, --out FILE.svg  the picture to write\n"
-      "  --run N                  which run (default: the first)\n",
+      "  --run N                  which run (default: the first)\n"
+      "  --from TIME              draw from this time of the run on (90s, 5m)\n"
+      "  --to TIME                draw up to this time of the run\n",
       "lsim plot output/smlc-burst.db --kind timeline -o burst.svg" },
     { "help", cmd_help,
       "[COMMAND]",

@@ -24,6 +24,7 @@ static const struct {
     { "timeline", plot_timeline },
     { "gantt", plot_gantt },
     { "groups", plot_groups },
+    { "sweep", plot_sweep },
 };
 
 #define NKINDS (sizeof kinds / sizeof kinds[0])
@@ -55,7 +56,7 @@ static int parse_kind(const char *v, plot_args *a)
             a->kind = (int)k;
             return 0;
         }
-    return cli_bad_usage("--kind: '%s' is not one of timeline, gantt, groups", v);
+    return cli_bad_usage("--kind: '%s' is not one of timeline, gantt, groups, sweep", v);
 }
 
 static int parse_run(const char *v, plot_args *a)
@@ -99,9 +100,9 @@ static int parse_plot_args(int argc, char **argv, plot_args *a)
     }
     if (!a->db)
         return cli_bad_usage("%s", "which database? (lsim plot FILE.db --kind "
-                                   "timeline|gantt|groups -o FILE.svg)");
+                                   "timeline|gantt|groups|sweep -o FILE.svg)");
     if (a->kind < 0)
-        return cli_bad_usage("%s", "--kind is required: timeline, gantt or groups");
+        return cli_bad_usage("%s", "--kind is required: timeline, gantt, groups or sweep");
     if (!a->out)
         return cli_bad_usage("%s", "-o FILE.svg is required");
     return 0;

@@ -92,5 +92,6 @@ void plot_time_axis(const plot_src *p, char *buf, size_t size);
 int plot_timeline(plot_src *p, svg *s);
 int plot_gantt(plot_src *p, svg *s);
 int plot_groups(plot_src *p, svg *s);
+int plot_sweep(plot_src *p, svg *s);
 
 #endif

@@ -18,6 +18,11 @@ viewBox; a <title>; numeric tick labels on its axes.  Expectations (KEY=VALUE):
                    P; its legend names both
   cells=N          groups: N heat-map cells; cellsum=N: their counts add up to N
   rows=N           groups: N heat-map rows
+  points=N         sweep: N point markers per panel (<rect class="point">, with a
+                   title "point K: ..."); panels=N: N panels
+  misses=N         sweep: N of the markers (over every panel) are hollow (miss the
+                   requirement)
+  answer=WORD      sweep: the ringed point is labelled WORD (answer, closest)
 
 Exits 1 with one line per failed check.
 """
@@ -147,6 +152,29 @@ def check_groups(root, key, value, errors):
         errors.append("unknown expectation %s for a groups picture" % key)
 
 
+def check_sweep(root, key, value, errors):
+    pts = [r for r in root.iter(NS + "rect") if "point" in r.get("class", "").split()]
+    titles = [title_of(r) or "" for r in pts]
+    if key == "points":
+        first = [t for t in titles if t.startswith("point ")]
+        panels = len(first) // int(value) if int(value) else 0
+        if len(first) % int(value) != 0 or panels < 1:
+            errors.append("%d point markers, not a multiple of %s" % (len(first), value))
+    elif key == "panels":
+        n = len([t for t in texts(root) if t in ("p99_latency_ms", "consumers_max", "consumer_seconds")])
+        if n != int(value):
+            errors.append("%d panels, expected %s" % (n, value))
+    elif key == "misses":
+        n = len([r for r in pts if "miss" in r.get("class").split()])
+        if n != int(value):
+            errors.append("%d hollow markers, expected %s" % (n, value))
+    elif key == "answer":
+        if value not in texts(root):
+            errors.append("no point labelled %s" % value)
+    else:
+        errors.append("unknown expectation %s for a sweep" % key)
+
+
 def main():
     path, kind = sys.argv[1], sys.argv[2]
     try:
@@ -156,7 +184,8 @@ def main():
         return 1
     errors = []
     common(root, errors)
-    checker = {"gantt": check_gantt, "timeline": check_timeline, "groups": check_groups}[kind]
+    checker = {"gantt": check_gantt, "timeline": check_timeline, "groups": check_groups,
+               "sweep": check_sweep}[kind]
     for arg in sys.argv[3:]:
         key, value = arg.split("=", 1)
         checker(root, key, value, errors)

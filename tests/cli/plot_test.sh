@@ -134,6 +134,17 @@ assert bars and len(thin) == len(bars), (len(bars), len(thin))
 assert all(float(r.get("width")) >= 2 for r in thin)
 EOP
 
+# 2c. A sweep: each point against the varied key, the requirement, the answer.
+"$LSIM" sweep scenarios/smlc-burst-ramp.yaml --vary container.concurrentConsumers=2..14:4 \
+    --set container.maxConcurrentConsumers=20 --reps 2 --require 'p99_latency_ms<=30000' \
+    --minimize consumers_max --quiet --out "$TMP/sweep.db" >/dev/null || fail "sweep for the plot"
+check sweep "$TMP/sweep.db" points=4 panels=2 misses=6 answer=answer
+"$LSIM" sweep scenarios/smlc-burst-ramp.yaml --vary container.maxConcurrentConsumers=10,20 \
+    --reps 2 --require 'p99_latency_ms<=30000' --quiet --out "$TMP/sweep2.db" >/dev/null
+check sweep "$TMP/sweep2.db" points=2 panels=1 misses=2 answer=closest
+expect_error 2 "$TMP/seed.db: not a sweep database (no sweep and points tables: it was written by lsim run, not lsim sweep)" -- \
+    "$LSIM" plot "$TMP/seed.db" --kind sweep -o "$O"
+
 # 3. Another run of a database: --run picks it.
 count=$((count + 1))
 "$LSIM" plot "$TMP/seed.db" --kind gantt --run 1 -o "$TMP/run1.svg" >/dev/null ||
@@ -174,12 +185,12 @@ expect_error 2 "$TMP/seed.db: no run 5 in it" -- \
 expect_error 2 "$TMP: is a folder, not a database" -- "$LSIM" plot "$TMP" --kind gantt -o "$O"
 
 # 5. Bad usage: exit 2.
-expect_error 2 "lsim: --kind: 'pie' is not one of timeline, gantt, groups" -- \
+expect_error 2 "lsim: --kind: 'pie' is not one of timeline, gantt, groups, sweep" -- \
     "$LSIM" plot "$TMP/seed.db" --kind pie -o "$O"
-expect_error 2 "lsim: --kind is required: timeline, gantt or groups" -- \
+expect_error 2 "lsim: --kind is required: timeline, gantt, groups or sweep" -- \
     "$LSIM" plot "$TMP/seed.db" -o "$O"
 expect_error 2 "lsim: -o FILE.svg is required" -- "$LSIM" plot "$TMP/seed.db" --kind gantt
-expect_error 2 "lsim: which database? (lsim plot FILE.db --kind timeline|gantt|groups -o FILE.svg)" -- \
+expect_error 2 "lsim: which database? (lsim plot FILE.db --kind timeline|gantt|groups|sweep -o FILE.svg)" -- \
     "$LSIM" plot --kind gantt -o "$O"
 expect_error 2 "lsim: --run: 'first' is not a run number" -- \
     "$LSIM" plot "$TMP/seed.db" --kind gantt --run first -o "$O"
