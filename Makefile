@@ -37,7 +37,7 @@ SIM_OBJ = sim/mem.o sim/config.o sim/config_print.o sim/units.o sim/scenario.o s
           sim/expr.o sim/sweep_spec.o sim/sweep_exec.o sim/sweep_merge.o sim/sweep_answer.o sim/sweep_explain.o \
           sim/sweep_plan.o sim/sweep_parts.o sim/cmd_sweep.o sim/cmd_merge.o \
           sim/svg.o sim/plot.o sim/plot_timeline.o sim/plot_gantt.o sim/plot_groups.o sim/plot_sweep.o \
-          sim/cmd_plot.o
+          sim/cmd_plot.o sim/report.o sim/report_kinds.o sim/cmd_report.o
 MDL_OBJ = models/registry.o models/world.o models/workload.o models/arrivals.o \
           models/arrivals_replay.o models/groups.o models/host.o models/broker_pull.o \
           models/container_competing.o models/java.o models/amqp_version.o models/broker_rabbitmq.o \
@@ -56,11 +56,14 @@ UNIT_BIN = $(addprefix $(BUILD)/tests/,$(UNIT_TESTS))
 
 # clang and libclang-rt-14-dev (libFuzzer, clang's sanitizers: only recommended
 # by clang) for make fuzz; valgrind for make valgrind; procps (pgrep) for the
-# sweep tests; groff-base (the man page checked) for the help tests.
+# sweep tests; groff-base (the man page checked) for the help tests;
+# chromium and python3-pil (headless page loads and screenshots) for the
+# report tests.
 DEBIAN_PACKAGES = build-essential pkg-config libgsl-dev libsqlite3-dev libyaml-dev \
                   libcmocka-dev sqlite3 python3 python3-simpy valgrind time parallel procps groff-base \
                   clang libclang-rt-14-dev \
-                  jupyter-nbconvert python3-ipykernel python3-pandas python3-matplotlib
+                  jupyter-nbconvert python3-ipykernel python3-pandas python3-matplotlib \
+                  chromium python3-pil
 SUDO = $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 FUZZ_TARGETS = fuzz_scenario fuzz_trace fuzz_set fuzz_vary fuzz_require
@@ -117,6 +120,7 @@ cli-tests: $(BUILD)/lsim
 	tests/cli/traces.sh $(BUILD)/lsim
 	tests/cli/help.sh $(BUILD)/lsim
 	tests/cli/sweep_explain.sh $(BUILD)/lsim
+	tests/cli/report.sh $(BUILD)/lsim
 
 # Every input in the fuzz corpora (seeds and the inputs that once broke a
 # target) run through the targets, without libFuzzer.

@@ -205,6 +205,12 @@ static const struct cli_command {
       "  --from TIME              draw from this time of the run on (90s, 5m)\n"
       "  --to TIME                draw up to this time of the run\n",
       "lsim plot output/smlc-burst.db --kind timeline -o burst.svg" },
+    { "report", cmd_report,
+      "FILE.db -o FILE.html [--run N]",
+      "write one self-contained HTML page on a run, a sweep or a comparison",
+      "  -o FILE.html, --out FILE.html  the page to write\n"
+      "  --run N                  which run of a database of several (default: the first)\n",
+      "lsim report output/smlc-burst.db -o report.html" },
     { "help", cmd_help,
       "[COMMAND]",
       "say what the commands do, or one command's options",

@@ -304,7 +304,7 @@ void answer_format_number(double v, char *buf, size_t size)
 
 /* "412.3 [398.1, 426.5]", or the mean alone without an interval (one
  * replication, or replications all alike). */
-static void format_cell(const point_metric *m, char *buf, size_t size)
+void answer_format_cell(const point_metric *m, char *buf, size_t size)
 {
     char mean[32], lo[32], hi[32];
     if (!m) {
@@ -323,7 +323,7 @@ static void format_cell(const point_metric *m, char *buf, size_t size)
 
 /* The metrics worth a column: those required and the objective (or, when
  * nothing is asked, latency and consumers). */
-static size_t shown_metrics(const sweep_spec *s, const char **out, size_t max)
+size_t answer_shown_metrics(const sweep_spec *s, const char **out, size_t max)
 {
     size_t n = 0;
     for (size_t i = 0; i <= s->nreqs && n < max; i++) {
@@ -351,13 +351,13 @@ static size_t shown_metrics(const sweep_spec *s, const char **out, size_t max)
 static void print_figures(const sweep_spec *s, const sweep_answer *a, int64_t point)
 {
     const char *names[32];
-    size_t n = shown_metrics(s, names, 32);
+    size_t n = answer_shown_metrics(s, names, 32);
     char *label = sweep_point_label(s, point);
     printf("point %lld%s%s\n", (long long)point, label[0] ? ": " : "", label);
     free(label);
     for (size_t i = 0; i < n; i++) {
         char cell[128];
-        format_cell(answer_metric(&a->points[point], names[i]), cell, sizeof cell);
+        answer_format_cell(answer_metric(&a->points[point], names[i]), cell, sizeof cell);
         printf("    %-20s %s\n", names[i], cell);
     }
 }
@@ -378,7 +378,7 @@ static int metric_width(const sweep_answer *a, const char *name)
     size_t w = strlen(name);
     for (int64_t p = 0; p < a->npoints; p++) {
         char cell[128];
-        format_cell(answer_metric(&a->points[p], name), cell, sizeof cell);
+        answer_format_cell(answer_metric(&a->points[p], name), cell, sizeof cell);
         if (strlen(cell) > w)
             w = strlen(cell);
     }
@@ -389,7 +389,7 @@ static void print_table(const sweep_spec *s, const sweep_answer *a)
 {
     const char *names[32];
     int widths[32];
-    size_t n = shown_metrics(s, names, 32);
+    size_t n = answer_shown_metrics(s, names, 32);
     printf("%5s", "point");
     for (size_t v = 0; v < s->nvaries; v++)
         printf("  %-*s", key_width(&s->varies[v]), s->varies[v].key);
@@ -404,7 +404,7 @@ static void print_table(const sweep_spec *s, const sweep_answer *a)
             printf("  %-*s", key_width(&s->varies[v]), sweep_value(s, p, v));
         for (size_t i = 0; i < n; i++) {
             char cell[128];
-            format_cell(answer_metric(&a->points[p], names[i]), cell, sizeof cell);
+            answer_format_cell(answer_metric(&a->points[p], names[i]), cell, sizeof cell);
             printf("  %-*s", i + 1 < n || s->nreqs ? widths[i] : 0, cell);
         }
         printf("%s\n", !s->nreqs ? "" : a->points[p].meets ? "  yes" : "  no");
@@ -417,7 +417,7 @@ static void count_identical(const sweep_spec *s, const sweep_answer *a, size_t *
                             size_t *cells)
 {
     const char *names[32];
-    size_t n = shown_metrics(s, names, 32);
+    size_t n = answer_shown_metrics(s, names, 32);
     *same = *cells = 0;
     for (int64_t p = 0; p < a->npoints; p++)
         for (size_t i = 0; i < n; i++) {

@@ -64,6 +64,12 @@ const point_metric *answer_metric(const point_stats *p, const char *name);
 /* The value a requirement is judged by: the interval's bound, or the mean
  * without an interval. */
 double answer_bound(const point_metric *m, const requirement *r);
+/* "412.3 [398.1, 426.5]", or the mean alone (no interval, or identical
+ * replications); "-" for NULL. */
+void answer_format_cell(const point_metric *m, char *buf, size_t size);
+/* The metrics of the table's columns: the required ones, the objective,
+ * --show's (at most max). */
+size_t answer_shown_metrics(const sweep_spec *s, const char **out, size_t max);
 /* Four significant digits, but whole numbers below 10^12 in full. */
 void answer_format_number(double v, char *buf, size_t size);
 

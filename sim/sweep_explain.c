@@ -214,31 +214,31 @@ static void num(char *buf, size_t size, double v)
     answer_format_number(v, buf, size);
 }
 
-static void print_limit(const explain_limit *l)
+static void print_limit(strbuf *b, const explain_limit *l)
 {
     char v[32], of[32];
     num(v, sizeof v, l->value);
     num(of, sizeof of, l->of);
     if (strcmp(l->what, "never-reached-maximum") == 0)
-        printf("    the consumers never reached the maximum: at most %s of %s\n", v, of);
+        sb_addf(b, "    the consumers never reached the maximum: at most %s of %s\n", v, of);
     else if (strcmp(l->what, "start-interval") == 0)
-        printf("    the start interval: %s consumer starts refused by startConsumerMinInterval\n",
+        sb_addf(b, "    the start interval: %s consumer starts refused by startConsumerMinInterval\n",
                v);
     else if (strcmp(l->what, "trigger") == 0)
-        printf("    the trigger: %s busy cycles could have started a consumer but for "
+        sb_addf(b, "    the trigger: %s busy cycles could have started a consumer but for "
                "consecutiveActiveTrigger\n", v);
     else if (strcmp(l->what, "maximum") == 0)
-        printf("    the maximum: %s consumer starts refused at maxConcurrentConsumers (%s)\n", v,
+        sb_addf(b, "    the maximum: %s consumer starts refused at maxConcurrentConsumers (%s)\n", v,
                of);
     else if (strcmp(l->what, "idle-consumer-limit") == 0)
-        printf("    idleConsumerLimit: %s received messages started no invoker, others being "
+        sb_addf(b, "    idleConsumerLimit: %s received messages started no invoker, others being "
                "idle\n", v);
     else if (strcmp(l->what, "prefetch") == 0)
-        printf("    prefetch buffers full: up to %s messages waited in consumers' buffers "
+        sb_addf(b, "    prefetch buffers full: up to %s messages waited in consumers' buffers "
                "(prefetch %s each)\n", v, of);
 }
 
-static void print_key(const sweep_spec *s, const explain_key *k)
+static void print_key(strbuf *b, const sweep_spec *s, const explain_key *k)
 {
     const vary *v = &s->varies[k->vary];
     const char *name = s->reqs[k->req].metric;
@@ -246,47 +246,57 @@ static void print_key(const sweep_spec *s, const explain_key *k)
     num(lo, sizeof lo, k->lo);
     num(hi, sizeof hi, k->hi);
     if (!k->moves)
-        printf("  %s does not move %s here (%s over %s..%s)\n", v->key, name, lo,
+        sb_addf(b, "  %s does not move %s here (%s over %s..%s)\n", v->key, name, lo,
                v->values[0], v->values[v->n - 1]);
     else
-        printf("  %s moves %s: %s to %s (nearest to the limit at %s)\n", v->key, name, lo, hi,
+        sb_addf(b, "  %s moves %s: %s to %s (nearest to the limit at %s)\n", v->key, name, lo, hi,
                v->values[k->best]);
+}
+
+void explain_text(strbuf *out, const sweep_spec *s, const sweep_explanation *e)
+{
+    strbuf *b = out;
+    if (!e->is_set)
+        return;
+    sb_addf(b, "why:\n");
+    for (size_t i = 0; i < e->nmisses; i++) {
+        const explain_miss *m = &e->misses[i];
+        const requirement *r = &s->reqs[m->req];
+        char bound[32], by[32];
+        if (!m->has_metric) {
+            sb_addf(b, "  %s: the closest point has no %s\n", r->text, r->metric);
+            continue;
+        }
+        num(bound, sizeof bound, m->bound);
+        num(by, sizeof by, m->by);
+        if (isfinite(m->by_rel))
+            sb_addf(b, "  %s misses: %s is %s (%.0f %%) beyond the limit\n", r->text, bound, by,
+                   100 * m->by_rel);
+        else
+            sb_addf(b, "  %s misses: %s is %s beyond the limit\n", r->text, bound, by);
+    }
+    for (size_t i = 0; i < e->nkeys; i++)
+        print_key(b, s, &e->keys[i]);
+    if (e->nlimits) {
+        sb_addf(b, "  what limited the container at the closest point:\n");
+        for (size_t i = 0; i < e->nlimits; i++)
+            print_limit(b, &e->limits[i]);
+    }
+    if (e->nsuggest) {
+        sb_addf(b, "  keys that may move it: ");
+        for (size_t i = 0; i < e->nsuggest; i++)
+            sb_addf(b, "%s%s", i ? ", " : "", e->suggest[i]);
+        sb_addf(b, "\n");
+    }
 }
 
 void explain_print(const sweep_spec *s, const sweep_explanation *e)
 {
-    if (!e->is_set)
-        return;
-    printf("why:\n");
-    for (size_t i = 0; i < e->nmisses; i++) {
-        const explain_miss *m = &e->misses[i];
-        const requirement *r = &s->reqs[m->req];
-        char b[32], by[32];
-        if (!m->has_metric) {
-            printf("  %s: the closest point has no %s\n", r->text, r->metric);
-            continue;
-        }
-        num(b, sizeof b, m->bound);
-        num(by, sizeof by, m->by);
-        if (isfinite(m->by_rel))
-            printf("  %s misses: %s is %s (%.0f %%) beyond the limit\n", r->text, b, by,
-                   100 * m->by_rel);
-        else
-            printf("  %s misses: %s is %s beyond the limit\n", r->text, b, by);
-    }
-    for (size_t i = 0; i < e->nkeys; i++)
-        print_key(s, &e->keys[i]);
-    if (e->nlimits) {
-        printf("  what limited the container at the closest point:\n");
-        for (size_t i = 0; i < e->nlimits; i++)
-            print_limit(&e->limits[i]);
-    }
-    if (e->nsuggest) {
-        printf("  keys that may move it: ");
-        for (size_t i = 0; i < e->nsuggest; i++)
-            printf("%s%s", i ? ", " : "", e->suggest[i]);
-        printf("\n");
-    }
+    strbuf b = { 0 };
+    explain_text(&b, s, e);
+    if (b.s)
+        fputs(b.s, stdout);
+    sb_free(&b);
 }
 
 static void json_num(strbuf *b, double v)

@@ -69,6 +69,7 @@ void explain_compute(const struct sweep_spec *s, const struct sweep_answer *a,
 void explain_fini(sweep_explanation *e);
 /* The explanation as text lines ("why: ...") and as a JSON object. */
 void explain_print(const struct sweep_spec *s, const sweep_explanation *e);
+void explain_text(struct strbuf *b, const struct sweep_spec *s, const sweep_explanation *e);
 void explain_json(struct strbuf *b, const struct sweep_spec *s, const sweep_explanation *e);
 
 #endif
