@@ -121,6 +121,7 @@ cli-tests: $(BUILD)/lsim
 	tests/cli/help.sh $(BUILD)/lsim
 	tests/cli/sweep_explain.sh $(BUILD)/lsim
 	tests/cli/report.sh $(BUILD)/lsim
+	tests/cli/long_runs.sh $(BUILD)/lsim
 
 # Every input in the fuzz corpora (seeds and the inputs that once broke a
 # target) run through the targets, without libFuzzer.

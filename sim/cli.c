@@ -67,6 +67,18 @@ size_t cli_parse_size(const char *s)
     return (size_t)v << shift;
 }
 
+uint64_t cli_rows_warn_bytes(void)
+{
+    const char *env = getenv("LSIM_ROWS_WARN_BYTES");
+    if (env && *env) {
+        char *end;
+        unsigned long long v = strtoull(env, &end, 10);
+        if (!*end)
+            return v;
+    }
+    return 1000000000ull;
+}
+
 size_t cli_default_memory(void)
 {
     long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);

@@ -6,6 +6,7 @@
 
 #include <signal.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "config.h"
 
@@ -32,6 +33,9 @@ void cli_catch_signals(void);
 volatile const sig_atomic_t *cli_interrupted(void);
 /* --max-memory: "512M", "2G", "100000K" or bytes; 0 on a bad value. */
 size_t cli_parse_size(const char *s);
+/* About 1 GB: a run whose message rows would pass it warns before it gets
+ * far (the environment variable LSIM_ROWS_WARN_BYTES changes it, for tests). */
+uint64_t cli_rows_warn_bytes(void);
 /* Half of the machine's memory: the default limit for messages in flight. */
 size_t cli_default_memory(void);
 

@@ -92,6 +92,8 @@ struct sim_ctx {
     } name_hash[64];               /* cache: hashing a name costs more than an event */
     volatile const sig_atomic_t *interrupted;   /* set from a signal handler: stop soon */
     size_t mem_limit;              /* bytes the growing structures may take; 0: none */
+    uint64_t rows_warn_bytes;      /* projected message rows past this: a warning; 0: none */
+    sim_time rows_check_at;        /* when warn_rows() projects them (1 % of the run) */
     sim_time end_at;               /* SIM_NEVER until known */
     sim_time workload_end;
     int open_sources;
