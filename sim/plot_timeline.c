@@ -23,9 +23,10 @@
  * An empty scaling table (a container that never scales) is no error.
  * --from/--to draw a window of the run (plot_set_window): every query
  * takes the window as ?2 and ?3.  Times are in the unit the window reads
- * best in (plot_time_axis).  Decision labels that would overlap the one
- * before, or run past the panel into the legend, are left out (the marker's
- * tooltip still names the rule).
+ * best in (plot_time_axis).  A decision label that would run past the
+ * panel into the legend goes to the left of its marker; one that would
+ * overlap the label before is left out (the marker's tooltip still names
+ * the rule).
  */
 #include "plot.h"
 
@@ -339,12 +340,17 @@ static void draw_decisions(plot_src *p, svg *s, const svg_panel *pn, const tl_da
         svg_marker(s, x, y, dc->is_start, color, tip);
         double w = LABEL_CHAR_W * (double)strlen(dc->rule);
         int row = dc->is_start ? 0 : 1;
-        if (x + 6 < right[row] + 4 || x + 6 + w > pn->x + pn->w) {
+        double ly = dc->is_start ? y - 8 : y + 16;
+        if (x + 6 >= right[row] + 4 && x + 6 + w <= pn->x + pn->w) {
+            svg_text(s, x + 6, ly, "start", "mark", dc->rule);
+            right[row] = x + 6 + w;
+        } else if (x + 6 + w > pn->x + pn->w && x - 6 - w >= right[row] + 4 &&
+                   x - 6 - w >= pn->x) {
+            svg_text(s, x - 6, ly, "end", "mark", dc->rule);   /* at the right edge: leftwards */
+            right[row] = x - 6;
+        } else {
             left_out++;
-            continue;
         }
-        svg_text(s, x + 6, dc->is_start ? y - 8 : y + 16, "start", "mark", dc->rule);
-        right[row] = x + 6 + w;
     }
     if (left_out)
         svg_text(s, pn->x + pn->w, pn->y - 6, "end", "note",
