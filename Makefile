@@ -6,6 +6,7 @@
 #   make test       every test (unit, golden, analytical, command line)
 #   make asan       the tests under AddressSanitizer + UBSan
 #   make valgrind   a representative subset under valgrind (memcheck, leaks)
+#   make cluster-tests  a sweep's plan on a single-node Slurm and over ssh (root)
 #   make fuzz       libFuzzer on every target for FUZZ_SECONDS (default 60) each
 #   make bench      the benchmarks (events/s, messages/s, peak memory)
 #   make install    the binary, the man page and the bash completion under
@@ -35,7 +36,8 @@ SIM_OBJ = sim/mem.o sim/config.o sim/config_print.o sim/units.o sim/scenario.o s
           sim/trace.o sim/workload_file.o sim/run.o sim/cli.o sim/cmd_run.o \
           sim/timeline_data.o sim/compare.o sim/cmd_compare.o sim/fit.o sim/cmd_fit.o \
           sim/expr.o sim/sweep_spec.o sim/sweep_exec.o sim/sweep_merge.o sim/sweep_answer.o sim/sweep_explain.o \
-          sim/sweep_plan.o sim/sweep_parts.o sim/cmd_sweep.o sim/cmd_merge.o \
+          sim/sweep_plan.o sim/plan_missing.o sim/plan_estimate.o \
+          sim/plan_readme.o sim/plan_resume.o sim/sweep_parts.o sim/cmd_sweep.o sim/cmd_merge.o \
           sim/svg.o sim/plot.o sim/plot_timeline.o sim/plot_gantt.o sim/plot_groups.o sim/plot_sweep.o \
           sim/cmd_plot.o sim/report.o sim/report_kinds.o sim/cmd_report.o
 MDL_OBJ = models/registry.o models/world.o models/workload.o models/arrivals.o \
@@ -51,16 +53,19 @@ UNIT_TESTS = test_calendar test_config test_stats test_order test_random test_tr
              test_timeline test_seed_competing test_queueing test_determinism test_compare \
              test_sweep test_svg test_plot test_broker_rabbitmq test_container_smlc \
              test_container_direct test_trace_smlc test_activemq test_dmlc test_jms_traces \
-             test_fingerprints
+             test_fingerprints test_plan
 UNIT_BIN = $(addprefix $(BUILD)/tests/,$(UNIT_TESTS))
 
 # clang and libclang-rt-14-dev (libFuzzer, clang's sanitizers: only recommended
 # by clang) for make fuzz; valgrind for make valgrind; procps (pgrep) for the
-# sweep tests; groff-base (the man page checked) for the help tests;
+# sweep tests; slurm-wlm, munge, openssh-server/-client and rsync for make
+# cluster-tests; groff-base (the man page checked) for the help tests;
 # chromium and python3-pil (headless page loads and screenshots) for the
 # report tests.
 DEBIAN_PACKAGES = build-essential pkg-config libgsl-dev libsqlite3-dev libyaml-dev \
-                  libcmocka-dev sqlite3 python3 python3-simpy valgrind time parallel procps groff-base \
+                  libcmocka-dev sqlite3 python3 python3-simpy valgrind time parallel procps \
+                  slurm-wlm slurm-wlm-basic-plugins munge openssh-server openssh-client rsync \
+                  groff-base \
                   clang libclang-rt-14-dev \
                   jupyter-nbconvert python3-ipykernel python3-pandas python3-matplotlib \
                   chromium python3-pil
@@ -73,7 +78,8 @@ FUZZ_BIN = $(addprefix $(BUILD)/tests/fuzz/,$(FUZZ_TARGETS))
 FUZZ_SAN = -fsanitize=fuzzer-no-link,address,undefined,float-cast-overflow \
            -fno-sanitize-recover=all -fno-omit-frame-pointer
 
-.PHONY: all deps install uninstall run test unit cli-tests fuzz-regressions asan valgrind bench notebooks fuzz clean
+.PHONY: all deps install uninstall run test unit cli-tests cluster-tests fuzz-regressions asan valgrind \
+        bench notebooks fuzz clean
 
 all: $(BUILD)/lsim
 
@@ -122,6 +128,15 @@ cli-tests: $(BUILD)/lsim
 	tests/cli/sweep_explain.sh $(BUILD)/lsim
 	tests/cli/report.sh $(BUILD)/lsim
 	tests/cli/long_runs.sh $(BUILD)/lsim
+
+# A sweep's plan on a real cluster brought up by the tests: a single-node
+# Slurm (munged, slurmctld, slurmd) and GNU parallel over ssh (sshd).  They
+# need root; elsewhere they skip (exit 77), which passes here unless
+# LSIM_CLUSTER_REQUIRED=1 (CI) makes a skip a failure.
+CLUSTER_TESTS = tests/cli/slurm.sh tests/cli/ssh_parallel.sh
+cluster-tests: $(BUILD)/lsim
+	@set -e; for t in $(CLUSTER_TESTS); do \
+	    $$t $(BUILD)/lsim || { rc=$$?; [ $$rc -eq 77 ] || exit $$rc; }; done
 
 # Every input in the fuzz corpora (seeds and the inputs that once broke a
 # target) run through the targets, without libFuzzer.

@@ -9,6 +9,7 @@
  */
 #include "cli.h"
 #include "mem.h"
+#include "plan.h"
 #include "sweep_merge.h"
 #include "sweep_plan.h"
 
@@ -57,6 +58,7 @@ static int merge(const char *dir, char **paths, size_t n, const char *out, bool 
     } else if (merge_check_complete(&sv, s.nruns, err, errsize) != 0) {
         size_t len = strlen(err);
         snprintf(err + len, errsize - len, ": run those lines of %s/jobs.txt again", dir);
+        plan_missing_advice(&sv, s.nruns, dir, err, errsize);
     } else {
         bool none = false;
         int frc = sweep_fold(&s, &sv, out, json, &none, err, errsize);

@@ -21,6 +21,7 @@
 #include "cli.h"
 #include "engine.h"
 #include "mem.h"
+#include "plan.h"
 #include "sweep_exec.h"
 #include "sweep_merge.h"
 #include "sweep_parts.h"
@@ -166,8 +167,8 @@ static int parse_args(int argc, char **argv, sweep_args *a, sweep_spec *s)
                              "lsim merge -o, not --out or --shard here");
     if (a->shard && !a->out)
         return cli_bad_usage("%s", "--shard needs --out FILE.db");
-    if (a->resume && (a->plan || a->shard))
-        return cli_bad_usage("%s", "--resume continues a sweep run here; a plan's jobs can "
+    if (a->resume && a->shard)
+        return cli_bad_usage("%s", "--resume continues a sweep or a plan; a plan's job can "
                              "simply be run again");
     s->scenario_path = xstrdup(a->scenario);
     return 0;
@@ -351,16 +352,40 @@ static int run_shard(const sweep_args *a, const sweep_spec *s)
     return exit_status(rc);
 }
 
+/* The plan's README and slurm.sh's estimate, from runs measured now (plan.h). */
+static int plan_companions(const sweep_args *a, const sweep_spec *s, char *err, size_t errsize)
+{
+    plan_estimate e;
+    int measured = plan_measure(s, a->plan, &e, err, errsize);
+    int rc = measured;
+    if (measured == SIM_OK)
+        rc = plan_add_estimate(a->plan, &e, err, errsize);
+    if (rc != SIM_OK)
+        fprintf(stderr, "lsim: %s\n", err);
+    int readme = plan_write_readme(s, a->plan, measured == SIM_OK ? &e : NULL, err, errsize);
+    if (readme != SIM_OK)
+        fprintf(stderr, "lsim: %s\n", err);
+    if (rc == SIM_OK && readme == SIM_OK && !a->json)
+        printf("how to ship, run, merge and resume it: %s/README\n"
+               "slurm.sh asks for --time=%ld (minutes) and --mem=%ldM a task: runs measured "
+               "now took at most %.2f s and %ld MiB\n",
+               a->plan, e.minutes, e.mem_mib, e.seconds, (e.peak_kib + 1023) / 1024);
+    return rc != SIM_OK ? rc : readme;
+}
+
 static int run_plan(const sweep_args *a, const sweep_spec *s)
 {
     char err[1024] = "";
-    int rc = sweep_write_plan(s, a->plan, err, sizeof err);
+    int rc = a->resume ? plan_resume(s, a->plan, a->json, err, sizeof err)
+                       : sweep_write_plan(s, a->plan, err, sizeof err);
     if (rc != SIM_OK) {
         fprintf(stderr, "lsim: %s\n", err);
         return exit_status(rc);
     }
+    if (a->resume)
+        return CLI_OK;
     sweep_print_plan(s, a->plan, a->json);
-    return CLI_OK;
+    return exit_status(plan_companions(a, s, err, sizeof err));
 }
 
 /* Folds the finished shards of the folder into `out`. */

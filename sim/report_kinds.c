@@ -193,6 +193,15 @@ static void sweep_table(report *r, const sweep_spec *s, const sweep_answer *a)
         report_html(r, "</tr>\n");
     }
     report_html(r, "</tbody></table>\n");
+    size_t same, cells;
+    answer_count_identical(s, a, &same, &cells);
+    if (same > 0 && same == cells)
+        report_html(r, "<p class=\"note\" id=\"identical\">the %lld replications of every "
+                    "point are identical (nothing in the scenario is random): no intervals</p>\n",
+                    (long long)s->reps);
+    else if (same > 0)
+        report_html(r, "<p class=\"note\">a figure without an interval: its replications are "
+                    "identical</p>\n");
 }
 
 int report_sweep(report *r)

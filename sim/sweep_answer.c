@@ -413,7 +413,7 @@ static void print_table(const sweep_spec *s, const sweep_answer *a)
 
 /* How many of the table's cells have identical replications, of how many
  * with two or more. */
-static void count_identical(const sweep_spec *s, const sweep_answer *a, size_t *same,
+void answer_count_identical(const sweep_spec *s, const sweep_answer *a, size_t *same,
                             size_t *cells)
 {
     const char *names[32];
@@ -432,7 +432,7 @@ static void count_identical(const sweep_spec *s, const sweep_answer *a, size_t *
 static void say_identical(const sweep_spec *s, const sweep_answer *a)
 {
     size_t same, cells;
-    count_identical(s, a, &same, &cells);
+    answer_count_identical(s, a, &same, &cells);
     if (same == 0)
         return;
     if (same == cells)

@@ -70,6 +70,10 @@ void answer_format_cell(const point_metric *m, char *buf, size_t size);
 /* The metrics of the table's columns: the required ones, the objective,
  * --show's (at most max). */
 size_t answer_shown_metrics(const sweep_spec *s, const char **out, size_t max);
+/* How many of the table's cells have identical replications, of how many
+ * with two or more. */
+void answer_count_identical(const sweep_spec *s, const sweep_answer *a, size_t *same,
+                            size_t *cells);
 /* Four significant digits, but whole numbers below 10^12 in full. */
 void answer_format_number(double v, char *buf, size_t size);
 

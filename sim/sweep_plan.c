@@ -251,3 +251,42 @@ int sweep_list_shards(const char *dir, char ***paths, size_t *n, char *err, size
         qsort(*paths, *n, sizeof **paths, by_name);
     return 0;
 }
+
+/* ---- for the plan's companions (plan.h): its jobs and its command, as written ---- */
+
+/* The absolute paths a plan's jobs use: lsim, the scenario and DIR. */
+static int plan_abs_paths(const sweep_spec *s, const char *dir, char exe[PATH_MAX],
+                          char scenario[PATH_MAX], char adir[PATH_MAX], char *err, size_t errsize)
+{
+    ssize_t n = readlink("/proc/self/exe", exe, PATH_MAX - 1);
+    if (n < 0 || !realpath(s->scenario_path, scenario) || (dir && !realpath(dir, adir))) {
+        snprintf(err, errsize, "--plan: cannot find the absolute paths of lsim, %s and %s: %s",
+                 s->scenario_path, dir ? dir : ".", strerror(errno));
+        return SIM_EIO;
+    }
+    exe[n] = '\0';
+    return SIM_OK;
+}
+
+char *sweep_plan_jobs(const sweep_spec *s, const char *dir, char *err, size_t errsize)
+{
+    char exe[PATH_MAX], scenario[PATH_MAX], adir[PATH_MAX];
+    if (plan_abs_paths(s, dir, exe, scenario, adir, err, errsize) != SIM_OK)
+        return NULL;
+    return jobs_text(s, exe, scenario, adir);
+}
+
+char *sweep_plan_command(const sweep_spec *s, char *err, size_t errsize)
+{
+    char exe[PATH_MAX], scenario[PATH_MAX];
+    if (plan_abs_paths(s, NULL, exe, scenario, NULL, err, errsize) != SIM_OK)
+        return NULL;
+    char *common = common_options(s);
+    strbuf b = { 0 };
+    add_arg(&b, exe);
+    sb_add(&b, " sweep");
+    add_arg(&b, scenario);
+    sb_add(&b, common);
+    free(common);
+    return sb_take(&b);
+}

@@ -26,5 +26,12 @@ int sweep_write_plan(const sweep_spec *s, const char *dir, char *err, size_t err
 void sweep_print_plan(const sweep_spec *s, const char *dir, bool json);
 /* The shard databases in DIR (shard-*.db), sorted by name; caller frees. */
 int sweep_list_shards(const char *dir, char ***paths, size_t *n, char *err, size_t errsize);
+/* The text of DIR/jobs.txt for sweep s, as sweep_write_plan() writes it
+ * (caller frees), or NULL with the reason in err. */
+char *sweep_plan_jobs(const sweep_spec *s, const char *dir, char *err, size_t errsize);
+/* The sweep's command as its jobs run it, without --shard and --out:
+ * lsim, the scenario and every option, quoted for /bin/sh (caller frees),
+ * or NULL with the reason in err. */
+char *sweep_plan_command(const sweep_spec *s, char *err, size_t errsize);
 
 #endif

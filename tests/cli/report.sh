@@ -91,6 +91,7 @@ page sweep "$TMP/sweep.db" 1 1 answer explanation points-table sweep-figure
 check "sweep: no point meets" grep -q 'no point meets the requirement' "$TMP/sweep.dom"
 check "sweep: the explanation names the ramp" grep -q 'startConsumerMinInterval' "$TMP/sweep.dom"
 check "sweep: the closest point marked" grep -q 'class="answer"' "$TMP/sweep.dom"
+check "sweep: identical replications said" grep -q 'id="identical"' "$TMP/sweep.dom"
 
 # 3. A comparison: the verdict, metric by metric, consumers real against
 # simulated, the simulated timeline; bands when the database has them.

@@ -3,7 +3,8 @@
 # few unit tests (the calendar, scenarios, traces, the SQLite writer, compare,
 # both brokers) and the commands on small inputs: run (with --trace), check,
 # compare, fit, plot, a sweep with -j 2 (its workers are forked, so valgrind
-# follows them), a plan's jobs merged, and a bad scenario (exit status 2, no
+# follows them), a plan's jobs merged, a plan made (its measured runs are
+# forked) and resumed, and a bad scenario (exit status 2, no
 # leak on the error path).  Any memory error or leak (definite, indirect,
 # possible) fails.  `make asan` covers everything; this catches what ASan
 # cannot see (reads of uninitialised memory) and checks the -O2 build itself.
@@ -44,6 +45,12 @@ check 0 "$LSIM" sweep scenarios/tune-bursty-workers.yaml --vary container.worker
 "$LSIM" sweep scenarios/tune-bursty-workers.yaml --vary container.workers=6,7 --reps 2 \
     --plan "$TMP/plan" >/dev/null && sh "$TMP/plan/jobs.txt" || echo "FAIL: the plan's jobs"
 check 0 "$LSIM" merge "$TMP/plan" -o "$TMP/merged.db"
+# a plan's measured runs (children of lsim), a merge that finds a run missing, --plan --resume
+check 0 "$LSIM" sweep scenarios/tune-bursty-workers.yaml --vary container.workers=6,7 --reps 2 \
+    --plan "$TMP/plan2"
+check 2 "$LSIM" merge "$TMP/plan2" -o "$TMP/merged2.db"
+check 0 "$LSIM" sweep scenarios/tune-bursty-workers.yaml --vary container.workers=6,7 --reps 2 \
+    --plan "$TMP/plan2" --resume
 check 2 "$LSIM" run tests/cli/bad/workers-zero.yaml --out "$TMP/bad.db"
 
 echo "$count checks under valgrind, $failures failed"
