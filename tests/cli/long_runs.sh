@@ -4,7 +4,7 @@
 # warns as soon as 1 % of it is done, with the projected size and
 # --detail samples, and not with --detail samples or --quiet; summary
 # quantiles print with the four digits the histogram is exact to, --json
-# keeps every digit.
+# keeps every digit; on a terminal, progress gives the wall-clock time left.
 # Run from the top of the repository.
 set -u
 LSIM=${1:-build/lsim}
@@ -37,6 +37,15 @@ check "the default limit is about 1 GB" [ ! -s "$TMP/e.err" ]
 LSIM_ROWS_WARN_BYTES=50000000 "$LSIM" run $S --set duration=24h --detail summary --out "$TMP/f.db" \
     >/dev/null 2>"$TMP/f.err"
 check "--detail summary: no warning" [ ! -s "$TMP/f.err" ]
+
+# Progress on a terminal (script(1) gives the run one): the wall-clock time
+# left.  Ten days of the scenario take several seconds of wall time, past
+# the first second after which progress shows.
+if command -v script >/dev/null; then
+    script -qc "$LSIM run $S --set duration=240h --detail summary --out $TMP/p.db" /dev/null \
+        >"$TMP/p.tty" 2>&1
+    check "progress shows the time left" sh -c "tr '\r' '\n' <'$TMP/p.tty' | grep -aqE '^\[lsim\] [0-9.]+ s of 864000.0 s virtual \( *[0-9]+%\), [0-9]+ messages, about [0-9]+ (s|min [0-9]+ s) left'"
+fi
 
 # Quantiles: as many digits as they are exact to.
 cat >"$TMP/c80.yaml" <<'EOS'
