@@ -43,7 +43,7 @@ check "--detail summary: no warning" [ ! -s "$TMP/f.err" ]
 # the first second after which progress shows.
 if command -v script >/dev/null; then
     script -qc "$LSIM run $S --set duration=240h --detail summary --out $TMP/p.db" /dev/null \
-        >"$TMP/p.tty" 2>&1
+        </dev/null >"$TMP/p.tty" 2>&1
     check "progress shows the time left" sh -c "tr '\r' '\n' <'$TMP/p.tty' | grep -aqE '^\[lsim\] [0-9.]+ s of 864000.0 s virtual \( *[0-9]+%\), [0-9]+ messages, about [0-9]+ (s|min [0-9]+ s) left'"
 fi
 
