@@ -384,11 +384,6 @@ static void dmlc_start(sim_ctx *ctx, container *base)
             new_invoker(ctx, &c->l[i], "initial");
 }
 
-static int64_t dmlc_prefetched(const container *base)
-{
-    return ((const dmlc *)base)->buffered;
-}
-
 /* What limited the scaling, summed over listeners and nodes (so that the
  * maximum compares with consumers_max). */
 static void dmlc_finish(sim_ctx *ctx, container *base)
@@ -422,7 +417,7 @@ static int dmlc_create(sim_ctx *ctx, cfg_node *cfg, const container_env *env, co
 
 const container_ops container_dmlc = {
     .kind = "dmlc", .broker_kind = "activemq", .create = dmlc_create, .start = dmlc_start,
-    .prefetched = dmlc_prefetched, .finish = dmlc_finish, .destroy = dmlc_destroy,
+    .finish = dmlc_finish, .destroy = dmlc_destroy,
 };
 
 static int dmlc_create(sim_ctx *ctx, cfg_node *cfg, const container_env *env, container **out,
