@@ -145,6 +145,16 @@ check sweep "$TMP/sweep2.db" points=2 panels=1 misses=2 answer=closest
 expect_error 2 "$TMP/seed.db: not a sweep database (no sweep and points tables: it was written by lsim run, not lsim sweep)" -- \
     "$LSIM" plot "$TMP/seed.db" --kind sweep -o "$O"
 
+# 2d. A starvation figure in ms reads in s or min once it is large.
+"$LSIM" run scenarios/jms-hot-group.yaml --out "$TMP/hot.db" --quiet >/dev/null || fail "run jms-hot-group"
+"$LSIM" plot "$TMP/hot.db" --kind groups -o "$TMP/hot.svg" >/dev/null || fail "plot jms-hot-group"
+count=$((count + 1))
+$PY -c '
+import sys, re, xml.etree.ElementTree as ET
+t = [x.text or "" for x in ET.parse(sys.argv[1]).getroot().iter("{http://www.w3.org/2000/svg}text")]
+sys.exit(0 if any(re.fullmatch(r"starved\w* \((s|min)\)", x) for x in t) else 1)
+' "$TMP/hot.svg" || fail "groups: the starvation axis is not in s or min"
+
 # 3. Another run of a database: --run picks it.
 count=$((count + 1))
 "$LSIM" plot "$TMP/seed.db" --kind gantt --run 1 -o "$TMP/run1.svg" >/dev/null ||
