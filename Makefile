@@ -53,7 +53,7 @@ UNIT_TESTS = test_calendar test_config test_stats test_order test_random test_tr
              test_timeline test_seed_competing test_queueing test_determinism test_compare \
              test_sweep test_svg test_plot test_broker_rabbitmq test_container_smlc \
              test_container_direct test_trace_smlc test_activemq test_dmlc test_jms_traces \
-             test_fingerprints test_plan
+             test_fingerprints test_plan test_waiting
 UNIT_BIN = $(addprefix $(BUILD)/tests/,$(UNIT_TESTS))
 
 # clang and libclang-rt-14-dev (libFuzzer, clang's sanitizers: only recommended
