@@ -40,6 +40,9 @@ typedef struct amq_sub {
     bool is_waiting;               /* its consumer waits in receive() */
     sim_time mark_waiting, mark_buffered;   /* the queue's integrals when it began waiting */
     amq_cstats *stats;
+    sim_time *acks;                /* ring: arrival times of acks in transit (ackLatency) */
+    size_t ahead, an, acap;        /* an: prefetch slots they still hold */
+    sim_event_id ack_event;        /* the arrival of the oldest */
 } amq_sub;
 
 typedef struct amq_queue {
@@ -69,6 +72,7 @@ typedef struct amq_broker {
     int map_size;                  /* groupMapSize */
     int64_t consumers_before;      /* consumersBeforeDispatchStarts */
     sim_time time_before;          /* timeBeforeDispatchStarts */
+    sim_time ack_latency;          /* ackLatency: a client's ack reaching the broker */
     /* state */
     amq_queue **q;                 /* by queue index */
     size_t nq;

@@ -55,6 +55,43 @@ int amqp_version_read(cfg_node *cfg, int oldest, const char *why, int *out, sim_
     return SIM_OK;
 }
 
+/* The patch releases inside a line that change what the container does. */
+static const struct {
+    int line, release;             /* AMQP_VERSION(maj, min, 0), the first release that differs */
+    const char *what;
+} patch_changes[] = {
+    { AMQP_VERSION(1, 4, 0), AMQP_VERSION(1, 4, 6), "a transacted channel's cycles count "
+      "as active (AMQP-498)" },
+    { AMQP_VERSION(1, 7, 0), AMQP_VERSION(1, 7, 8), "a consumer added at runtime is capped "
+      "at maxConcurrentConsumers (AMQP-810)" },
+    { AMQP_VERSION(2, 0, 0), AMQP_VERSION(2, 0, 4), "a consumer added at runtime is capped "
+      "at maxConcurrentConsumers (AMQP-810)" },
+    { AMQP_VERSION(2, 1, 0), AMQP_VERSION(2, 1, 10), "setConcurrency first sets "
+      "concurrentConsumers to 1 (GH-1401)" },
+    { AMQP_VERSION(2, 4, 0), AMQP_VERSION(2, 4, 1), "the local queue holds prefetch x queues "
+      "(GH-1402) and setConcurrency clears the maximum first" },
+};
+
+void amqp_version_warn(sim_ctx *ctx, cfg_node *cfg, int version, int node)
+{
+    const cfg_node *n = cfg_peek(cfg, "version");
+    if (node != 1 || !n || n->kind != CFG_SCALAR || !n->text)
+        return;                    /* once, and only for a version given */
+    const char *dot = strchr(n->text, '.');
+    if (!dot || strchr(dot + 1, '.'))
+        return;                    /* "x.y.z": the release is named */
+    for (size_t i = 0; i < sizeof patch_changes / sizeof patch_changes[0]; i++) {
+        if (patch_changes[i].line != version)
+            continue;
+        char line[16], rel[16];
+        snprintf(line, sizeof line, "%d.%d", version / 10000, version / 100 % 100);
+        amqp_version_format(patch_changes[i].release, rel, sizeof rel);
+        sim_warn(ctx, "container.version \"%s\" means %s.0; from %s on %s: name the patch "
+                 "release the real system runs (like \"%s\")", n->text, line, rel,
+                 patch_changes[i].what, rel);
+    }
+}
+
 void amqp_smlc_features(int v, smlc_features *f)
 {
     memset(f, 0, sizeof *f);

@@ -44,6 +44,9 @@ typedef struct smlc_features {
  * line newer than lsim knows. */
 int amqp_version_read(cfg_node *cfg, int oldest, const char *why, int *out, sim_diag *d);
 void amqp_smlc_features(int version, smlc_features *f);
+/* Warns (on node 1, once) when `version` was given as "x.y" and a patch
+ * release of that line changes the container's behaviour, naming it. */
+void amqp_version_warn(sim_ctx *ctx, cfg_node *cfg, int version, int node);
 /* "1.7.15" */
 void amqp_version_format(int version, char *buf, size_t size);
 

@@ -32,6 +32,12 @@
  * listener runs, so ack() frees the prefetch slot but leaves the message
  * with the consumer, which calls sim_msg_done() when its listener returns.
  *
+ * ackLatency (default 0): an ack reaches the broker that long after the
+ * client sent it.  The message is the consumer's from the send on (it is
+ * already being processed), but its prefetch slot stays taken until the ack
+ * arrives, so a consumer keeps its listener busy only with a prefetch that
+ * covers the round trip.  Pulls, rejects and closes are not delayed.
+ *
  * pull()/unpull(): a consumer waiting in receive() says so.  With prefetch
  * 0 that is ActiveMQ's MessagePull (one message may be sent while it is
  * outstanding); with prefetch > 0 it only marks the consumer idle, for the
@@ -46,7 +52,9 @@
 #include <string.h>
 
 static void on_release(sim_ctx *ctx, void *self, void *arg);
+static void on_ack_arrives(sim_ctx *ctx, void *self, void *arg);
 static const sim_event_type ev_release = { "activemq.dispatch_starts", on_release };
+static const sim_event_type ev_ack_arrives = { "activemq.ack_arrives", on_ack_arrives };
 
 /* ---- message lists ----------------------------------------------------------- */
 
@@ -135,7 +143,7 @@ static bool is_full(const amq_sub *s)
 {
     if (s->prefetch == 0)
         return s->extension == 0;
-    return (int64_t)s->dispatched.n >= s->prefetch;
+    return (int64_t)(s->dispatched.n + s->an) >= s->prefetch;
 }
 
 static amq_sub *sub_of_owner(amqg_owner *o)
@@ -439,6 +447,9 @@ static void amq_unsubscribe(sim_ctx *ctx, broker *base, consumer_port *p)
     amq_sub *s = p->broker_state;
     assert(s && !q->is_dispatching);
     amq_advance(q, sim_now(ctx));
+    if (s->ack_event)
+        sim_cancel(ctx, s->ack_event);   /* acks in transit die with the consumer */
+    free(s->acks);
     if (s->is_waiting)
         amq_wait_end(q, s);
     q->n_open -= !is_full(s);
@@ -462,11 +473,54 @@ static void amq_unsubscribe(sim_ctx *ctx, broker *base, consumer_port *p)
     amq_kick(ctx, q);
 }
 
+/* An ack in transit: the message leaves the dispatched list now (the
+ * container has it), its slot when the ack arrives. */
+static void ack_in_transit(sim_ctx *ctx, amq_sub *s, sim_time latency)
+{
+    if (s->an == s->acap) {
+        size_t cap = s->acap ? s->acap * 2 : 8;
+        sim_time *v = xmalloc(cap * sizeof *v);
+        for (size_t i = 0; i < s->an; i++)
+            v[i] = s->acks[(s->ahead + i) % s->acap];
+        free(s->acks);
+        s->acks = v;
+        s->ahead = 0;
+        s->acap = cap;
+    }
+    sim_time due = sim_now(ctx) + latency;
+    s->acks[(s->ahead + s->an++) % s->acap] = due;
+    if (s->an == 1)
+        s->ack_event = sim_schedule_at(ctx, due, &ev_ack_arrives, s, NULL);
+}
+
+static void on_ack_arrives(sim_ctx *ctx, void *self, void *arg)
+{
+    (void)arg;
+    amq_sub *s = self;
+    amq_queue *q = s->q;
+    amq_advance(q, sim_now(ctx));
+    bool was_full = is_full(s);
+    s->ahead = (s->ahead + 1) % s->acap;
+    s->an--;
+    s->ack_event = s->an ? sim_schedule_at(ctx, s->acks[s->ahead], &ev_ack_arrives, s, NULL) : 0;
+    recount(q, s, was_full);
+    amq_kick(ctx, q);
+}
+
 static void amq_ack(sim_ctx *ctx, broker *base, consumer_port *p, sim_msg *m)
 {
-    amq_queue *q = queue_at((amq_broker *)base, p->queue);
+    amq_broker *b = (amq_broker *)base;
+    amq_queue *q = queue_at(b, p->queue);
     amq_sub *s = p->broker_state;
     amq_advance(q, sim_now(ctx));
+    if (b->ack_latency > 0 && s->prefetch > 0) {
+        undispatch(q, s, m);       /* the message leaves the list ... */
+        bool was_full = is_full(s);
+        ack_in_transit(ctx, s, b->ack_latency);   /* ... its slot stays taken */
+        recount(q, s, was_full);
+        s->stats->received++;
+        return;
+    }
     undispatch(q, s, m);
     s->stats->received++;
     amq_kick(ctx, q);
@@ -536,6 +590,7 @@ static void amq_destroy(broker *base)
     for (size_t i = 0; i < b->nq; i++) {
         amq_queue *q = b->q[i];
         for (size_t k = 0; k < q->nsubs; k++) {   /* the ports went with their containers */
+            free(q->subs[k]->acks);
             free(q->subs[k]->dispatched.v);
             free(q->subs[k]);
         }
@@ -575,7 +630,8 @@ static int amq_create(sim_ctx *ctx, cfg_node *cfg, broker **out, sim_diag *d)
             SIM_OK ||
         cfg_get_int(cfg, "consumersBeforeDispatchStarts", 0, 0, 1000000, 0, &before, d) !=
             SIM_OK ||
-        cfg_get_duration(cfg, "timeBeforeDispatchStarts", 0, 0, &b->time_before, d) != SIM_OK)
+        cfg_get_duration(cfg, "timeBeforeDispatchStarts", 0, 0, &b->time_before, d) != SIM_OK ||
+        cfg_get_duration(cfg, "ackLatency", 0, 0, &b->ack_latency, d) != SIM_OK)
         return SIM_EINPUT;
     if (kind == AMQG_SIMPLE && cfg_has(cfg, "groupMapSize"))
         return diag_at(d, cfg_peek(cfg, "groupMapSize"), "groupMapSize: the simple group map "

@@ -13,7 +13,12 @@
  * Reader states: IDLE (a worker is free, not asking) -> ASKING (pull sent,
  * waiting for a message) -> IDLE on delivery; BLOCKED while no worker is
  * free, left when a worker ends.
+ *
+ * The free workers are a two-level bitmap (a bit a worker, and a bit for
+ * each word that has a free worker in it), so the first free one is found
+ * in a few instructions however many workers there are.
  */
+#include "dist.h"
 #include "mem.h"
 #include "model.h"
 
@@ -23,7 +28,6 @@
 typedef struct worker {
     struct competing *c;
     int id;                        /* consumer id (engine numbering) */
-    bool is_busy;                  /* from hand-off to end */
     sim_time fixed_ns;             /* workerServiceTimes[i], or -1 */
     double speed;                  /* workerSpeeds[i], or 1 */
     sim_msg *m;
@@ -33,10 +37,13 @@ typedef struct competing {
     container base;
     container_env env;
     /* settings */
-    sim_time start_latency;
+    sim_knob start_latency;        /* a duration or a distribution */
     int nworkers;
     /* state */
     worker *w;
+    uint64_t *free_bits;           /* bit i: worker i is free (not from hand-off to end) */
+    uint64_t *free_words;          /* bit j: free_bits[j] is not zero */
+    size_t nfree;
     consumer_port reader;
     bool is_asking;
 } competing;
@@ -46,18 +53,33 @@ static void on_end(sim_ctx *ctx, void *self, void *arg);
 static const sim_event_type ev_begin = { "competing.begin", on_begin };
 static const sim_event_type ev_end = { "competing.end", on_end };
 
-static worker *first_free(competing *c)
+static inline void set_free(competing *c, size_t i)
 {
-    for (int i = 0; i < c->nworkers; i++)
-        if (!c->w[i].is_busy)
-            return &c->w[i];
-    return NULL;
+    size_t j = i / 64;
+    c->free_bits[j] |= (uint64_t)1 << (i % 64);
+    c->free_words[j / 64] |= (uint64_t)1 << (j % 64);
+    c->nfree++;
+}
+
+/* Takes the free worker of lowest index; there is one (nfree > 0). */
+static inline worker *take_first_free(competing *c)
+{
+    size_t k = 0;
+    while (!c->free_words[k])
+        k++;
+    size_t j = k * 64 + (size_t)__builtin_ctzll(c->free_words[k]);
+    size_t i = j * 64 + (size_t)__builtin_ctzll(c->free_bits[j]);
+    c->free_bits[j] &= c->free_bits[j] - 1;          /* clears its lowest bit: i */
+    if (!c->free_bits[j])
+        c->free_words[k] &= c->free_words[k] - 1;    /* j was its lowest bit */
+    c->nfree--;
+    return &c->w[i];
 }
 
 /* The reader reads when a worker is free and it is not already waiting. */
 static void maybe_read(sim_ctx *ctx, competing *c)
 {
-    if (c->is_asking || !first_free(c))
+    if (c->is_asking || !c->nfree)
         return;
     c->is_asking = true;
     c->env.broker->ops->pull(ctx, c->env.broker, &c->reader);
@@ -67,12 +89,12 @@ static void on_deliver(sim_ctx *ctx, consumer_port *port, sim_msg *m)
 {
     competing *c = port->owner;
     c->is_asking = false;
-    worker *w = first_free(c);
-    w->is_busy = true;
+    worker *w = take_first_free(c);
     w->m = m;
     sim_msg_delivered(ctx, m, c->env.node, w->id);
-    if (c->start_latency > 0)
-        sim_schedule(ctx, c->start_latency, &ev_begin, w, NULL);
+    sim_time latency = knob_draw(&c->start_latency, sim_now(ctx));
+    if (latency > 0)
+        sim_schedule(ctx, latency, &ev_begin, w, NULL);
     else
         on_begin(ctx, w, NULL);    /* the same instant: no event needed */
     maybe_read(ctx, c);
@@ -98,7 +120,7 @@ static void on_end(sim_ctx *ctx, void *self, void *arg)
     competing *c = w->c;
     sim_msg *m = w->m;
     w->m = NULL;
-    w->is_busy = false;
+    set_free(c, (size_t)(w - c->w));
     sim_msg_end(ctx, m);
     c->env.broker->ops->ack(ctx, c->env.broker, &c->reader, m);
     maybe_read(ctx, c);
@@ -123,6 +145,9 @@ static void competing_destroy(container *base)
     if (!c)
         return;
     free(c->w);
+    free(c->free_bits);
+    free(c->free_words);
+    knob_fini(&c->start_latency);
     free(c);
 }
 
@@ -146,12 +171,15 @@ static int read_workers(cfg_node *cfg, competing *c, sim_diag *d)
         return SIM_EINPUT;
     c->nworkers = (int)n;
     c->w = xcalloc((size_t)n, sizeof *c->w);
+    c->free_bits = xcalloc((size_t)(n + 63) / 64, sizeof *c->free_bits);
+    c->free_words = xcalloc((size_t)(n + 4095) / 4096, sizeof *c->free_words);
     for (int i = 0; i < c->nworkers; i++) {
         c->w[i] = (worker){ .c = c, .fixed_ns = -1, .speed = 1.0 };
         if (times && cfg_read_duration(list->items[i], NULL, 0, &c->w[i].fixed_ns, d) != SIM_OK)
             return SIM_EINPUT;
         if (speeds && cfg_read_double(list->items[i], NULL, 1e-9, 1e9, &c->w[i].speed, d) != SIM_OK)
             return SIM_EINPUT;
+        set_free(c, (size_t)i);
     }
     return SIM_OK;
 }
@@ -168,14 +196,14 @@ const container_ops container_competing = {
 static int competing_create(sim_ctx *ctx, cfg_node *cfg, const container_env *env,
                             container **out, sim_diag *d)
 {
-    (void)ctx;
     competing *c = xcalloc(1, sizeof *c);
     c->base.ops = &container_competing;
     c->env = *env;
     *out = &c->base;
     if (env->nqueues != 1)
         return diag_at(d, cfg, "a competing container reads one queue, not %d", env->nqueues);
-    if (cfg_get_duration(cfg, "startLatency", 0, 0, &c->start_latency, d) != SIM_OK)
+    if (knob_read(ctx, cfg, "startLatency", 0, false, "competing.startLatency",
+                  &c->start_latency, d) != SIM_OK)
         return SIM_EINPUT;
     return read_workers(cfg, c, d);
 }

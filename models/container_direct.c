@@ -24,10 +24,29 @@
  * multiple ack per messagesPerAck messages, plus the monitor task's flush
  * of acks older than ackTimeout (every min(monitorInterval, 5 s)).
  *
+ * A channel the broker closes (consumer_timeout): what waits for a thread is
+ * dropped (the broker takes it back), the listener running finishes without
+ * an ack.  The container notices on its monitor task, which runs every
+ * min(monitorInterval, 5 s) from the start: the first run after the close
+ * cancels the consumer (`channel-closed`) and puts it on consumersToRestart;
+ * the restart comes on the first run where lastRestartAttempt +
+ * failedDeclarationRetryInterval (5 s) < now, which are every
+ * (5 s / interval + 1) runs whatever happens (lastRestartAttempt moves on
+ * each of them): a new consumer at the lowest free index.  Only those runs
+ * are events (the monitor itself is one only with messagesPerAck > 1).
+ *
+ * A listener that throws (container.failures, as for smlc): the channel's
+ * rollback is basicNack(deliveryTag, multiple=true, requeue) after any
+ * pending acks went out (SimpleConsumer.rollback), requeue as
+ * ContainerUtils.shouldRequeue decides (defaultRequeueRejected, fatal);
+ * Spring Retry runs in the pool thread, which its back-off blocks.
+ *
  * Invariants: idle_threads + channels BUSY == pool; a channel is on the
  * ready FIFO iff it is READY.
  */
 #include "amqp_version.h"
+#include "dist.h"
+#include "listener_failures.h"
 #include "mem.h"
 #include "model.h"
 
@@ -57,6 +76,12 @@ typedef struct dconsumer {
     sim_msg *last_done;            /* the latest of them */
     int64_t last_ack_ms;
     struct dconsumer *next_ready;
+    sim_msg *running;              /* the listener's message while BUSY */
+    bool is_closed;                /* the broker closed the channel */
+    sim_msg *held;                 /* the listener's message when it closed */
+    sim_time held_begin;
+    int attempt;                   /* stateless retry: attempts on the running message */
+    lf_outcome pending;            /* stateful retry: thrown after the back-off */
 } dconsumer;
 
 typedef struct dchange {
@@ -71,7 +96,10 @@ typedef struct direct {
     int version;
     int per_queue, pool, prefetch, messages_per_ack;
     int64_t ack_timeout_ms;
-    sim_time monitor_interval, start_latency;
+    bool is_requeue_rejected;      /* defaultRequeueRejected */
+    listener_failures lf;
+    sim_time monitor_interval;
+    sim_knob start_latency;        /* a duration or a distribution */
     dchange *changes;
     int nchanges;
     /* state */
@@ -83,18 +111,28 @@ typedef struct direct {
     int idle_threads;
     int starts_pending;            /* consumers of the current adjustment not registered yet */
     int members;                   /* consumers in the lists (consumersByQueue) */
+    sim_time started_at;           /* the monitor task's phase */
 } direct;
 
 static void on_registered(sim_ctx *ctx, void *self, void *arg);
 static void on_done(sim_ctx *ctx, void *self, void *arg);
 static void on_monitor(sim_ctx *ctx, void *self, void *arg);
 static void on_change(sim_ctx *ctx, void *self, void *arg);
+static void on_noticed(sim_ctx *ctx, void *self, void *arg);
+static void on_retry(sim_ctx *ctx, void *self, void *arg);
+static void on_rethrow(sim_ctx *ctx, void *self, void *arg);
+static const sim_event_type ev_retry = { "direct.retry", on_retry };
+static const sim_event_type ev_rethrow = { "direct.rethrow", on_rethrow };
+static void on_restart(sim_ctx *ctx, void *self, void *arg);
+static const sim_event_type ev_noticed = { "direct.channel_closed", on_noticed };
+static const sim_event_type ev_restart = { "direct.restart", on_restart };
 static const sim_event_type ev_registered = { "direct.registered", on_registered };
 static const sim_event_type ev_done = { "direct.done", on_done };
 static const sim_event_type ev_monitor = { "direct.monitor", on_monitor };
 static const sim_event_type ev_change = { "direct.change", on_change };
 
 static void run_threads(sim_ctx *ctx, direct *d);
+static void consumer_add(sim_ctx *ctx, direct *d, int qi);
 
 /* ---- channels and the work pool --------------------------------------------- */
 
@@ -127,7 +165,8 @@ static void on_deliver(sim_ctx *ctx, consumer_port *port, sim_msg *m)
     }
 }
 
-static const consumer_port_ops direct_port_ops = { .deliver = on_deliver };
+static void on_closed(sim_ctx *ctx, consumer_port *port);
+static const consumer_port_ops direct_port_ops = { .deliver = on_deliver, .closed = on_closed };
 
 static void run_item(sim_ctx *ctx, direct *d, dconsumer *c)
 {
@@ -138,6 +177,8 @@ static void run_item(sim_ctx *ctx, direct *d, dconsumer *c)
     m->next = NULL;
     c->nwork--;
     c->block_left--;
+    c->running = m;
+    c->attempt = 0;
     sim_msg_begin(ctx, m, d->env.node, c->id);
     host_run(ctx, d->env.host, m->service_ns, &ev_done, c, m);
 }
@@ -187,12 +228,78 @@ static void ack(sim_ctx *ctx, direct *d, dconsumer *c, sim_msg *m)
         send_ack(ctx, d, c);
 }
 
+/* SimpleConsumer.rollback: pending acks first, then one nack up to this
+ * delivery, multiple=true. */
+static void rollback(sim_ctx *ctx, direct *d, dconsumer *c, sim_msg *m, bool requeue)
+{
+    if (c->pending_acks > 0)
+        send_ack(ctx, d, c);
+    d->env.broker->ops->nack_upto(ctx, d->env.broker, &c->port, m, requeue);
+}
+
+static void listener_returned(sim_ctx *ctx, direct *d, dconsumer *c, sim_msg *m,
+                              lf_outcome o, bool is_recovered);
+
+static void on_retry(sim_ctx *ctx, void *self, void *arg)
+{
+    dconsumer *c = self;
+    host_run(ctx, c->d->env.host, ((sim_msg *)arg)->service_ns, &ev_done, c, arg);
+}
+
+static void on_rethrow(sim_ctx *ctx, void *self, void *arg)
+{
+    dconsumer *c = self;
+    listener_returned(ctx, c->d, c, arg, c->pending, false);
+}
+
+/* A listener attempt ended: retry as for smlc (container_smlc.c). */
 static void on_done(sim_ctx *ctx, void *self, void *arg)
 {
     dconsumer *c = self;
     direct *d = c->d;
-    sim_msg_end(ctx, arg);
-    ack(ctx, d, c, arg);
+    sim_msg *m = arg;
+    lf_outcome o = lf_any(&d->lf) ? lf_call(&d->lf, m) : LF_OK;
+    const lf_retry *r = &d->lf.retry;
+    bool is_recovered = false;
+    if (o != LF_OK && r->is_enabled && r->is_stateless) {
+        if (++c->attempt < r->attempts) {
+            sim_schedule(ctx, lf_backoff(r, c->attempt), &ev_retry, c, m);
+            return;
+        }
+        is_recovered = true;
+    } else if (o != LF_OK && r->is_enabled) {
+        if ((int)m->deliveries < r->attempts) {
+            c->pending = o;
+            sim_schedule(ctx, lf_backoff(r, (int)m->deliveries), &ev_rethrow, c, m);
+            return;
+        }
+        is_recovered = true;
+    }
+    listener_returned(ctx, d, c, m, o, is_recovered);
+}
+
+static void listener_returned(sim_ctx *ctx, direct *d, dconsumer *c, sim_msg *m,
+                              lf_outcome o, bool is_recovered)
+{
+    void *arg = m;
+    c->running = NULL;
+    if (c->held && c->held == arg) {
+        /* its channel closed meanwhile: no ack, and nothing more to run */
+        sim_msg_end_held(ctx, c->held, d->env.node, c->id, c->held_begin, o == LF_OK);
+        c->held = NULL;
+        d->idle_threads++;
+        c->state = CH_CLOSED;
+        run_threads(ctx, d);
+        return;
+    }
+    if (o == LF_OK) {
+        sim_msg_end(ctx, arg);
+        ack(ctx, d, c, arg);
+    } else {
+        sim_msg_end_failed(ctx, arg);
+        rollback(ctx, d, c, m,
+                 o == LF_FAILS && !is_recovered && d->is_requeue_rejected);
+    }
     if (c->block_left > 0) {
         run_item(ctx, d, c);
         return;
@@ -205,6 +312,107 @@ static void on_done(sim_ctx *ctx, void *self, void *arg)
     else
         c->state = CH_DORMANT;
     run_threads(ctx, d);
+}
+
+/* ---- a channel the broker closed ------------------------------------------------------ */
+
+/* The monitor runs at started_at + k * interval; the restarts on every
+ * j-th run, j = retry / interval + 1 (lastRestartAttempt + retry < now). */
+static sim_time monitor_run_after(const direct *d, sim_time t, int every)
+{
+    sim_time period = d->monitor_interval * every;
+    sim_time k = (t - d->started_at) / period + 1;
+    return d->started_at + k * period;
+}
+
+static int restart_every(const direct *d)
+{
+    return (int)(RETRY_INTERVAL_MS * SIM_MS / d->monitor_interval) + 1;
+}
+
+static void unready(direct *d, dconsumer *c)
+{
+    dconsumer **link = &d->ready_head, *prev = NULL;
+    while (*link && *link != c) {
+        prev = *link;
+        link = &(*link)->next_ready;
+    }
+    if (!*link)
+        return;
+    *link = c->next_ready;
+    if (d->ready_tail == c)
+        d->ready_tail = prev;
+    c->next_ready = NULL;
+}
+
+static void on_closed(sim_ctx *ctx, consumer_port *port)
+{
+    dconsumer *c = port->owner;
+    direct *d = c->d;
+    c->is_closed = true;
+    if (c->state == CH_READY)
+        unready(d, c);
+    c->work_head = c->work_tail = NULL;
+    c->nwork = 0;
+    c->block_left = 0;
+    c->pending_acks = 0;
+    c->last_done = NULL;
+    if (c->state == CH_BUSY && c->running) {
+        c->held = c->running;
+        c->held_begin = c->running->t_begin;
+        sim_msg_hold(c->held);
+    } else {
+        c->state = CH_CLOSED;
+    }
+    char detail[96];
+    snprintf(detail, sizeof detail, "{\"consumer\":%d,\"in_progress\":%s}", c->id,
+             c->held ? "true" : "false");
+    sim_scaling(ctx, d->env.node, "channel-closed", d->members, "consumer_timeout", detail);
+    /* a run at the very instant of the close has already looked */
+    sim_schedule_at(ctx, monitor_run_after(d, sim_now(ctx), 1), &ev_noticed, d, c);
+}
+
+static void restart_consumer(sim_ctx *ctx, direct *d, dconsumer *old)
+{
+    consumer_add(ctx, d, old->qi);
+    d->members++;
+    char detail[96];
+    snprintf(detail, sizeof detail, "{\"consumer\":%d,\"new_consumer\":%d,\"reason\":"
+             "\"channel-closed\"}", old->id, d->cons[d->ncons - 1]->id);
+    sim_scaling(ctx, d->env.node, "restart", d->members, "restart", detail);
+}
+
+/* The monitor finds the channel closed: cancelConsumer, out of the lists,
+ * onto consumersToRestart. */
+static void on_noticed(sim_ctx *ctx, void *self, void *arg)
+{
+    direct *d = self;
+    dconsumer *c = arg;
+    bool is_listed = false;        /* not when a change cancelled it meanwhile */
+    for (size_t i = 0; i < d->nlist[c->qi] && !is_listed; i++)
+        if (d->lists[c->qi][i] == c) {
+            is_listed = true;
+            memmove(d->lists[c->qi] + i, d->lists[c->qi] + i + 1,
+                    (d->nlist[c->qi] - i - 1) * sizeof **d->lists);
+            d->nlist[c->qi]--;
+            d->members--;
+        }
+    d->env.broker->ops->unsubscribe(ctx, d->env.broker, &c->port);
+    sim_consumer_stopped(ctx, d->env.node, c->id, "channel-closed");
+    if (!is_listed)
+        return;
+    sim_time now = sim_now(ctx);
+    int every = restart_every(d);
+    bool is_restart_run = (now - d->started_at) % (d->monitor_interval * every) == 0;
+    if (is_restart_run)
+        restart_consumer(ctx, d, c);
+    else
+        sim_schedule_at(ctx, monitor_run_after(d, now, every), &ev_restart, d, c);
+}
+
+static void on_restart(sim_ctx *ctx, void *self, void *arg)
+{
+    restart_consumer(ctx, self, arg);
 }
 
 /* ---- consumers ------------------------------------------------------------------------ */
@@ -240,7 +448,11 @@ static void consumer_add(sim_ctx *ctx, direct *d, int qi)
     xgrow((void **)&d->lists[qi], &d->caplist[qi], d->nlist[qi] + 1, sizeof **d->lists);
     d->lists[qi][d->nlist[qi]++] = c;
     d->starts_pending++;
-    sim_schedule(ctx, d->start_latency * d->starts_pending, &ev_registered, c, NULL);
+    /* behind the starts still pending: one start latency each */
+    sim_time wait = 0;
+    for (int i = 0; i < d->starts_pending; i++)
+        wait += knob_draw(&d->start_latency, sim_now(ctx));
+    sim_schedule(ctx, wait, &ev_registered, c, NULL);
 }
 
 static void on_registered(sim_ctx *ctx, void *self, void *arg)
@@ -310,7 +522,8 @@ static void on_monitor(sim_ctx *ctx, void *self, void *arg)
     int64_t now = sim_now(ctx) / SIM_MS;
     for (size_t i = 0; i < d->ncons; i++) {
         dconsumer *c = d->cons[i];
-        if (c->state != CH_CLOSED && c->pending_acks > 0 && now - c->last_ack_ms > d->ack_timeout_ms)
+        if (c->state != CH_CLOSED && !c->is_closed && c->pending_acks > 0 &&
+            now - c->last_ack_ms > d->ack_timeout_ms)
             send_ack(ctx, d, c);
     }
     sim_schedule(ctx, d->monitor_interval, &ev_monitor, d, NULL);
@@ -321,6 +534,7 @@ static void on_monitor(sim_ctx *ctx, void *self, void *arg)
 static void direct_start(sim_ctx *ctx, container *base)
 {
     direct *d = (direct *)base;
+    d->started_at = sim_now(ctx);
     for (int i = 0; i < d->nchanges; i++)
         sim_schedule_at(ctx, d->changes[i].at, &ev_change, d, (void *)(intptr_t)i);
     for (int qi = 0; qi < d->env.nqueues; qi++)
@@ -352,6 +566,8 @@ static void direct_destroy(container *base)
     free(d->nlist);
     free(d->caplist);
     free(d->changes);
+    knob_fini(&d->start_latency);
+    lf_fini(&d->lf);
     free(d);
 }
 
@@ -398,7 +614,7 @@ static int read_changes(cfg_node *cfg, direct *d, sim_diag *d_)
     return SIM_OK;
 }
 
-static int read_config(cfg_node *cfg, direct *d, sim_diag *d_)
+static int read_config(sim_ctx *ctx, cfg_node *cfg, direct *d, sim_diag *d_)
 {
     int64_t per_queue, prefetch, mpa;
     sim_time monitor, ack_timeout;
@@ -409,8 +625,12 @@ static int read_config(cfg_node *cfg, direct *d, sim_diag *d_)
         cfg_get_int(cfg, "messagesPerAck", 0, 0, 1000000000, 0, &mpa, d_) != SIM_OK ||
         cfg_get_duration(cfg, "ackTimeout", 20 * SIM_S, CFG_POSITIVE, &ack_timeout, d_) != SIM_OK ||
         cfg_get_duration(cfg, "monitorInterval", 10 * SIM_S, CFG_POSITIVE, &monitor, d_) != SIM_OK ||
-        cfg_get_duration(cfg, "startLatency", 0, 0, &d->start_latency, d_) != SIM_OK ||
-        read_pool(cfg, d, d_) != SIM_OK || read_changes(cfg, d, d_) != SIM_OK)
+        knob_read(ctx, cfg, "startLatency", 0, false, "direct.startLatency", &d->start_latency,
+                  d_) != SIM_OK ||
+        read_pool(cfg, d, d_) != SIM_OK || read_changes(cfg, d, d_) != SIM_OK ||
+        cfg_get_bool(cfg, "defaultRequeueRejected", true, 0, &d->is_requeue_rejected, d_) !=
+            SIM_OK ||
+        lf_read(ctx, cfg, d->env.node, d->version >= AMQP_VERSION(4, 0, 0), &d->lf, d_) != SIM_OK)
         return SIM_EINPUT;
     d->per_queue = (int)per_queue;
     d->messages_per_ack = (int)mpa;
@@ -439,7 +659,7 @@ static int direct_create(sim_ctx *ctx, cfg_node *cfg, const container_env *env, 
     d->lists = xcalloc((size_t)env->nqueues, sizeof *d->lists);
     d->nlist = xcalloc((size_t)env->nqueues, sizeof *d->nlist);
     d->caplist = xcalloc((size_t)env->nqueues, sizeof *d->caplist);
-    if (read_config(cfg, d, d_) != SIM_OK)
+    if (read_config(ctx, cfg, d, d_) != SIM_OK)
         return SIM_EINPUT;
     d->idle_threads = d->pool;
     if (host_cores(env->host) <= 0 && !cfg_has(cfg, "clientThreads") &&

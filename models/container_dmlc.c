@@ -122,8 +122,10 @@ static void remove_from_set(listener *l, invoker *inv)
         l->n_idle--;
 }
 
-/* scheduleNewInvoker: the invoker joins S now (idle) and its thread starts
- * after startLatency. */
+/* scheduleNewInvoker: the invoker joins S now (idle) and its thread starts:
+ * the consumer's start is stamped here, as the recorders of real runs stamp
+ * it when the invoker's task begins, before it subscribes; it subscribes
+ * startLatency later (on_start). */
 static void new_invoker(sim_ctx *ctx, listener *l, const char *rule)
 {
     invoker *inv = xcalloc(1, sizeof *inv);
@@ -138,7 +140,8 @@ static void new_invoker(sim_ctx *ctx, listener *l, const char *rule)
              "\"concurrentConsumers\":%d,\"maxConcurrentConsumers\":%d}", l->ns, l->n_idle,
              l->set.idle_consumer_limit, l->set.concurrent, l->set.max);
     sim_scaling(ctx, l->c->env.node, "start", (int)l->ns, rule, detail);
-    sim_schedule(ctx, l->set.start_latency, &ev_start, inv, NULL);
+    inv->id = sim_consumer_started(ctx, l->c->env.node, l->queue);
+    sim_schedule(ctx, knob_draw(&l->set.start_latency, sim_now(ctx)), &ev_start, inv, NULL);
 }
 
 /* scheduleNewInvokerIfAppropriate, after a message was received. */
@@ -167,11 +170,12 @@ static void on_deliver(sim_ctx *ctx, consumer_port *port, sim_msg *m)
     c->buffered++;
     sim_msg_delivered(ctx, m, c->env.node, inv->id);
     if (inv->state == INV_RECEIVING) {
-        /* receive() returns with it; the broker's dispatch pass is over first */
+        /* receive() returns with it receiveLag later (the broker's dispatch
+         * pass is over first even when it is 0) */
         sim_cancel(ctx, inv->timeout);
         inv->timeout = 0;
         inv->state = INV_TAKING;
-        sim_schedule(ctx, 0, &ev_take, inv, NULL);
+        sim_schedule(ctx, knob_draw(&inv->l->set.receive_lag, sim_now(ctx)), &ev_take, inv, NULL);
     }
 }
 
@@ -231,7 +235,16 @@ static void attempt(sim_ctx *ctx, invoker *inv)
 {
     dmlc *c = inv->l->c;
     inv->attempts++;
+    bool was_subscribed = inv->is_subscribed;
     open_consumer(ctx, inv);
+    sim_time lag = inv->buf_head && !was_subscribed
+                 ? knob_draw(&inv->l->set.receive_lag, sim_now(ctx)) : 0;
+    if (lag > 0) {
+        /* the subscription's first dispatch: receive() was waiting for it */
+        inv->state = INV_TAKING;
+        sim_schedule(ctx, lag, &ev_take, inv, NULL);
+        return;
+    }
     if (inv->buf_head) {
         take(ctx, inv);
         return;
@@ -239,7 +252,9 @@ static void attempt(sim_ctx *ctx, invoker *inv)
     inv->state = INV_RECEIVING;
     c->env.broker->ops->pull(ctx, c->env.broker, &inv->port);
     if (inv->state == INV_RECEIVING && inv->l->set.receive_timeout > 0)
-        inv->timeout = sim_schedule(ctx, inv->l->set.receive_timeout, &ev_timeout, inv, NULL);
+        inv->timeout = sim_schedule(ctx, inv->l->set.receive_timeout +
+                                    knob_draw(&inv->l->set.idle_receive_overhead, sim_now(ctx)),
+                                    &ev_timeout, inv, NULL);
 }
 
 static void on_take(sim_ctx *ctx, void *self, void *arg)
@@ -345,8 +360,6 @@ static void on_start(sim_ctx *ctx, void *self, void *arg)
 {
     (void)arg;
     invoker *inv = self;
-    listener *l = inv->l;
-    inv->id = sim_consumer_started(ctx, l->c->env.node, l->queue);
     inv->state = INV_BETWEEN;
     run_task(ctx, inv);
 }
@@ -429,6 +442,7 @@ static int dmlc_create(sim_ctx *ctx, cfg_node *cfg, const container_env *env, co
     *out = &c->base;
     if (dmlc_config_read(ctx, cfg, env->queues, env->nqueues, &c->cfg, d) != SIM_OK)
         return SIM_EINPUT;
+    dmlc_version_warn(ctx, cfg, env->node);
     c->nl = env->nqueues;
     c->l = xcalloc((size_t)c->nl, sizeof *c->l);
     for (int i = 0; i < c->nl; i++)

@@ -33,6 +33,15 @@
  * message (the listener's end), one per busy cycle when cycleOverhead > 0,
  * one per start.
  *
+ * A channel the broker closes (consumer_timeout, specs/rabbitmq-failures.md
+ * section 2): the local queue is dropped at once (the broker takes those
+ * deliveries back), the listener running on its message finishes and is not
+ * acknowledged, and at the next nextMessage the consumer is restarted
+ * (restart): the old thread ends (`channel-closed`), a new consumer takes
+ * its place in `consumers` without changing consumers.size() or the
+ * scaling times, and subscribes after startLatency, at the end of the
+ * broker's round robin.  A restart is a scaling row (rule `restart`).
+ *
  * Invariants: size == consumers with is_counted; members == consumers with
  * is_member; a consumer is WAITING iff it is in the waiter ring; the lock
  * is held iff is_locked, and then exactly one holder will resume.
@@ -50,6 +59,12 @@ static void on_poll_end(sim_ctx *ctx, void *self, void *arg);
 static void on_listener_done(sim_ctx *ctx, void *self, void *arg);
 static void on_gap_end(sim_ctx *ctx, void *self, void *arg);
 static void on_change(sim_ctx *ctx, void *self, void *arg);
+static void on_restarted(sim_ctx *ctx, void *self, void *arg);
+static void on_retry(sim_ctx *ctx, void *self, void *arg);
+static void on_rethrow(sim_ctx *ctx, void *self, void *arg);
+static const sim_event_type ev_restarted = { "smlc.restarted", on_restarted };
+static const sim_event_type ev_retry = { "smlc.retry", on_retry };
+static const sim_event_type ev_rethrow = { "smlc.rethrow", on_rethrow };
 static const sim_event_type ev_started = { "smlc.started", on_started };
 static const sim_event_type ev_poll_end = { "smlc.poll_end", on_poll_end };
 static const sim_event_type ev_listener_done = { "smlc.listener_done", on_listener_done };
@@ -59,6 +74,10 @@ static const sim_event_type ev_change = { "smlc.change", on_change };
 static void cycle_begin(sim_ctx *ctx, smlc *s, smlc_consumer *k);
 static void loop_or_exit(sim_ctx *ctx, smlc *s, smlc_consumer *k);
 static void consumer_exit(sim_ctx *ctx, smlc *s, smlc_consumer *k);
+static void restart(sim_ctx *ctx, smlc *s, smlc_consumer *k);
+static void act(sim_ctx *ctx, smlc *s, smlc_decision d, smlc_holder_kind kind,
+                smlc_consumer *holder, int change, int op);
+static void change_run(sim_ctx *ctx, smlc *s, int change, int op);
 
 /* ---- the local queue -------------------------------------------------------- */
 
@@ -117,7 +136,8 @@ static int port_index(const smlc *s, const sim_msg *m)
 
 /* ---- consumersLock ----------------------------------------------------------------- */
 
-void smlc_wait(smlc *s, smlc_wait_kind kind, smlc_consumer *k, int change)
+/* The queue a consumer waits in for consumersLock. */
+static void wait_lock(smlc *s, smlc_wait_kind kind, smlc_consumer *k, int change)
 {
     if (s->wn == s->wcap) {
         size_t cap = s->wcap ? s->wcap * 2 : 8;
@@ -139,9 +159,11 @@ static void after_cycle_locked(sim_ctx *ctx, smlc *s, smlc_consumer *k)
     /* checkAdjust runs only when maxConcurrentConsumers is set, and a
      * listener exception skips it (the catch is around mainLoop). */
     if (s->max > 0 && !k->has_failed) {
-        smlc_check_adjust(ctx, s, k, k->ntaken > 0);
+        /* on a closed channel commitIfNecessary acks nothing: receivedOk false */
+        bool received = k->ntaken > 0 && !k->is_closed;
+        act(ctx, s, smlc_check_adjust(ctx, s, k, received), H_CONSUMER, k, 0, 0);
         if (k->state == SC_HOLDING)
-            return;
+            return;                /* the rest runs when the start is done (release) */
     }
     loop_or_exit(ctx, s, k);
 }
@@ -159,7 +181,10 @@ static void run_waiter(sim_ctx *ctx, smlc *s, smlc_waiter w)
         consumer_exit(ctx, s, w.k);
         break;
     case W_CHANGE:
-        smlc_change_run(ctx, s, w.change, 0);
+        change_run(ctx, s, w.change, 0);
+        break;
+    case W_RESTART:
+        restart(ctx, s, w.k);
         break;
     }
 }
@@ -173,10 +198,10 @@ static void release(sim_ctx *ctx, smlc *s)
     s->start_detail = NULL;
     s->start_rule = NULL;
     if (s->holder_kind == H_CONSUMER) {
-        smlc_after_add(ctx, s, s->holder);
+        act(ctx, s, smlc_after_add(ctx, s, s->holder), H_CONSUMER, s->holder, 0, 0);
         loop_or_exit(ctx, s, s->holder);
     } else if (s->holder_kind == H_CHANGE) {
-        smlc_change_run(ctx, s, s->holder_change, s->holder_op + 1);
+        change_run(ctx, s, s->holder_change, s->holder_op + 1);
     }
     while (!s->is_locked && s->wn > 0) {
         smlc_waiter w = s->waiters[s->whead];
@@ -189,9 +214,11 @@ static void release(sim_ctx *ctx, smlc *s)
 /* ---- starting consumers ------------------------------------------------------------ */
 
 static void on_deliver(sim_ctx *ctx, consumer_port *port, sim_msg *m);
-static const consumer_port_ops smlc_port_ops = { .deliver = on_deliver };
+static void on_closed(sim_ctx *ctx, consumer_port *port);
+static const consumer_port_ops smlc_port_ops = { .deliver = on_deliver, .closed = on_closed };
 
-static smlc_consumer *consumer_new(sim_ctx *ctx, smlc *s)
+/* A consumer thread with its ports, not yet counted anywhere. */
+static smlc_consumer *consumer_alloc(sim_ctx *ctx, smlc *s)
 {
     smlc_consumer *k = xcalloc(1, sizeof *k);
     k->s = s;
@@ -204,11 +231,17 @@ static smlc_consumer *consumer_new(sim_ctx *ctx, smlc *s)
             .queue = s->env.queues[i], .prefetch = s->prefetch,
         };
     k->taken = xcalloc((size_t)s->batch, sizeof *k->taken);
+    xgrow((void **)&s->cons, &s->capcons, s->ncons + 1, sizeof *s->cons);
+    s->cons[s->ncons++] = k;
+    return k;
+}
+
+static smlc_consumer *consumer_new(sim_ctx *ctx, smlc *s)
+{
+    smlc_consumer *k = consumer_alloc(ctx, s);
     k->is_member = k->is_counted = true;
     s->size++;
     s->members++;
-    xgrow((void **)&s->cons, &s->capcons, s->ncons + 1, sizeof *s->cons);
-    s->cons[s->ncons++] = k;
     xgrow((void **)&s->starting, &s->capstarting, s->nstarting + 1, sizeof *s->starting);
     s->starting[s->nstarting++] = k;
     return k;
@@ -234,11 +267,14 @@ static void start_next(sim_ctx *ctx, smlc *s)
     s->dyn_starts++;
     s->refused_since = 0;
     sim_scaling(ctx, s->env.node, "start", s->members, s->start_rule, s->start_detail);
-    sim_schedule(ctx, s->start_latency, &ev_started, s, k);
+    sim_schedule(ctx, knob_draw(&s->start_latency, sim_now(ctx)), &ev_started, s, k);
 }
 
-void smlc_add_consumers(sim_ctx *ctx, smlc *s, int n, smlc_holder_kind kind, smlc_consumer *k,
-                        int change, int op, const char *rule, char *detail)
+/* Starts up to n consumers one after another under consumersLock, as
+ * addAndStartConsumers does; the holder waits for each one's start.
+ * `rule` and `detail` (taken) go on each start's scaling row. */
+static void add_consumers(sim_ctx *ctx, smlc *s, int n, smlc_holder_kind kind, smlc_consumer *k,
+                          int change, int op, const char *rule, char *detail)
 {
     s->is_locked = true;
     s->holder_kind = kind;
@@ -265,7 +301,7 @@ static void on_started(sim_ctx *ctx, void *self, void *arg)
         smlc_consumer *k = s->starting[i];
         for (int q = 0; q < s->env.nqueues; q++)
             s->env.broker->ops->subscribe(ctx, s->env.broker, &k->ports[q]);
-        smlc_wait(s, W_FIRST_LOOP, k, 0);
+        wait_lock(s, W_FIRST_LOOP, k, 0);
     }
     s->nstarting = 0;
     if (s->holder_kind == H_INIT)
@@ -276,7 +312,9 @@ static void on_started(sim_ctx *ctx, void *self, void *arg)
 
 /* ---- removal and exit ---------------------------------------------------------------- */
 
-void smlc_remove(sim_ctx *ctx, smlc *s, smlc_consumer *k, const char *reason)
+/* basicCancel(true) and removal from `consumers`, as the version does it;
+ * `reason` goes on the consumer's row when its thread ends. */
+static void remove_consumer(sim_ctx *ctx, smlc *s, smlc_consumer *k, const char *reason)
 {
     if (!k->is_member)
         return;                    /* cancelled before: basicCancel again changes nothing */
@@ -292,6 +330,56 @@ void smlc_remove(sim_ctx *ctx, smlc *s, smlc_consumer *k, const char *reason)
     k->is_cancelled = true;        /* 1.3: setQuiesce, no basic.cancel */
     for (int q = 0; s->f.is_cancel_sent && q < s->env.nqueues; q++)
         s->env.broker->ops->cancel(ctx, s->env.broker, &k->ports[q]);
+}
+
+/* ---- acting on the rules' decisions ----------------------------------------------- */
+
+/* A start takes consumersLock for `holder` (a consumer, a change at op, or
+ * nobody); a stop cancels the consumer and writes its row if it was still a
+ * member (1.3-1.6 may stop one that left `consumers` before). */
+static void act(sim_ctx *ctx, smlc *s, smlc_decision d, smlc_holder_kind kind,
+                smlc_consumer *holder, int change, int op)
+{
+    switch (d.act) {
+    case SMLC_KEEP:
+        break;
+    case SMLC_START:
+        add_consumers(ctx, s, d.n, kind, holder, change, op, d.rule, d.detail);
+        break;
+    case SMLC_STOP: {
+        bool was_member = d.k->is_member;
+        remove_consumer(ctx, s, d.k, d.reason);
+        if (d.is_mark)
+            d.k->is_marked_for_stop = true;
+        if (was_member) {
+            s->dyn_stops++;
+            sim_scaling(ctx, s->env.node, "stop", s->members, d.rule, d.detail);
+        }
+        free(d.detail);
+        break;
+    }
+    }
+}
+
+/* Runs change i from op on, one setter call after another; stops where a
+ * start takes consumersLock (release resumes at the next op). */
+static void change_run(sim_ctx *ctx, smlc *s, int i, int op)
+{
+    const smlc_change *c = &s->changes[i];
+    for (; op < c->nops && !s->is_locked; op++) {
+        smlc_plan p = smlc_setter(ctx, s, i, op);
+        for (int j = 0; j < p.n; j++) {
+            act(ctx, s, p.v[j], H_CHANGE, NULL, i, op);
+            p.v[j].detail = NULL;  /* taken */
+        }
+        bool is_refused = p.is_refused;
+        smlc_plan_free(&p);
+        if (is_refused) {
+            /* the exception leaves the rest of that setter call undone */
+            while (op + 1 < c->nops && c->ops[op + 1].key == c->ops[op].key)
+                op++;
+        }
+    }
 }
 
 static void consumer_metrics(sim_ctx *ctx, const smlc *s, const smlc_consumer *k)
@@ -324,6 +412,73 @@ static void consumer_exit(sim_ctx *ctx, smlc *s, smlc_consumer *k)
     sim_consumer_stopped(ctx, s->env.node, k->id, k->stop_reason ? k->stop_reason : "scale-down");
 }
 
+/* ---- restart after a broker-closed channel ------------------------------------------ */
+
+/* restart(oldConsumer): no delay; consumers.remove(old) and add(new) under
+ * the lock, so consumers.size(), lastConsumerStarted and lastConsumerStopped
+ * stay as they are; the new thread starts with fresh counters. */
+static void restart(sim_ctx *ctx, smlc *s, smlc_consumer *k)
+{
+    if (s->is_locked) {
+        wait_lock(s, W_RESTART, k, 0);
+        return;
+    }
+    smlc_consumer *n = consumer_alloc(ctx, s);
+    n->is_member = k->is_member;
+    n->is_counted = k->is_counted;
+    n->is_cancelled = k->is_cancelled;
+    k->is_member = k->is_counted = false;
+    k->stop_reason = "channel-closed";
+    consumer_exit(ctx, s, k);
+    strbuf b = { 0 };
+    sb_addf(&b, "{\"consumer\":%d,\"new_consumer\":%d,\"reason\":\"channel-closed\","
+            "\"consumers_before\":%d}", k->id, n->id, s->size);
+    char *detail = sb_take(&b);
+    sim_scaling(ctx, s->env.node, "restart", s->members, "restart", detail);
+    free(detail);
+    sim_schedule(ctx, knob_draw(&s->start_latency, sim_now(ctx)), &ev_restarted, s, n);
+}
+
+static void on_restarted(sim_ctx *ctx, void *self, void *arg)
+{
+    smlc *s = self;
+    smlc_consumer *k = arg;
+    for (int q = 0; q < s->env.nqueues; q++)
+        s->env.broker->ops->subscribe(ctx, s->env.broker, &k->ports[q]);
+    if (s->is_locked)
+        wait_lock(s, W_FIRST_LOOP, k, 0);
+    else
+        loop_or_exit(ctx, s, k);
+}
+
+/* BlockingQueueConsumer's handleShutdownSignal: deliveryTags cleared, the
+ * local queue is left to the broker, which takes every delivery back; the
+ * listener thread is not interrupted. */
+static void on_closed(sim_ctx *ctx, consumer_port *port)
+{
+    smlc_consumer *k = port->owner;
+    if (k->is_closed)
+        return;
+    smlc *s = k->s;
+    k->is_closed = true;
+    strbuf b = { 0 };
+    sb_addf(&b, "{\"consumer\":%d,\"buffered\":%lld", k->id, (long long)(k->nbuf + k->nover));
+    k->buf_head = k->buf_tail = k->over_head = k->over_tail = NULL;
+    k->nbuf = k->nover = 0;
+    if (k->state == SC_LISTENING && k->ntaken > 0) {
+        k->held = k->taken[k->ntaken - 1];
+        k->held_begin = k->held->t_begin;
+        sim_msg_hold(k->held);
+        sb_addf(&b, ",\"in_progress\":%llu", (unsigned long long)k->held->id);
+    } else {
+        sb_add(&b, ",\"in_progress\":null");
+    }
+    sb_add(&b, "}");
+    char *detail = sb_take(&b);
+    sim_scaling(ctx, s->env.node, "channel-closed", s->members, "consumer_timeout", detail);
+    free(detail);
+}
+
 /* The while condition of AsyncMessageProcessingConsumer.run(), by version. */
 static void loop_or_exit(sim_ctx *ctx, smlc *s, smlc_consumer *k)
 {
@@ -343,6 +498,7 @@ static void listen(sim_ctx *ctx, smlc *s, smlc_consumer *k, sim_msg *m)
 {
     k->taken[k->ntaken++] = m;
     k->state = SC_LISTENING;
+    k->attempt = 0;
     sim_msg_begin(ctx, m, s->env.node, k->id);
     host_run(ctx, s->env.host, m->service_ns, &ev_listener_done, k, m);
 }
@@ -350,6 +506,10 @@ static void listen(sim_ctx *ctx, smlc *s, smlc_consumer *k, sim_msg *m)
 /* nextMessage(receiveTimeout): at once from the local queue, or wait. */
 static void poll(sim_ctx *ctx, smlc *s, smlc_consumer *k)
 {
+    if (k->is_closed) {
+        restart(ctx, s, k);        /* checkShutdown() before the local queue is polled */
+        return;
+    }
     k->polls++;
     if (k->nbuf > 0) {
         listen(ctx, s, k, buffer_take(ctx, s, k));
@@ -357,7 +517,8 @@ static void poll(sim_ctx *ctx, smlc *s, smlc_consumer *k)
     }
     k->state = SC_POLLING;
     k->deadline = sim_now(ctx) + s->receive_timeout;
-    k->timer = sim_schedule(ctx, s->receive_timeout + s->idle_overhead, &ev_poll_end, k, NULL);
+    k->timer = sim_schedule(ctx, s->receive_timeout + knob_draw(&s->idle_overhead, sim_now(ctx)),
+                            &ev_poll_end, k, NULL);
 }
 
 static void cycle_begin(sim_ctx *ctx, smlc *s, smlc_consumer *k)
@@ -375,8 +536,8 @@ static void on_deliver(sim_ctx *ctx, consumer_port *port, sim_msg *m)
     /* 1.3 after setQuiesce: handleDelivery parks the dispatch thread and the
      * delivery never reaches the queue; it stays unacknowledged until the
      * channel closes. */
-    if (k->is_cancelled && !s->f.is_cancel_sent)
-        return;
+    if ((k->is_cancelled && !s->f.is_cancel_sent) || k->is_closed)
+        return;                    /* (closed: another queue's channel; taken back at the exit) */
     buffer_add(ctx, s, k, m);
     if (k->state == SC_POLLING && sim_now(ctx) <= k->deadline) {
         sim_cancel(ctx, k->timer);
@@ -389,6 +550,8 @@ static void on_deliver(sim_ctx *ctx, consumer_port *port, sim_msg *m)
  * last delivery the cycle took from it. */
 static void commit(sim_ctx *ctx, smlc *s, smlc_consumer *k)
 {
+    if (k->is_closed)
+        return;                    /* deliveryTags were cleared: nothing to ack */
     for (int q = 0; q < s->env.nqueues; q++)
         for (int i = k->ntaken - 1; i >= 0; i--)
             if (port_index(s, k->taken[i]) == q) {
@@ -400,19 +563,21 @@ static void commit(sim_ctx *ctx, smlc *s, smlc_consumer *k)
 /* rollbackOnExceptionIfNecessary: 1.x rejects each of the cycle's tags,
  * 2.0 on nacks them with multiple=true; requeue unless
  * defaultRequeueRejected is false. */
-static void rollback(sim_ctx *ctx, smlc *s, smlc_consumer *k)
+static void rollback(sim_ctx *ctx, smlc *s, smlc_consumer *k, bool requeue)
 {
     broker *b = s->env.broker;
+    if (k->is_closed)
+        return;
     if (!s->f.is_nack_multiple) {
         for (int i = 0; i < k->ntaken; i++)
             b->ops->reject(ctx, b, &k->ports[port_index(s, k->taken[i])], k->taken[i],
-                           s->is_requeue_rejected);
+                           requeue);
         return;
     }
     for (int q = 0; q < s->env.nqueues; q++)
         for (int i = k->ntaken - 1; i >= 0; i--)
             if (port_index(s, k->taken[i]) == q) {
-                b->ops->nack_upto(ctx, b, &k->ports[q], k->taken[i], s->is_requeue_rejected);
+                b->ops->nack_upto(ctx, b, &k->ports[q], k->taken[i], requeue);
                 break;
             }
 }
@@ -420,7 +585,7 @@ static void rollback(sim_ctx *ctx, smlc *s, smlc_consumer *k)
 static void after_cycle(sim_ctx *ctx, smlc *s, smlc_consumer *k)
 {
     if (s->is_locked) {
-        smlc_wait(s, W_AFTER_CYCLE, k, 0);
+        wait_lock(s, W_AFTER_CYCLE, k, 0);
         return;
     }
     after_cycle_locked(ctx, s, k);
@@ -437,7 +602,7 @@ static void cycle_end(sim_ctx *ctx, smlc *s, smlc_consumer *k)
      * an exception leaves it as it was. */
     if (!k->has_failed)
         k->is_continuable = k->ntaken > 0 && !s->is_transacted;
-    sim_time overhead = duration_steps_at(&s->cycle_overhead, sim_now(ctx));
+    sim_time overhead = k->ntaken > 0 ? knob_draw(&s->cycle_overhead, sim_now(ctx)) : 0;
     if (k->ntaken > 0 && overhead > 0) {
         k->state = SC_GAP;
         k->timer = sim_schedule(ctx, overhead, &ev_gap_end, k, NULL);
@@ -454,23 +619,26 @@ static void on_gap_end(sim_ctx *ctx, void *self, void *arg)
     after_cycle(ctx, k->s, k);
 }
 
-static bool listener_fails(smlc *s)
+/* The listener call on m is over (its last attempt, with retry): acked at
+ * the cycle's end, or the exception ends the cycle with a rollback.  On a
+ * channel the broker closed there is neither. */
+static void listener_returned(sim_ctx *ctx, smlc *s, smlc_consumer *k, sim_msg *m,
+                              lf_outcome o, bool requeue)
 {
-    if (s->failure_p <= 0)
-        return false;
-    return s->failure_p >= 1 || gsl_rng_uniform(s->failure_rng) < s->failure_p;
-}
-
-static void on_listener_done(sim_ctx *ctx, void *self, void *arg)
-{
-    smlc_consumer *k = self;
-    smlc *s = k->s;
-    sim_msg_end(ctx, arg);
-    if (listener_fails(s)) {
+    if (k->held && k->held == m) {
+        /* its channel closed meanwhile: the broker has the message again */
+        sim_msg_end_held(ctx, m, s->env.node, k->id, k->held_begin, o == LF_OK);
+        k->held = NULL;
+    } else if (o == LF_OK) {
+        sim_msg_end(ctx, m);
+    } else {
+        sim_msg_end_failed(ctx, m);
+    }
+    if (o != LF_OK) {
         /* The exception leaves the batch loop: the cycle ends here. */
         k->failures++;
         k->has_failed = true;
-        rollback(ctx, s, k);
+        rollback(ctx, s, k, requeue);
         cycle_end(ctx, s, k);
         return;
     }
@@ -478,6 +646,59 @@ static void on_listener_done(sim_ctx *ctx, void *self, void *arg)
         cycle_end(ctx, s, k);
     else
         poll(ctx, s, k);
+}
+
+/* Whether a failed call is requeued (ContainerUtils.shouldRequeue): not when
+ * fatal (AmqpRejectAndDontRequeueException in the cause chain, which the
+ * retry recoverer's exception also carries), else defaultRequeueRejected. */
+static bool requeues(const smlc *s, lf_outcome o, bool is_recovered)
+{
+    return o == LF_FAILS && !is_recovered && s->is_requeue_rejected;
+}
+
+static void on_retry(sim_ctx *ctx, void *self, void *arg)
+{
+    smlc_consumer *k = self;
+    k->timer = 0;
+    host_run(ctx, k->s->env.host, ((sim_msg *)arg)->service_ns, &ev_listener_done, k, arg);
+}
+
+static void on_rethrow(sim_ctx *ctx, void *self, void *arg)
+{
+    smlc_consumer *k = self;
+    k->timer = 0;
+    listener_returned(ctx, k->s, k, arg, k->pending, requeues(k->s, k->pending, false));
+}
+
+/* A listener attempt ended.  Stateless retry (RetryOperationsInterceptor in
+ * the advice chain) sleeps its back-off in the consumer thread and calls the
+ * listener again, up to the attempts, then the recoverer rejects without
+ * requeue.  Stateful retry sleeps, then rethrows: the message goes back and
+ * its next delivery is the next attempt (the attempt number is the
+ * delivery count), the recoverer rejecting on the last. */
+static void on_listener_done(sim_ctx *ctx, void *self, void *arg)
+{
+    smlc_consumer *k = self;
+    smlc *s = k->s;
+    sim_msg *m = arg;
+    lf_outcome o = lf_any(&s->lf) ? lf_call(&s->lf, m) : LF_OK;
+    const lf_retry *r = &s->lf.retry;
+    bool is_recovered = false;
+    if (o != LF_OK && r->is_enabled && r->is_stateless) {
+        if (++k->attempt < r->attempts) {
+            k->timer = sim_schedule(ctx, lf_backoff(r, k->attempt), &ev_retry, k, m);
+            return;
+        }
+        is_recovered = true;
+    } else if (o != LF_OK && r->is_enabled) {
+        if ((int)m->deliveries < r->attempts) {
+            k->pending = o;
+            k->timer = sim_schedule(ctx, lf_backoff(r, (int)m->deliveries), &ev_rethrow, k, m);
+            return;
+        }
+        is_recovered = true;
+    }
+    listener_returned(ctx, s, k, m, o, requeues(s, o, is_recovered));
 }
 
 /* The poll gave up: receiveTimeout, plus the idle poll's own overhead. */
@@ -492,7 +713,7 @@ static void on_poll_end(sim_ctx *ctx, void *self, void *arg)
          * channel's close requeues what this cycle took.  killOrRestart's
          * isActive check takes the lock first. */
         if (s->is_locked)
-            smlc_wait(s, W_EXIT, k, 0);
+            wait_lock(s, W_EXIT, k, 0);
         else
             consumer_exit(ctx, s, k);
         return;
@@ -510,9 +731,9 @@ static void on_change(sim_ctx *ctx, void *self, void *arg)
     smlc *s = self;
     int i = (int)(intptr_t)arg;
     if (s->is_locked)
-        smlc_wait(s, W_CHANGE, NULL, i);
+        wait_lock(s, W_CHANGE, NULL, i);
     else
-        smlc_change_run(ctx, s, i, 0);
+        change_run(ctx, s, i, 0);
 }
 
 /* ---- the container ------------------------------------------------------------------------ */
@@ -526,7 +747,7 @@ static void smlc_start(sim_ctx *ctx, container *base)
     sim_time now = sim_now(ctx);
     for (int i = 0; i < s->nchanges; i++) {
         if (s->changes[i].at < now)
-            smlc_change_before_start(ctx, s, i);
+            change_run(ctx, s, i, 0);   /* not running: the setters only set fields */
         else
             sim_schedule_at(ctx, s->changes[i].at, &ev_change, s, (void *)(intptr_t)i);
     }
@@ -540,7 +761,7 @@ static void smlc_start(sim_ctx *ctx, container *base)
     s->to_start = 0;
     for (int i = 0; i < s->concurrent; i++)
         consumer_new(ctx, s);
-    sim_schedule(ctx, s->start_latency, &ev_started, s, NULL);
+    sim_schedule(ctx, knob_draw(&s->start_latency, sim_now(ctx)), &ev_started, s, NULL);
 }
 
 static void smlc_finish(sim_ctx *ctx, container *base)
@@ -563,10 +784,13 @@ static void smlc_destroy(container *base)
         free(s->cons[i]);
     }
     free(s->cons);
-    duration_steps_fini(&s->cycle_overhead);
+    knob_fini(&s->start_latency);
+    knob_fini(&s->cycle_overhead);
+    knob_fini(&s->idle_overhead);
     for (int i = 0; i < s->nchanges; i++)
         free(s->changes[i].ops);
     free(s->changes);
+    lf_fini(&s->lf);
     free(s->starting);
     free(s->waiters);
     free(s->start_detail);
@@ -590,9 +814,5 @@ static int smlc_create(sim_ctx *ctx, cfg_node *cfg, const container_env *env, co
     *out = &s->base;
     if (smlc_read_config(ctx, cfg, s, d) != SIM_OK)
         return SIM_EINPUT;
-    char name[64];
-    snprintf(name, sizeof name, "listener-failures/node-%d", env->node);
-    if (s->failure_p > 0 && s->failure_p < 1)
-        s->failure_rng = sim_stream(ctx, name);
     return SIM_OK;
 }

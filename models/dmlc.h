@@ -5,6 +5,7 @@
 #ifndef LSIM_MODELS_DMLC_H
 #define LSIM_MODELS_DMLC_H
 
+#include "dist.h"
 #include "model.h"
 
 typedef enum { DMLC_V43, DMLC_V53, DMLC_V62 } dmlc_version;
@@ -29,7 +30,11 @@ typedef struct dmlc_settings {
     int idle_receives;             /* idleReceivesPerTaskLimit; < 0 off (always off on 4.3) */
     sim_time receive_timeout;      /* 0: receive() waits for ever */
     bool is_consumer_cached;       /* cacheLevel CONSUMER: one consumer per invoker */
-    sim_time start_latency;        /* decision to a subscribed consumer (calibration) */
+    /* calibration, durations or distributions (the listeners' copies share
+     * the base's; dmlc_config_fini frees them) */
+    sim_knob start_latency;        /* decision to a subscribed consumer */
+    sim_knob receive_lag;          /* dispatch to a waiting receive() returning */
+    sim_knob idle_receive_overhead;   /* an empty timed receive returns this late */
 } dmlc_settings;
 
 typedef struct dmlc_set_op {
@@ -57,6 +62,9 @@ typedef struct dmlc_config {
 int dmlc_config_read(sim_ctx *ctx, cfg_node *cfg, const int *queues, int nqueues,
                      dmlc_config *out, sim_diag *d);
 void dmlc_config_fini(dmlc_config *c);
+/* Warns (on node 1) when version "5.3" leaves open a patch release that
+ * changes the container (idleReceivesPerTaskLimit came in 5.3.5). */
+void dmlc_version_warn(sim_ctx *ctx, cfg_node *cfg, int node);
 
 /* DefaultMessageListenerContainer.setConcurrency: "5" is 1-5 (a single
  * number is the maximum), "3-5" is 3-5.  Returns NULL or why the text is

@@ -31,6 +31,35 @@ static const char *const cache_levels[] = { "none", "connection", "session", "co
                                             "auto", NULL };
 enum { LEVEL_NONE, LEVEL_CONNECTION, LEVEL_SESSION, LEVEL_CONSUMER, LEVEL_AUTO };
 
+/* version: a line ("4.3") or a release of it ("4.3.30"): lsim models each
+ * line by its behaviour, which no patch release inside it changes. */
+static int read_version(cfg_node *cfg, int *out, sim_diag *d)
+{
+    const char *text;
+    if (cfg_get_string(cfg, "version", versions[DMLC_V62], 0, &text, d) != SIM_OK)
+        return SIM_EINPUT;
+    for (int i = 0; versions[i]; i++) {
+        size_t n = strlen(versions[i]);
+        if (strncmp(text, versions[i], n) == 0 &&
+            (text[n] == '\0' || (text[n] == '.' && text[n + 1] &&
+                                  strspn(text + n + 1, "0123456789") == strlen(text + n + 1)))) {
+            *out = i;
+            return SIM_OK;
+        }
+    }
+    return diag_at(d, cfg_peek(cfg, "version"), "version: '%s' is not a line lsim models: "
+                   "4.3, 5.3 or 6.2 (or a release of one, like \"4.3.30\")", text);
+}
+
+void dmlc_version_warn(sim_ctx *ctx, cfg_node *cfg, int node)
+{
+    const cfg_node *n = cfg_peek(cfg, "version");
+    if (node == 1 && n && n->kind == CFG_SCALAR && n->text && strcmp(n->text, "5.3") == 0)
+        sim_warn(ctx, "container.version \"5.3\" is modelled as 5.3.5 and later: "
+                 "idleReceivesPerTaskLimit came in 5.3.5; name the patch release the real "
+                 "system runs (like \"5.3.31\")");
+}
+
 /* ---- setConcurrency ------------------------------------------------------------- */
 
 
@@ -186,18 +215,23 @@ static void apply_all(dmlc_settings *s, const op_list *ops)
 
 /* version, taskExecutor, cacheLevel, receiveTimeout, startLatency and the
  * rest, into c->base. */
-static int read_base(cfg_node *cfg, dmlc_config *c, sim_diag *d)
+static int read_base(sim_ctx *ctx, cfg_node *cfg, dmlc_config *c, sim_diag *d)
 {
-    int version, executor, level;
+    int version = DMLC_V62, executor, level;
     bool tm;
     dmlc_settings *s = &c->base;
     *s = (dmlc_settings){ .concurrent = 1, .max = 1, .idle_receives = -1 };
-    if (cfg_get_enum(cfg, "version", versions, DMLC_V62, 0, &version, d) != SIM_OK ||
+    if (read_version(cfg, &version, d) != SIM_OK ||
         cfg_get_enum(cfg, "taskExecutor", executors, 0, 0, &executor, d) != SIM_OK ||
         cfg_get_enum(cfg, "cacheLevel", cache_levels, LEVEL_AUTO, 0, &level, d) != SIM_OK ||
         cfg_get_bool(cfg, "transactionManager", false, 0, &tm, d) != SIM_OK ||
         cfg_get_duration(cfg, "receiveTimeout", SIM_S, 0, &s->receive_timeout, d) != SIM_OK ||
-        cfg_get_duration(cfg, "startLatency", 5 * SIM_MS, 0, &s->start_latency, d) != SIM_OK)
+        knob_read(ctx, cfg, "startLatency", 5 * SIM_MS, false, "dmlc.startLatency",
+                  &s->start_latency, d) != SIM_OK ||
+        knob_read(ctx, cfg, "receiveLag", 0, false, "dmlc.receiveLag", &s->receive_lag,
+                  d) != SIM_OK ||
+        knob_read(ctx, cfg, "idleReceiveOverhead", 0, false, "dmlc.idleReceiveOverhead",
+                  &s->idle_receive_overhead, d) != SIM_OK)
         return SIM_EINPUT;
     s->version = (dmlc_version)version;
     if (level == LEVEL_AUTO)
@@ -300,13 +334,16 @@ int dmlc_config_read(sim_ctx *ctx, cfg_node *cfg, const int *queues, int nqueues
     memset(out, 0, sizeof *out);
     out->nqueues = nqueues;
     out->per_queue = xcalloc((size_t)nqueues, sizeof *out->per_queue);
-    if (read_base(cfg, out, d) != SIM_OK || read_per_queue(ctx, cfg, queues, out, d) != SIM_OK)
+    if (read_base(ctx, cfg, out, d) != SIM_OK || read_per_queue(ctx, cfg, queues, out, d) != SIM_OK)
         return SIM_EINPUT;
     return read_changes(ctx, cfg, queues, out, d);
 }
 
 void dmlc_config_fini(dmlc_config *c)
 {
+    knob_fini(&c->base.start_latency);
+    knob_fini(&c->base.receive_lag);
+    knob_fini(&c->base.idle_receive_overhead);
     for (int i = 0; i < c->nchanges; i++)
         free(c->changes[i].ops);
     free(c->changes);

@@ -30,6 +30,11 @@ typedef struct consumer_port consumer_port;
 typedef struct consumer_port_ops {
     /* The broker hands m to the consumer now (a push, or the answer to a pull). */
     void (*deliver)(sim_ctx *ctx, consumer_port *port, sim_msg *m);
+    /* The broker closed the consumer's channel (RabbitMQ consumer_timeout),
+     * just before it takes back every unacknowledged delivery: the consumer
+     * must let go of the ones it holds (their `next` is the broker's again);
+     * later settlements on the port are ignored.  May be NULL. */
+    void (*closed)(sim_ctx *ctx, consumer_port *port);
 } consumer_port_ops;
 
 struct consumer_port {
@@ -75,6 +80,11 @@ typedef struct broker_ops {
      * without delivery tags): then ack or reject each message. */
     void (*ack_upto)(sim_ctx *ctx, broker *b, consumer_port *p, sim_msg *m);
     void (*nack_upto)(sim_ctx *ctx, broker *b, consumer_port *p, sim_msg *m, bool requeue);
+    /* The scenario's queue `queue` (its node in `q`) is declared: the broker
+     * reads its own arguments there.  May be NULL. */
+    int  (*declare)(sim_ctx *ctx, broker *b, int queue, cfg_node *q, sim_diag *d);
+    /* Every queue is declared (a queue's arguments may name another).  May be NULL. */
+    int  (*declared)(sim_ctx *ctx, broker *b, sim_diag *d);
 } broker_ops;
 
 /* ---- hosts: the CPU of a node ------------------------------------------------- */

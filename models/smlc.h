@@ -2,9 +2,14 @@
  * SimpleMessageListenerContainer, shared by its three files:
  *
  *   container_smlc.c  the consumer threads (cycle, poll, listener, acks,
- *                     exit), consumersLock, consumer starts, the ops table
+ *                     exit), consumersLock, consumer starts and stops and
+ *                     their scaling rows, the changes' runner, the ops table
  *   smlc_scaling.c    checkAdjust, considerAdding/StoppingAConsumer, the
- *                     documented rules, the runtime setters, scaling rows
+ *                     documented rules, the runtime setters: each decides
+ *                     and returns what to do and why; it never acts
+ *
+ * One direction: the container calls the rules, the rules never call the
+ * container.
  *   smlc_config.c     the scenario keys, setConcurrency's parser, changes
  *
  * Naming: the fields and functions say what the real class calls them
@@ -14,6 +19,8 @@
 #define LSIM_MODELS_SMLC_H
 
 #include "amqp_version.h"
+#include "dist.h"
+#include "listener_failures.h"
 #include "model.h"
 
 #define SMLC_NEVER INT64_MIN       /* lastConsumerStarted/Stopped: no start or stop yet */
@@ -49,6 +56,11 @@ typedef struct smlc_consumer {
     bool is_cancelled;             /* basic.cancel sent (1.3: quiesced) */
     bool is_marked_for_stop;       /* 4.1 markForStopIfExcess */
     bool has_failed;               /* the listener threw in this cycle */
+    bool is_closed;                /* the broker closed the channel (consumer_timeout) */
+    sim_msg *held;                 /* the listener's message when the channel closed */
+    sim_time held_begin;           /* when that listener began */
+    int attempt;                   /* stateless retry: attempts made on the current message */
+    lf_outcome pending;            /* stateful retry: the failure thrown after the back-off */
     const char *stop_reason;       /* for the consumers table: "scale-down" or "change" */
     bool is_continuable;           /* 1.3.0-1.4.5: the last cycle received, not transacted */
     int64_t cycles, idle_cycles, failures;
@@ -77,7 +89,7 @@ typedef struct smlc_change {
 } smlc_change;
 
 /* Who waits for consumersLock, and what they do once they have it. */
-typedef enum { W_AFTER_CYCLE, W_FIRST_LOOP, W_EXIT, W_CHANGE } smlc_wait_kind;
+typedef enum { W_AFTER_CYCLE, W_FIRST_LOOP, W_EXIT, W_CHANGE, W_RESTART } smlc_wait_kind;
 
 typedef struct smlc_waiter {
     smlc_wait_kind kind;
@@ -101,11 +113,10 @@ struct smlc {
     int batch;                     /* batchSize (txSize) */
     int prefetch;                  /* max(prefetchCount, batchSize) */
     int64_t buffer_cap;            /* the local queue's capacity */
-    sim_time start_latency, idle_overhead;
-    duration_steps cycle_overhead; /* may change during the run (JVM warm-up) */
+    sim_knob start_latency, idle_overhead;   /* calibration: durations or distributions */
+    sim_knob cycle_overhead;       /* also a schedule: it may change (JVM warm-up) */
     bool is_transacted, is_immediate_scale_down, is_requeue_rejected;
-    double failure_p;
-    gsl_rng *failure_rng;
+    listener_failures lf;          /* failures, listenerFailureProbability, retry */
     smlc_change *changes;
     int nchanges;
     /* ---- state ---- */
@@ -138,38 +149,52 @@ struct smlc {
                                       let start a consumer, the streak still short */
 };
 
-/* ---- smlc_scaling.c: the summary figures of what limited the scaling ---- */
-void smlc_report_figures(sim_ctx *ctx, const smlc *s);
+/* ---- smlc_scaling.c: the rules decide ---------------------------------------------
+ * The rules only read the container and keep their own counters
+ * (consecutiveMessages, lastConsumerStarted, ...); each returns what to do
+ * and why, and container_smlc.c does it: starts, removals and their rows. */
 
-/* ---- container_smlc.c -------------------------------------------------------- */
+typedef enum {
+    SMLC_KEEP,                     /* nothing to do */
+    SMLC_START,                    /* start n consumers (addAndStartConsumers) */
+    SMLC_STOP                      /* basicCancel and remove consumer k */
+} smlc_act;
+
+typedef struct smlc_decision {
+    smlc_act act;
+    int n;                         /* SMLC_START: how many */
+    smlc_consumer *k;              /* SMLC_STOP: which */
+    bool is_mark;                  /* SMLC_STOP: markForStopIfExcess (the loop ends) */
+    const char *reason;            /* SMLC_STOP: the consumer's stop_reason */
+    const char *rule;              /* the scaling row's rule */
+    char *detail;                  /* its JSON, owned: whoever acts takes it */
+} smlc_decision;
+
+/* The decisions of one setter call, in the order they are carried out. */
+typedef struct smlc_plan {
+    smlc_decision *v;
+    int n, cap;
+    bool is_refused;               /* IllegalArgumentException: the rest of the call is undone */
+} smlc_plan;
+
+/* The summary figures of what limited the scaling (smlc_scaling.c). */
+void smlc_report_figures(sim_ctx *ctx, const smlc *s);
 
 static inline int64_t smlc_now_ms(const sim_ctx *ctx)
 {
     return sim_now(ctx) / SIM_MS;  /* System.currentTimeMillis(), from the run's start */
 }
-/* Starts up to n consumers one after another under consumersLock, as
- * addAndStartConsumers does; the holder waits for each one's start.
- * `rule` and `detail` (taken) go on each start's scaling row. */
-void smlc_add_consumers(sim_ctx *ctx, smlc *s, int n, smlc_holder_kind kind, smlc_consumer *k,
-                        int change, int op, const char *rule, char *detail);
-/* basicCancel(true) and removal from `consumers`, as the version does it;
- * `reason` goes on the consumer's row when its thread ends. */
-void smlc_remove(sim_ctx *ctx, smlc *s, smlc_consumer *k, const char *reason);
-/* The queue a consumer waits in for consumersLock. */
-void smlc_wait(smlc *s, smlc_wait_kind kind, smlc_consumer *k, int change);
-
-/* ---- smlc_scaling.c -------------------------------------------------------------- */
 
 /* checkAdjust(receivedOk) at the end of k's cycle (code or documented
- * rules).  If it starts a consumer, k is left SC_HOLDING. */
-void smlc_check_adjust(sim_ctx *ctx, smlc *s, smlc_consumer *k, bool received);
+ * rules). */
+smlc_decision smlc_check_adjust(sim_ctx *ctx, smlc *s, smlc_consumer *k, bool received);
 /* The rest of checkAdjust after a start k made returns (4.1's
  * markForStopIfExcess). */
-void smlc_after_add(sim_ctx *ctx, smlc *s, smlc_consumer *k);
-/* Runs change i from op on; stops where consumersLock is taken. */
-void smlc_change_run(sim_ctx *ctx, smlc *s, int change, int op);
-/* A change before the container runs: the setters only set fields. */
-void smlc_change_before_start(sim_ctx *ctx, smlc *s, int change);
+smlc_decision smlc_after_add(sim_ctx *ctx, smlc *s, smlc_consumer *k);
+/* Op `op` of change i: what the setter does.  The caller frees the plan
+ * with smlc_plan_free once it has acted on it. */
+smlc_plan smlc_setter(sim_ctx *ctx, smlc *s, int change, int op);
+void smlc_plan_free(smlc_plan *p);
 
 /* ---- smlc_config.c ---------------------------------------------------------------- */
 

@@ -126,7 +126,7 @@ static int read_batch(cfg_node *cfg, smlc *s, sim_diag *d)
     return SIM_OK;
 }
 
-static int read_timing(cfg_node *cfg, smlc *s, sim_diag *d)
+static int read_timing(sim_ctx *ctx, cfg_node *cfg, smlc *s, sim_diag *d)
 {
     int64_t at, it, rt_ms;
     if (cfg_get_int(cfg, "consecutiveActiveTrigger", 10, 1, 1000000000, 0, &at, d) != SIM_OK ||
@@ -134,9 +134,12 @@ static int read_timing(cfg_node *cfg, smlc *s, sim_diag *d)
         read_ms(cfg, "startConsumerMinInterval", 10000, &s->start_interval_ms, d) != SIM_OK ||
         read_ms(cfg, "stopConsumerMinInterval", 60000, &s->stop_interval_ms, d) != SIM_OK ||
         read_ms(cfg, "receiveTimeout", 1000, &rt_ms, d) != SIM_OK ||
-        cfg_get_duration(cfg, "startLatency", 0, 0, &s->start_latency, d) != SIM_OK ||
-        cfg_get_duration_steps(cfg, "cycleOverhead", 0, &s->cycle_overhead, d) != SIM_OK ||
-        cfg_get_duration(cfg, "idlePollOverhead", 0, 0, &s->idle_overhead, d) != SIM_OK)
+        knob_read(ctx, cfg, "startLatency", 0, false, "smlc.startLatency", &s->start_latency,
+                  d) != SIM_OK ||
+        knob_read(ctx, cfg, "cycleOverhead", 0, true, "smlc.cycleOverhead", &s->cycle_overhead,
+                  d) != SIM_OK ||
+        knob_read(ctx, cfg, "idlePollOverhead", 0, false, "smlc.idlePollOverhead",
+                  &s->idle_overhead, d) != SIM_OK)
         return SIM_EINPUT;
     s->active_trigger = (int)at;
     s->idle_trigger = (int)it;
@@ -144,7 +147,7 @@ static int read_timing(cfg_node *cfg, smlc *s, sim_diag *d)
     return SIM_OK;
 }
 
-static int read_behaviour(cfg_node *cfg, smlc *s, sim_diag *d)
+static int read_behaviour(sim_ctx *ctx, cfg_node *cfg, smlc *s, sim_diag *d)
 {
     static const char *const semantics[] = { "code", "documented", NULL };
     int sem;
@@ -154,8 +157,9 @@ static int read_behaviour(cfg_node *cfg, smlc *s, sim_diag *d)
                     d) != SIM_OK ||
         cfg_get_bool(cfg, "channelTransacted", false, 0, &s->is_transacted, d) != SIM_OK ||
         cfg_get_bool(cfg, "defaultRequeueRejected", true, 0, &s->is_requeue_rejected, d) != SIM_OK ||
-        cfg_get_double(cfg, "listenerFailureProbability", 0, 0, 1, 0, &s->failure_p, d) != SIM_OK ||
-        cfg_get_bool(cfg, "immediateScaleDown", false, 0, &s->is_immediate_scale_down, d) != SIM_OK)
+        cfg_get_bool(cfg, "immediateScaleDown", false, 0, &s->is_immediate_scale_down, d) != SIM_OK ||
+        lf_read(ctx, cfg, s->env.node, s->version >= AMQP_VERSION(4, 0, 0), &s->lf,
+                d) != SIM_OK)
         return SIM_EINPUT;
     char v[16];
     amqp_version_format(s->version, v, sizeof v);
@@ -256,14 +260,14 @@ static int read_changes(cfg_node *cfg, smlc *s, sim_diag *d)
 
 int smlc_read_config(sim_ctx *ctx, cfg_node *cfg, smlc *s, sim_diag *d)
 {
-    (void)ctx;
     if (amqp_version_read(cfg, AMQP_VERSION(1, 3, 0), "lsim models the container from 1.3.0 "
                           "on, where maxConcurrentConsumers and dynamic scaling begin",
                           &s->version, d) != SIM_OK)
         return SIM_EINPUT;
+    amqp_version_warn(ctx, cfg, s->version, s->env.node);
     amqp_smlc_features(s->version, &s->f);
     if (read_counts(cfg, s, d) != SIM_OK || read_batch(cfg, s, d) != SIM_OK ||
-        read_timing(cfg, s, d) != SIM_OK || read_behaviour(cfg, s, d) != SIM_OK ||
+        read_timing(ctx, cfg, s, d) != SIM_OK || read_behaviour(ctx, cfg, s, d) != SIM_OK ||
         read_changes(cfg, s, d) != SIM_OK)
         return SIM_EINPUT;
     return SIM_OK;

@@ -18,8 +18,10 @@
  *     including their refusals (IllegalArgumentException: a warning, and
  *     nothing changes) and the cases where they do less than asked.
  *
- * Every start and stop writes a scaling row whose `rule` names the method
- * that decided and whose `detail` holds the counters and times behind it.
+ * The rules only decide: each returns a decision (start n, stop consumer k,
+ * or nothing) with the `rule` that names the method that decided and the
+ * `detail` JSON of the counters and times behind it; container_smlc.c
+ * carries it out and writes the scaling row.
  * Times in the rules are whole milliseconds (System.currentTimeMillis()).
  */
 #include "mem.h"
@@ -70,73 +72,73 @@ static char *rule_detail(const sim_ctx *ctx, const smlc *s, const smlc_consumer 
     return sb_take(&b);
 }
 
+/* ---- decisions --------------------------------------------------------------- */
+
+static const smlc_decision keep = { .act = SMLC_KEEP };
+
+static smlc_decision start_one(const char *rule, char *detail)
+{
+    return (smlc_decision){ .act = SMLC_START, .n = 1, .rule = rule, .detail = detail };
+}
+
+static smlc_decision stop_one(smlc_consumer *k, const char *reason, const char *rule,
+                              char *detail)
+{
+    return (smlc_decision){ .act = SMLC_STOP, .k = k, .reason = reason, .rule = rule,
+                            .detail = detail };
+}
+
 /* ---- the code's rules ------------------------------------------------------------ */
 
-static void consider_adding(sim_ctx *ctx, smlc *s, smlc_consumer *k, int counter)
+static smlc_decision consider_adding(sim_ctx *ctx, smlc *s, smlc_consumer *k, int counter)
 {
     if (s->max > 0 && s->size >= s->max)
         s->refused_at_max++;
     if (s->max == 0 || s->size >= s->max)
-        return;
+        return keep;
     int64_t now = smlc_now_ms(ctx);
     if (s->last_started_ms != SMLC_NEVER && !(s->last_started_ms + s->start_interval_ms < now)) {
         s->refused_starts++;
         s->refused_since++;
-        return;
+        return keep;
     }
     char *detail = rule_detail(ctx, s, k, true, counter);
     s->last_started_ms = now;      /* read before the (blocking) start, as the code does */
-    smlc_add_consumers(ctx, s, 1, H_CONSUMER, k, 0, 0, "considerAddingAConsumer", detail);
+    return start_one("considerAddingAConsumer", detail);
 }
 
-static void stop_row(sim_ctx *ctx, smlc *s, const char *rule, char *detail)
-{
-    s->dyn_stops++;
-    sim_scaling(ctx, s->env.node, "stop", s->members, rule, detail);
-    free(detail);
-}
-
-static void consider_stopping(sim_ctx *ctx, smlc *s, smlc_consumer *k, int counter)
+static smlc_decision consider_stopping(sim_ctx *ctx, smlc *s, smlc_consumer *k, int counter)
 {
     if (s->size <= s->concurrent)
-        return;
+        return keep;
     int64_t now = smlc_now_ms(ctx);
     if (s->last_stopped_ms != SMLC_NEVER && !(s->last_stopped_ms + s->stop_interval_ms < now)) {
         s->refused_stops++;
-        return;
+        return keep;
     }
     char *detail = rule_detail(ctx, s, k, false, counter);
-    bool was_member = k->is_member;
-    smlc_remove(ctx, s, k, "scale-down");
     s->last_stopped_ms = now;      /* even for a consumer removed before (1.3-1.6) */
-    if (was_member)
-        stop_row(ctx, s, "considerStoppingAConsumer", detail);
-    else
-        free(detail);
+    return stop_one(k, "scale-down", "considerStoppingAConsumer", detail);
 }
 
 /* 4.1 immediateScaleDown: compares with the minimum, so a consumer above it
  * stops after any cycle (spec 1.7, quirk 2). */
-static void mark_for_stop_if_excess(sim_ctx *ctx, smlc *s, smlc_consumer *k)
+static smlc_decision mark_for_stop_if_excess(const smlc *s, smlc_consumer *k)
 {
     if (s->size <= s->concurrent)
-        return;
+        return keep;
     strbuf b = { 0 };
     sb_addf(&b, "{\"consumer\":%d,\"consumers_before\":%d,\"concurrentConsumers\":%d}", k->id,
             s->size, s->concurrent);
-    bool was_member = k->is_member;
-    smlc_remove(ctx, s, k, "scale-down");
-    k->is_marked_for_stop = true;
-    if (was_member)
-        stop_row(ctx, s, "markForStopIfExcess", sb_take(&b));
-    else
-        sb_free(&b);
+    smlc_decision d = stop_one(k, "scale-down", "markForStopIfExcess", sb_take(&b));
+    d.is_mark = true;
+    return d;
 }
 
-void smlc_after_add(sim_ctx *ctx, smlc *s, smlc_consumer *k)
+smlc_decision smlc_after_add(sim_ctx *ctx, smlc *s, smlc_consumer *k)
 {
-    if (s->is_immediate_scale_down)
-        mark_for_stop_if_excess(ctx, s, k);
+    (void)ctx;
+    return s->is_immediate_scale_down ? mark_for_stop_if_excess(s, k) : keep;
 }
 
 /* ---- the documented rules --------------------------------------------------------
@@ -158,10 +160,10 @@ static void documented_refusals(smlc *s, const smlc_consumer *k, int64_t now)
     }
 }
 
-static void documented(sim_ctx *ctx, smlc *s, smlc_consumer *k, bool received)
+static smlc_decision documented(sim_ctx *ctx, smlc *s, smlc_consumer *k, bool received)
 {
     if (!k->is_member)
-        return;
+        return keep;
     int64_t now = smlc_now_ms(ctx);
     if (received) {
         k->idles = 0;
@@ -171,26 +173,21 @@ static void documented(sim_ctx *ctx, smlc *s, smlc_consumer *k, bool received)
             now - s->last_started_ms >= s->start_interval_ms) {
             char *detail = rule_detail(ctx, s, k, true, k->msgs);
             s->last_started_ms = now;
-            smlc_add_consumers(ctx, s, 1, H_CONSUMER, k, 0, 0, "documented: active cycles",
-                               detail);
-            return;                /* smlc_after_add runs when the start is done */
+            return start_one("documented: active cycles", detail);
         }
-        smlc_after_add(ctx, s, k);
-        return;
+        return smlc_after_add(ctx, s, k);
     }
     k->msgs = 0;
-    if (s->is_immediate_scale_down) {
-        mark_for_stop_if_excess(ctx, s, k);
-        return;
-    }
+    if (s->is_immediate_scale_down)
+        return mark_for_stop_if_excess(s, k);
     k->idles++;
     if (k->idles >= s->idle_trigger && s->size > s->concurrent &&
         now - s->last_stopped_ms >= s->stop_interval_ms) {
         char *detail = rule_detail(ctx, s, k, false, k->idles);
-        smlc_remove(ctx, s, k, "scale-down");
         s->last_stopped_ms = now;
-        stop_row(ctx, s, "documented: idle cycles", detail);
+        return stop_one(k, "scale-down", "documented: idle cycles", detail);
     }
+    return keep;
 }
 
 /* Whether the interval and the maximum would let a consumer start now (the
@@ -222,46 +219,59 @@ void smlc_report_figures(sim_ctx *ctx, const smlc *s)
 
 /* ---- checkAdjust --------------------------------------------------------------------- */
 
-void smlc_check_adjust(sim_ctx *ctx, smlc *s, smlc_consumer *k, bool received)
+smlc_decision smlc_check_adjust(sim_ctx *ctx, smlc *s, smlc_consumer *k, bool received)
 {
-    if (s->is_documented) {
-        documented(ctx, s, k, received);
-        return;
-    }
+    if (s->is_documented)
+        return documented(ctx, s, k, received);
     if (s->f.is_tx_never_active && s->is_transacted)
         received = false;          /* AMQP-498: `continuable` is false on a transacted channel */
     if (received) {
         if (s->f.is_member_checked && !k->is_member)
-            return;
+            return keep;
         k->idles = 0;
         int old = k->msgs++;
         if (old <= s->active_trigger && would_start(ctx, s))
             s->held_by_trigger++;
         if (old > s->active_trigger) {
-            consider_adding(ctx, s, k, old);
+            smlc_decision d = consider_adding(ctx, s, k, old);
             k->msgs = 0;           /* even when nothing was added */
-            if (k->state == SC_HOLDING)
-                return;            /* smlc_after_add runs when the start is done */
+            if (d.act == SMLC_START)
+                return d;          /* smlc_after_add runs when the start is done */
         }
-        smlc_after_add(ctx, s, k);
-        return;
+        return smlc_after_add(ctx, s, k);
     }
     k->msgs = 0;
     if (s->is_immediate_scale_down) {
-        mark_for_stop_if_excess(ctx, s, k);
         k->idles = 0;
-        return;
+        return mark_for_stop_if_excess(s, k);
     }
     int old = k->idles++;
     if (old > s->idle_trigger) {
-        consider_stopping(ctx, s, k, old);
+        smlc_decision d = consider_stopping(ctx, s, k, old);
         k->idles = 0;              /* even when nothing was stopped */
+        return d;
     }
+    return keep;
 }
 
 /* ---- runtime setters ------------------------------------------------------------------- */
 
-enum { OP_DONE, OP_REFUSED };
+static void plan_add(smlc_plan *p, smlc_decision d)
+{
+    if (p->n == p->cap) {
+        p->cap = p->cap ? p->cap * 2 : 4;
+        p->v = xrealloc(p->v, (size_t)p->cap * sizeof *p->v);
+    }
+    p->v[p->n++] = d;
+}
+
+void smlc_plan_free(smlc_plan *p)
+{
+    for (int i = 0; i < p->n; i++)
+        free(p->v[i].detail);      /* NULL once acted on */
+    free(p->v);
+    *p = (smlc_plan){ 0 };
+}
 
 static void change_warn(sim_ctx *ctx, const smlc *s, int i, const char *fmt, const char *what)
 {
@@ -270,14 +280,15 @@ static void change_warn(sim_ctx *ctx, const smlc *s, int i, const char *fmt, con
     sim_warn(ctx, "node %d, %s at %s: %s: %s", s->env.node, s->changes[i].where, at, what, fmt);
 }
 
-static char *setter_detail(const smlc *s, int i, const smlc_op *o, int from, int delta)
+static char *setter_detail(const smlc *s, int i, const smlc_op *o, int from, int delta,
+                           int size)
 {
     strbuf b = { 0 };
     sb_addf(&b, "{\"change\":%d,\"at_ms\":%lld,\"call\":\"%s(%d)\",\"from\":%d,\"delta\":%d", i,
             (long long)(s->changes[i].at / SIM_MS),
             o->kind == OP_MAX ? "setMaxConcurrentConsumers" : "setConcurrentConsumers", o->value,
             from, delta);
-    sb_addf(&b, ",\"consumers_before\":%d,\"concurrentConsumers\":%d", s->size, s->concurrent);
+    sb_addf(&b, ",\"consumers_before\":%d,\"concurrentConsumers\":%d", size, s->concurrent);
     json_max(&b, s);
     sb_add(&b, "}");
     return sb_take(&b);
@@ -286,22 +297,25 @@ static char *setter_detail(const smlc *s, int i, const smlc_op *o, int from, int
 /* adjustConsumers(delta): delta > 0 cancels consumers in creation order
  * (the real HashSet's order is its identity hashes: not reproducible), from
  * 1.7.8/2.0.4/2.1 only while size > max; delta < 0 starts consumers, from
- * then on never beyond max.  Returns how many consumers it acted on. */
-static int adjust(sim_ctx *ctx, smlc *s, int i, int op, int delta, int from)
+ * then on never beyond max.  Returns how many consumers it acts on.  Each
+ * removal shrinks consumers.size() at once where the version does
+ * (is_removed_at_once), which the loop's max check sees. */
+static int adjust(const smlc *s, int i, int op, int delta, int from, smlc_plan *p)
 {
     const smlc_op *o = &s->changes[i].ops[op];
     if (delta > 0) {
-        int done = 0;
+        int done = 0, size = s->size;
         for (size_t c = 0; c < s->ncons && done < delta; c++) {
-            if (s->f.is_max_respected && s->max > 0 && !(s->size > s->max))
+            if (s->f.is_max_respected && s->max > 0 && !(size > s->max))
                 break;
             smlc_consumer *k = s->cons[c];
             if (!k->is_member)
                 continue;
-            char *detail = setter_detail(s, i, o, from, delta);
-            smlc_remove(ctx, s, k, "change");
+            plan_add(p, stop_one(k, "change", o->setter,
+                                 setter_detail(s, i, o, from, delta, size)));
+            if (s->f.is_removed_at_once)
+                size--;
             done++;
-            stop_row(ctx, s, o->setter, detail);
         }
         return done;
     }
@@ -310,31 +324,33 @@ static int adjust(sim_ctx *ctx, smlc *s, int i, int op, int delta, int from)
         n = s->max - s->size < n ? s->max - s->size : n;
     if (n <= 0)
         return 0;
-    smlc_add_consumers(ctx, s, n, H_CHANGE, NULL, i, op, o->setter,
-                       setter_detail(s, i, o, from, delta));
+    smlc_decision d = start_one(o->setter, setter_detail(s, i, o, from, delta, s->size));
+    d.n = n;
+    plan_add(p, d);
     return n;
 }
 
-static int set_concurrent(sim_ctx *ctx, smlc *s, int i, int op, int n)
+static void set_concurrent(sim_ctx *ctx, smlc *s, int i, int op, int n, smlc_plan *p)
 {
     char what[64];
     snprintf(what, sizeof what, "setConcurrentConsumers(%d)", n);
     if (s->max > 0 && n > s->max) {
         change_warn(ctx, s, i, "refused ('concurrentConsumers' cannot be more than "
                     "'maxConcurrentConsumers'); nothing changed", what);
-        return OP_REFUSED;
+        p->is_refused = true;
+        return;
     }
     int delta = s->concurrent - n;
     s->concurrent = n;
     if (!s->is_running || delta == 0)
-        return OP_DONE;
+        return;
     if (s->is_immediate_scale_down && delta > 0) {
         if (s->max == 0)
             change_warn(ctx, s, i, "with immediateScaleDown and no maxConcurrentConsumers "
                         "checkAdjust never runs: no consumer will be removed", what);
-        return OP_DONE;            /* removal deferred to checkAdjust (4.1) */
+        return;                    /* removal deferred to checkAdjust (4.1) */
     }
-    int done = adjust(ctx, s, i, op, delta, delta + n);
+    int done = adjust(s, i, op, delta, delta + n, p);
     if (delta > 0 && done == 0)
         change_warn(ctx, s, i, "removes nothing while the consumers are not more than "
                     "maxConcurrentConsumers; the excess leaves only by idle scale-down", what);
@@ -344,56 +360,41 @@ static int set_concurrent(sim_ctx *ctx, smlc *s, int i, int op, int n)
     else if (delta < 0 && done < -delta)
         change_warn(ctx, s, i, "starts fewer consumers than asked: maxConcurrentConsumers "
                     "caps them", what);
-    return OP_DONE;
 }
 
-static int set_max(sim_ctx *ctx, smlc *s, int i, int op, int n)
+static void set_max(sim_ctx *ctx, smlc *s, int i, int op, int n, smlc_plan *p)
 {
     char what[64];
     snprintf(what, sizeof what, "setMaxConcurrentConsumers(%d)", n);
     if (n < s->concurrent) {
         change_warn(ctx, s, i, "refused ('maxConcurrentConsumers' value must be at least "
                     "'concurrentConsumers'); nothing changed", what);
-        return OP_REFUSED;
+        p->is_refused = true;
+        return;
     }
     int old = s->max;
     s->max = n;
     if (s->f.is_max_respected && old > 0 && s->is_running && old > n)
-        adjust(ctx, s, i, op, old - n, old);
-    return OP_DONE;
+        adjust(s, i, op, old - n, old, p);
 }
 
-static int run_op(sim_ctx *ctx, smlc *s, int i, int op)
+smlc_plan smlc_setter(sim_ctx *ctx, smlc *s, int i, int op)
 {
+    smlc_plan p = { 0 };
     const smlc_op *o = &s->changes[i].ops[op];
     switch (o->kind) {
     case OP_CONCURRENT:
-        return set_concurrent(ctx, s, i, op, o->value);
+        set_concurrent(ctx, s, i, op, o->value, &p);
+        break;
     case OP_MAX:
-        return set_max(ctx, s, i, op, o->value);
+        set_max(ctx, s, i, op, o->value, &p);
+        break;
     case OP_CONCURRENT_FIELD:
         s->concurrent = o->value;
-        return OP_DONE;
+        break;
     case OP_MAX_FIELD_NULL:
         s->max = 0;
-        return OP_DONE;
+        break;
     }
-    return OP_DONE;
-}
-
-void smlc_change_run(sim_ctx *ctx, smlc *s, int i, int op)
-{
-    const smlc_change *c = &s->changes[i];
-    for (; op < c->nops && !s->is_locked; op++) {
-        if (run_op(ctx, s, i, op) == OP_REFUSED) {
-            /* the exception leaves the rest of that setter call undone */
-            while (op + 1 < c->nops && c->ops[op + 1].key == c->ops[op].key)
-                op++;
-        }
-    }
-}
-
-void smlc_change_before_start(sim_ctx *ctx, smlc *s, int i)
-{
-    smlc_change_run(ctx, s, i, 0);     /* not running: the setters only set fields */
+    return p;
 }

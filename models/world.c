@@ -112,6 +112,9 @@ static int read_one_queue(sim_ctx *ctx, cfg_node *q, const char *what, world *w,
                            name);
     int idx = w->nqueues++;
     w->queues[idx] = sim_queue_register(ctx, name);
+    if (w->broker->ops->declare &&
+        w->broker->ops->declare(ctx, w->broker, w->queues[idx], q, d) != SIM_OK)
+        return SIM_EINPUT;
     if (workload_create(ctx, q, w->queues[idx], w->broker, &w->workloads[idx], d) != SIM_OK)
         return SIM_EINPUT;
     if (!workload_is_bounded(w->workloads[idx]) && sim_duration(ctx) == SIM_NEVER) {
@@ -183,6 +186,7 @@ static int world_create(sim_ctx *ctx, cfg_node *root, void **self, sim_diag *d)
         return SIM_EINPUT;
     const container_ops *cops = registry_containers[ckind];
     if (read_broker(ctx, root, cops, w, d) != SIM_OK || read_queues(ctx, root, w, d) != SIM_OK ||
+        (w->broker->ops->declared && w->broker->ops->declared(ctx, w->broker, d) != SIM_OK) ||
         read_nodes(root, w, d) != SIM_OK)
         return SIM_EINPUT;
     return build_nodes(ctx, root, ccfg, cops, w, d);

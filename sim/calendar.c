@@ -1,48 +1,58 @@
-/* calendar.c -- binary heap of (time, seq) keys with lazy cancellation.
+/* calendar.c -- binary heap of (time, seq) keys with true cancellation.
  *
  * Invariants: (1) heap[i] is no later than its children 2i+1 and 2i+2 by
- * (t, seq); (2) an entry is live iff its slot is live and has the entry's
- * generation; (3) a slot is either live or on the free stack, never both;
- * (4) after calendar_next_time() the top entry, if any, is live.
+ * (t, seq); (2) a slot is live iff its pos is an index of the heap, and
+ * then heap[pos].slot is that slot; (3) a slot is either live or on the
+ * free stack, never both.  (t, seq) keys are unique, so the order events
+ * come out in is the same whatever the shape of the heap.
  */
 #include "calendar.h"
 #include "mem.h"
 
 #include <stdlib.h>
 
-static inline bool earlier(const cal_entry *a, const cal_entry *b)
+/* Ties in time are rare in most runs, so the sequence number is looked up
+ * only then. */
+static inline bool earlier(const calendar *c, const cal_entry *a, const cal_entry *b)
 {
-    return a->key < b->key;
+    return a->t < b->t || (a->t == b->t && c->slots[a->slot].seq < c->slots[b->slot].seq);
 }
 
-static void sift_up(cal_entry *heap, size_t i)
+/* Puts e at hole i or above it, moving later parents down. */
+static inline void sift_up(calendar *c, size_t i, cal_entry e)
 {
-    cal_entry e = heap[i];
+    cal_entry *heap = c->heap;
     while (i > 0) {
         size_t parent = (i - 1) / 2;
-        if (!earlier(&e, &heap[parent]))
+        if (!earlier(c, &e, &heap[parent]))
             break;
         heap[i] = heap[parent];
+        c->slots[heap[i].slot].pos = (uint32_t)i;
         i = parent;
     }
     heap[i] = e;
+    c->slots[e.slot].pos = (uint32_t)i;
 }
 
-static void sift_down(cal_entry *heap, size_t n, size_t i)
+/* Puts e at hole i or below it, moving earlier children up. */
+static void sift_down(calendar *c, size_t i, cal_entry e)
 {
-    cal_entry e = heap[i];
+    cal_entry *heap = c->heap;
+    size_t n = c->n;
     for (;;) {
         size_t child = 2 * i + 1;
         if (child >= n)
             break;
-        if (child + 1 < n && earlier(&heap[child + 1], &heap[child]))
+        if (child + 1 < n && earlier(c, &heap[child + 1], &heap[child]))
             child++;
-        if (!earlier(&heap[child], &e))
+        if (!earlier(c, &heap[child], &e))
             break;
         heap[i] = heap[child];
+        c->slots[heap[i].slot].pos = (uint32_t)i;
         i = child;
     }
     heap[i] = e;
+    c->slots[e.slot].pos = (uint32_t)i;
 }
 
 void calendar_init(calendar *c, size_t initial_cap)
@@ -64,20 +74,20 @@ static uint32_t take_slot(calendar *c)
 {
     if (c->nfree)
         return c->free_slots[--c->nfree];
-    if (c->nslots == c->capslots)
+    if (c->nslots == c->capslots) {
         xgrow((void **)&c->slots, &c->capslots, c->nslots + 1, sizeof *c->slots);
-    c->slots[c->nslots] = (cal_slot){ .gen = 1 };
+        /* Every slot a free stack may hold: pushing never grows it. */
+        c->free_slots = xrealloc(c->free_slots, c->capslots * sizeof *c->free_slots);
+    }
+    c->slots[c->nslots] = (cal_slot){ .gen = 1, .pos = CAL_FREE };
     return (uint32_t)c->nslots++;
 }
 
-static void free_slot(calendar *c, uint32_t slot)
+static inline void free_slot(calendar *c, uint32_t slot)
 {
-    c->slots[slot].is_live = false;
+    c->slots[slot].pos = CAL_FREE;
     c->slots[slot].gen++;
-    if (c->nfree == c->capfree)
-        xgrow((void **)&c->free_slots, &c->capfree, c->nfree + 1, sizeof *c->free_slots);
     c->free_slots[c->nfree++] = slot;
-    c->live--;
 }
 
 sim_event_id calendar_add(calendar *c, sim_time t, const sim_event_type *type, void *self,
@@ -88,17 +98,13 @@ sim_event_id calendar_add(calendar *c, sim_time t, const sim_event_type *type, v
     s->type = type;
     s->self = self;
     s->arg = arg;
-    s->is_live = true;
-    c->live++;
+    s->seq = c->next_seq++;
     if (c->n == c->cap) {
         c->cap *= 2;
         c->heap = xrealloc(c->heap, c->cap * sizeof *c->heap);
     }
-    /* Times are never negative, so the unsigned key orders them correctly. */
-    c->heap[c->n] = (cal_entry){
-        .key = ((unsigned __int128)(uint64_t)t << 64) | c->next_seq++, .slot = slot, .gen = s->gen,
-    };
-    sift_up(c->heap, c->n++);
+    cal_entry e = { .t = t, .slot = slot };
+    sift_up(c, c->n++, e);
     return ((sim_event_id)s->gen << 32) | (slot + 1);
 }
 
@@ -108,7 +114,7 @@ static cal_slot *live_slot(const calendar *c, sim_event_id id)
     if (slot == 0 || slot > c->nslots)
         return NULL;
     cal_slot *s = &c->slots[slot - 1];
-    if (!s->is_live || s->gen != (uint32_t)(id >> 32))
+    if (s->pos == CAL_FREE || s->gen != (uint32_t)(id >> 32))
         return NULL;
     return s;
 }
@@ -118,44 +124,63 @@ bool calendar_pending(const calendar *c, sim_event_id id)
     return live_slot(c, id) != NULL;
 }
 
+/* Takes the entry at index i out of the heap: the last entry fills the
+ * hole, moving up or down to where it belongs. */
+static void remove_at(calendar *c, size_t i)
+{
+    cal_entry last = c->heap[--c->n];
+    if (i == c->n)
+        return;
+    if (i > 0 && earlier(c, &last, &c->heap[(i - 1) / 2]))
+        sift_up(c, i, last);
+    else
+        sift_down(c, i, last);
+}
+
 bool calendar_cancel(calendar *c, sim_event_id id)
 {
-    if (!live_slot(c, id))
+    cal_slot *s = live_slot(c, id);
+    if (!s)
         return false;
+    remove_at(c, s->pos);
     free_slot(c, (uint32_t)(id & 0xffffffffu) - 1);
     return true;
 }
 
-static void drop_top(calendar *c)
+/* Floyd's pop: the hole at the top goes down to a leaf by the earlier
+ * child (one comparison a level), then the last entry rises from there:
+ * it came from the bottom, so it seldom rises far. */
+static void pop_top(calendar *c)
 {
-    c->heap[0] = c->heap[--c->n];
-    if (c->n > 1)
-        sift_down(c->heap, c->n, 0);
-}
-
-static inline bool top_is_stale(const calendar *c)
-{
-    const cal_slot *s = &c->slots[c->heap[0].slot];
-    return !s->is_live || s->gen != c->heap[0].gen;
-}
-
-void calendar_drop_stale(calendar *c)
-{
-    while (c->n && top_is_stale(c))
-        drop_top(c);
+    cal_entry *heap = c->heap;
+    size_t n = --c->n, i = 0;
+    if (n == 0)
+        return;
+    cal_entry last = heap[n];
+    for (;;) {
+        size_t child = 2 * i + 1;
+        if (child >= n)
+            break;
+        if (child + 1 < n && earlier(c, &heap[child + 1], &heap[child]))
+            child++;
+        heap[i] = heap[child];
+        c->slots[heap[i].slot].pos = (uint32_t)i;
+        i = child;
+    }
+    sift_up(c, i, last);
 }
 
 bool calendar_pop(calendar *c, cal_event *out)
 {
-    if (calendar_next_time(c) == SIM_NEVER)
+    if (!c->n)
         return false;
     uint32_t slot = c->heap[0].slot;
     const cal_slot *s = &c->slots[slot];
-    out->t = (sim_time)(c->heap[0].key >> 64);
+    out->t = c->heap[0].t;
     out->type = s->type;
     out->self = s->self;
     out->arg = s->arg;
-    drop_top(c);
+    pop_top(c);
     free_slot(c, slot);
     return true;
 }

@@ -3,34 +3,36 @@
  *
  * The sequence number grows with every event scheduled, so events at the
  * same instant come out in the order they went in.  An event's handler and
- * arguments live in a slot; its id carries the slot and the slot's
- * generation.  Cancelling frees the slot at once (its generation changes)
- * and leaves the heap entry behind: the entry is dropped when it reaches
- * the top, because its generation no longer matches.  So a stale id is
- * recognised, never confused with the slot's next occupant, and nothing in
- * the heap has to be found or moved to cancel.
+ * arguments live in a slot; the slot knows where its entry is in the heap,
+ * so cancelling takes the entry out at once (true cancellation: the heap
+ * holds only live events, and nothing stale is ever popped).  An id carries
+ * the slot and the slot's generation, which changes whenever the slot is
+ * freed: a stale id is recognised, never confused with the slot's next
+ * occupant.
  */
 #ifndef LSIM_SIM_CALENDAR_H
 #define LSIM_SIM_CALENDAR_H
 
 #include "sim.h"
 
-typedef struct cal_entry {         /* the heap holds keys next to each other */
-    unsigned __int128 key;         /* time << 64 | sequence: one comparison orders both */
-    uint32_t slot, gen;
+typedef struct cal_entry {         /* 16 bytes: the heap moves little */
+    sim_time t;
+    uint32_t slot;                 /* the sequence number, for ties, is in the slot */
 } cal_entry;
 
 typedef struct cal_slot {
     const sim_event_type *type;
     void *self, *arg;
+    uint64_t seq;
     uint32_t gen;                  /* bumped whenever the slot is freed */
-    bool is_live;
+    uint32_t pos;                  /* its entry's index in the heap; CAL_FREE: free */
 } cal_slot;
+
+#define CAL_FREE UINT32_MAX
 
 typedef struct calendar {
     cal_entry *heap;
-    size_t n, cap;                 /* entries, stale ones included */
-    size_t live;                   /* events scheduled and not yet run or cancelled */
+    size_t n, cap;                 /* entries: every one a live event */
     cal_slot *slots;
     size_t nslots, capslots;
     uint32_t *free_slots;          /* a stack of free slot indices */
@@ -52,18 +54,11 @@ bool calendar_cancel(calendar *c, sim_event_id id);
 bool calendar_pending(const calendar *c, sim_event_id id);
 /* Removes the earliest event.  Returns false when the calendar is empty. */
 bool calendar_pop(calendar *c, cal_event *out);
-/* The time of the earliest event, or SIM_NEVER (drops stale entries on top). */
-void calendar_drop_stale(calendar *c);
-static inline sim_time calendar_next_time(calendar *c)
+/* The time of the earliest event, or SIM_NEVER. */
+static inline sim_time calendar_next_time(const calendar *c)
 {
-    if (c->n) {
-        const cal_slot *s = &c->slots[c->heap[0].slot];
-        if (s->is_live && s->gen == c->heap[0].gen)
-            return (sim_time)(c->heap[0].key >> 64);
-        calendar_drop_stale(c);
-    }
-    return c->n ? (sim_time)(c->heap[0].key >> 64) : SIM_NEVER;
+    return c->n ? c->heap[0].t : SIM_NEVER;
 }
-static inline size_t calendar_size(const calendar *c) { return c->live; }
+static inline size_t calendar_size(const calendar *c) { return c->n; }
 
 #endif

@@ -162,20 +162,22 @@ static const struct cli_command {
       "lsim check scenarios/smlc-burst.yaml" },
     { "compare", cmd_compare,
       "SCENARIO TRACE.csv [--out FILE.db] [--tolerance KEY=VALUE]... [--json]\n"
-      "         [--workload trace|scenario] [--seed N] [--set KEY=VALUE]... [--quiet]",
+      "         [--workload trace|scenario] [--seed N] [--set KEY=VALUE]... [--reps N] [--quiet]",
       "replay a real trace through a scenario's model and say how far the run is from it",
       "  --out FILE.db            the database of the comparison (default output/<name>-compare.db)\n"
       "  --tolerance KEY=VALUE    a metric's tolerance (p99_latency_ms=10%, consumers_max=1)\n"
       "  --workload WHICH         trace (the default: the trace's arrivals) or scenario\n"
       "  --seed N                 the random seed\n"
       "  --set KEY=VALUE          override a scenario key\n"
+      "  --reps N                 N replications: prediction bands, the real run judged against them\n"
       "  --json                   print the comparison as one JSON object\n"
       "  --quiet                  no progress, no warnings\n",
       "lsim compare scenarios/smlc-S1-trace.yaml tests/data/traces/smlc-S1-burst-scaleup-run1.csv" },
     { "fit", cmd_fit,
-      "TRACE.csv",
+      "TRACE.csv [--replay] [-o FILE]",
       "print a scenario whose workload reproduces a trace's statistically",
-      "",
+      "  --replay                 a calibrated scenario that replays the trace's own workload\n"
+      "  -o FILE, --out FILE      write the scenario there instead of standard output\n",
       "lsim fit tests/data/traces/A-burst-run1.csv > fitted.yaml" },
     { "sweep", cmd_sweep,
       "SCENARIO --vary KEY=V1,V2,...|KEY=LO..HI:STEP [--vary ...] [--reps R] [-j N]\n"

@@ -14,9 +14,11 @@
 #define _XOPEN_SOURCE 700          /* realpath */
 #include "cli.h"
 #include "compare.h"
+#include "fit.h"
 #include "mem.h"
 #include "registry.h"
 #include "run.h"
+#include "trace.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -36,6 +38,9 @@ typedef struct compare_args {
     size_t ntols;
     bool json, quiet;
     bool keep_workload;            /* --workload scenario: do not replay the trace */
+    long reps;                     /* --reps: replications, seeds S, S+1, ... */
+    const run_data *real;          /* the trace, read whole */
+    const trace_reader *meta;      /* its metadata */
 } compare_args;
 
 static int parse_tolerance(const char *s, cmp_tolerance *t)
@@ -64,6 +69,7 @@ static int parse_tolerance(const char *s, cmp_tolerance *t)
 static int parse_args(int argc, char **argv, compare_args *a)
 {
     memset(a, 0, sizeof *a);
+    a->reps = 1;
     a->sets = xcalloc((size_t)argc + 1, sizeof *a->sets);
     a->tols = xcalloc((size_t)argc + 1, sizeof *a->tols);
     for (int i = 0; i < argc; i++) {
@@ -75,6 +81,13 @@ static int parse_args(int argc, char **argv, compare_args *a)
             a->seed = v;
         else if ((v = cli_option(argc, argv, &i, "--out", &err)))
             a->out = v;
+        else if ((v = cli_option(argc, argv, &i, "--reps", &err))) {
+            char *end;
+            errno = 0;
+            a->reps = strtol(v, &end, 10);
+            if (end == v || *end || errno || a->reps < 1 || a->reps > 10000)
+                return cli_bad_usage("--reps '%s': expected a whole number from 1 to 10000", v);
+        }
         else if ((v = cli_option(argc, argv, &i, "--tolerance", &err))) {
             if (parse_tolerance(v, &a->tols[a->ntols]) != 0)
                 return CLI_USAGE;
@@ -111,8 +124,52 @@ static void free_args(compare_args *a)
     free(a->sets);
 }
 
+static const char *meta_of(const void *src, const char *key)
+{
+    return trace_meta((const trace_reader *)src, key);
+}
+
+/* What the scenario leaves unset and the trace says: when each node's
+ * container started, and the library version of the same container kind.
+ * `took` gets what was taken, for standard error. */
+static int from_trace(const compare_args *a, cfg_doc *doc, strbuf *took, sim_diag *d)
+{
+    cfg_node *root = doc->root, *nodes = cfg_peek(root, "nodes");
+    if (!nodes || nodes->kind == CFG_SCALAR) {
+        long n = nodes && nodes->text ? strtol(nodes->text, NULL, 10) : 1;
+        if (n >= 1 && n <= 10000) {
+            strbuf set = { 0 };
+            sb_add(&set, "nodes=[");
+            for (long k = 0; k < n; k++) {
+                const char *how;
+                double t = fit_trace_node_start(meta_of, a->meta, a->real, (int)k, &how);
+                sb_addf(&set, "%s{start: %.0fus}", k ? ", " : "", t * 1000);
+                sb_addf(took, "%snodes.%ld.start %.3f ms (%s)", took->len ? ", " : "", k, t, how);
+            }
+            sb_add(&set, "]");
+            int rc = cfg_apply_set(doc, set.s, d);
+            sb_free(&set);
+            if (rc != SIM_OK)
+                return rc;
+        }
+    }
+    cfg_node *c = cfg_peek(root, "container");
+    cfg_node *k = c && c->kind == CFG_MAP ? cfg_peek(c, "kind") : NULL;
+    const char *kind, *want = k && k->kind == CFG_SCALAR ? k->text : NULL;
+    char version[32], assign[96];
+    if (want && !cfg_has(c, "version") &&
+        fit_trace_container(meta_of, a->meta, a->real, &kind, version, sizeof version) &&
+        strcmp(kind, want) == 0 && version[0]) {
+        snprintf(assign, sizeof assign, "container.version=\"%s\"", version);
+        if (cfg_apply_set(doc, assign, d) != SIM_OK)
+            return SIM_EINPUT;
+        sb_addf(took, "%scontainer.version %s", took->len ? ", " : "", version);
+    }
+    return SIM_OK;
+}
+
 /* The scenario with its arrivals replaced by the trace's. */
-static int load_scenario(const compare_args *a, cfg_doc *doc, sim_diag *d)
+static int load_scenario(const compare_args *a, cfg_doc *doc, strbuf *took, sim_diag *d)
 {
     if (cfg_load_file(a->scenario, doc, d) != SIM_OK)
         return SIM_EINPUT;
@@ -129,6 +186,8 @@ static int load_scenario(const compare_args *a, cfg_doc *doc, sim_diag *d)
     snprintf(assign, sizeof assign, "queue.arrivals={kind: trace, path: '%s'}", abs);
     if (!a->keep_workload && (strchr(abs, '\'') || cfg_apply_set(doc, assign, d) != SIM_OK))
         return diag_file(d, a->trace, 0, 0, "this path cannot be used in a scenario");
+    if (from_trace(a, doc, took, d) != SIM_OK)
+        return SIM_EINPUT;
     if (a->seed) {
         snprintf(assign, sizeof assign, "seed=%s", a->seed);
         if (cfg_apply_set(doc, assign, d) != SIM_OK)
@@ -206,13 +265,14 @@ static int write_timeline(sqlite3 *db, const char *source, const run_data *rd,
 
 static const char *verdict_word(verdict v)
 {
-    return v == VERDICT_OK ? "ok" : v == VERDICT_OUTSIDE ? "outside" : NULL;
+    return v == VERDICT_OK ? "ok" : v == VERDICT_OUTSIDE ? "outside"
+         : v == VERDICT_BAND ? "band" : NULL;
 }
 
 static int write_comparison(sqlite3 *db, const cmp_result *r)
 {
     sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(db, "INSERT INTO comparison VALUES (?,?,?,?,?,?)", -1, &st, NULL))
+    if (sqlite3_prepare_v2(db, "INSERT INTO comparison VALUES (?,?,?,?,?,?,?,?)", -1, &st, NULL))
         return -1;
     int rc = 0;
     for (size_t i = 0; i < r->n && rc == 0; i++) {
@@ -226,6 +286,8 @@ static int write_comparison(sqlite3 *db, const cmp_result *r)
             sqlite3_bind_text(st, 6, verdict_word(m->verdict), -1, SQLITE_STATIC);
         else
             sqlite3_bind_null(st, 6);
+        bind_time(st, 7, m->band_lo);
+        bind_time(st, 8, m->band_hi);
         rc = sqlite3_step(st) == SQLITE_DONE ? 0 : -1;
         sqlite3_reset(st);
     }
@@ -239,7 +301,36 @@ static const char *const compare_schema =
     "CREATE TABLE trace_consumers(source TEXT, node TEXT, consumer TEXT, t_start REAL,"
     " t_stop REAL);"
     "CREATE TABLE comparison(metric TEXT, sim REAL, real REAL, difference REAL,"
-    " tolerance REAL, verdict TEXT);";
+    " tolerance REAL, verdict TEXT, band_low REAL, band_high REAL);"
+    "CREATE TABLE comparison_events(node TEXT, event TEXT, k INTEGER, real REAL,"
+    " band_low REAL, band_high REAL, replications INTEGER, inside INTEGER);";
+
+static int write_events(sqlite3 *db, const run_data *real, const cmp_bands *b)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(db, "INSERT INTO comparison_events VALUES (?,?,?,?,?,?,?,?)", -1,
+                           &st, NULL))
+        return -1;
+    int rc = 0;
+    for (size_t i = 0; i < b->nev && rc == 0; i++) {
+        const cmp_event_band *e = &b->ev[i];
+        char node[32];
+        snprintf(node, sizeof node, "node-%d", e->node + 1);
+        sqlite3_bind_text(st, 1, e->node < real->nnodes ? real->nodes[e->node] : node, -1,
+                          SQLITE_TRANSIENT);
+        sqlite3_bind_text(st, 2, e->is_stop ? "stop" : "start", -1, SQLITE_STATIC);
+        sqlite3_bind_int(st, 3, e->k + 1);
+        bind_time(st, 4, e->real);
+        bind_time(st, 5, e->lo);
+        bind_time(st, 6, e->hi);
+        sqlite3_bind_int(st, 7, e->nsim);
+        sqlite3_bind_int(st, 8, e->is_inside);
+        rc = sqlite3_step(st) == SQLITE_DONE ? 0 : -1;
+        sqlite3_reset(st);
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
 
 /* ---- printing ---------------------------------------------------------------------- */
 
@@ -252,7 +343,7 @@ static void json_number(strbuf *b, double v)
 }
 
 static void print_json(const compare_args *a, const char *name, const char *db,
-                       const cmp_result *r)
+                       const cmp_result *r, const cmp_bands *bands)
 {
     strbuf b = { 0 };
     sb_add(&b, "{\"scenario\":");
@@ -261,7 +352,8 @@ static void print_json(const compare_args *a, const char *name, const char *db,
     sb_add_json_string(&b, a->trace);
     sb_add(&b, ",\"database\":");
     sb_add_json_string(&b, db);
-    sb_addf(&b, ",\"pass\":%s,\"metrics\":{", r->pass ? "true" : "false");
+    sb_addf(&b, ",\"replications\":%ld,\"pass\":%s,\"metrics\":{", a->reps,
+            r->pass ? "true" : "false");
     for (size_t i = 0; i < r->n; i++) {
         const cmp_metric *m = &r->m[i];
         sb_add(&b, i ? "," : "");
@@ -279,9 +371,26 @@ static void print_json(const compare_args *a, const char *name, const char *db,
             sb_add_json_string(&b, verdict_word(m->verdict));
         else
             sb_add(&b, "null");
+        sb_add(&b, ",\"band_low\":");
+        json_number(&b, m->band_lo);
+        sb_add(&b, ",\"band_high\":");
+        json_number(&b, m->band_hi);
         sb_add(&b, "}");
     }
-    sb_add(&b, "}}\n");
+    sb_add(&b, "},\"events\":[");
+    for (size_t i = 0; i < bands->nev; i++) {
+        const cmp_event_band *e = &bands->ev[i];
+        sb_addf(&b, "%s{\"node\":%d,\"event\":\"%s\",\"k\":%d,\"real\":", i ? "," : "",
+                e->node + 1, e->is_stop ? "stop" : "start", e->k + 1);
+        json_number(&b, e->real);
+        sb_add(&b, ",\"band_low\":");
+        json_number(&b, e->lo);
+        sb_add(&b, ",\"band_high\":");
+        json_number(&b, e->hi);
+        sb_addf(&b, ",\"replications\":%d,\"inside\":%s}", e->nsim,
+                e->is_inside ? "true" : "false");
+    }
+    sb_add(&b, "]}\n");
     fputs(b.s, stdout);
     sb_free(&b);
 }
@@ -294,13 +403,25 @@ static void cell(double v)
         printf(" %11.4g", v);
 }
 
-static void print_table(const compare_args *a, const char *name, const char *db,
-                        const cmp_result *r)
+static const char *verdict_cell(verdict v)
 {
-    printf("%s against %s\n", name, a->trace);
-    printf("%-30s %11s %11s %11s %11s  %s\n", "metric", "sim", "real", "difference",
-           "tolerance", "verdict");
-    int judged = 0, outside = 0;
+    return v == VERDICT_OK ? "ok" : v == VERDICT_OUTSIDE ? "OUTSIDE"
+         : v == VERDICT_BAND ? "inside the band" : "-";
+}
+
+static void print_table(const compare_args *a, const char *name, const char *db,
+                        const cmp_result *r, const cmp_bands *bands)
+{
+    bool banded = a->reps > 1;
+    printf("%s against %s", name, a->trace);
+    if (banded)
+        printf(" (%ld replications: sim is the first; the bands hold a new one with 95 %%)",
+               a->reps);
+    printf("\n%-30s %11s %11s %11s %11s", "metric", "sim", "real", "difference", "tolerance");
+    if (banded)
+        printf(" %11s %11s", "band_low", "band_high");
+    printf("  %s\n", "verdict");
+    int judged = 0, outside = 0, band = 0;
     for (size_t i = 0; i < r->n; i++) {
         const cmp_metric *m = &r->m[i];
         printf("%-30s", m->name);
@@ -308,13 +429,31 @@ static void print_table(const compare_args *a, const char *name, const char *db,
         cell(m->real);
         cell(m->diff);
         cell(m->tolerance);
-        printf("  %s\n", m->verdict == VERDICT_OK ? "ok" : m->verdict == VERDICT_OUTSIDE
-                                                               ? "OUTSIDE" : "-");
+        if (banded) {
+            cell(m->band_lo);
+            cell(m->band_hi);
+        }
+        printf("  %s\n", verdict_cell(m->verdict));
         judged += m->verdict != VERDICT_NONE;
         outside += m->verdict == VERDICT_OUTSIDE;
+        band += m->verdict == VERDICT_BAND;
+    }
+    for (size_t i = 0; banded && i < bands->nev; i++) {
+        const cmp_event_band *e = &bands->ev[i];
+        printf("node %d %s %d: real", e->node + 1, e->is_stop ? "stop" : "start", e->k + 1);
+        cell(e->real);
+        printf(", band");
+        cell(e->lo);
+        cell(e->hi);
+        printf(" (%d of %ld replications)  %s\n", e->nsim, a->reps,
+               e->is_inside ? "inside" : "OUTSIDE");
     }
     if (outside)
-        printf("verdict: %d of %d judged metrics outside their tolerance\n", outside, judged);
+        printf("verdict: %d of %d judged metrics outside%s\n", outside, judged,
+               banded ? " their tolerance and the band" : " their tolerance");
+    else if (band)
+        printf("verdict: %d of %d judged metrics beyond their tolerance but inside the band, "
+               "the rest within it\n", band, judged);
     else
         printf("verdict: all %d judged metrics within their tolerance\n", judged);
     printf("database: %s\n", db);
@@ -322,24 +461,69 @@ static void print_table(const compare_args *a, const char *name, const char *db,
 
 /* ---- the command ------------------------------------------------------------------- */
 
+/* Replication r (>= 1): the scenario again, with seed S + r, as run r + 1
+ * of the same database. */
+static int replicate(const compare_args *a, uint64_t seed, long r, timeline *tl,
+                     const run_data *real, name_table *groups, run_data *sim, cmp_result *res,
+                     char *err, size_t errsize)
+{
+    cfg_doc doc = { 0 };
+    sim_diag d = { 0 };
+    run *rr = NULL;
+    char assign[64];
+    snprintf(assign, sizeof assign, "seed=%llu", (unsigned long long)(seed + (uint64_t)r));
+    int rc = CLI_FAILURE;
+    strbuf took = { 0 };
+    if (load_scenario(a, &doc, &took, &d) == SIM_OK && cfg_apply_set(&doc, assign, &d) == SIM_OK) {
+        run_spec spec = { .root = registry_root(), .doc = &doc, .scenario_path = a->scenario,
+                          .detail = SIM_DETAIL_MESSAGES, .run_id = r + 1, .point = -1,
+                          .replication = r, .interrupted = cli_interrupted(),
+                          .mem_limit = cli_default_memory() };
+        if (run_build(&spec, &rr, &d) == SIM_OK &&
+            run_execute(rr, tl, NULL, err, errsize) == SIM_OK &&
+            run_data_from_db(timeline_db(tl), r + 1, groups, sim, err, errsize) == SIM_OK) {
+            compare_runs(sim, real, a->tols, a->ntols, res);
+            rc = 0;
+        }
+    }
+    if (d.msg[0] && !err[0])
+        diag_format(&d, err, errsize);
+    run_free(rr);
+    cfg_doc_free(&doc);
+    sb_free(&took);
+    return rc;
+}
+
 static int compare_into(run *r, timeline *tl, const run_data *real, name_table *groups,
-                        const compare_args *a, cmp_result *res, char *err, size_t errsize)
+                        const compare_args *a, cmp_result *res, cmp_bands *bands, char *err,
+                        size_t errsize)
 {
     if (run_execute(r, tl, NULL, err, errsize) != SIM_OK)
         return CLI_FAILURE;
     sqlite3 *db = timeline_db(tl);
-    run_data sim;
-    if (run_data_from_db(db, r->ctx->run_id, groups, &sim, err, errsize) != SIM_OK)
-        return CLI_FAILURE;
-    compare_runs(&sim, real, a->tols, a->ntols, res);
+    size_t reps = (size_t)a->reps;
+    run_data *sims = xcalloc(reps, sizeof *sims);
     int rc = 0;
-    if (timeline_exec(tl, compare_schema) != 0 || write_timeline(db, "sim", &sim, groups) != 0 ||
-        write_timeline(db, "real", real, groups) != 0 || write_comparison(db, res) != 0) {
+    if (run_data_from_db(db, r->ctx->run_id, groups, &sims[0], err, errsize) != SIM_OK)
+        rc = CLI_FAILURE;
+    if (rc == 0)
+        compare_runs(&sims[0], real, a->tols, a->ntols, &res[0]);
+    for (size_t k = 1; k < reps && rc == 0; k++)
+        rc = replicate(a, r->ctx->seed, (long)k, tl, real, groups, &sims[k], &res[k], err,
+                       errsize);
+    if (rc == 0 && reps > 1)
+        compare_bands(res, sims, reps, real, bands);
+    if (rc == 0 &&
+        (timeline_exec(tl, compare_schema) != 0 || write_timeline(db, "sim", &sims[0], groups) != 0 ||
+         write_timeline(db, "real", real, groups) != 0 || write_comparison(db, &res[0]) != 0 ||
+         write_events(db, real, bands) != 0)) {
         snprintf(err, errsize, "%s: cannot write the comparison: %s", timeline_path(tl),
                  sqlite3_errmsg(db));
         rc = CLI_FAILURE;
     }
-    run_data_free(&sim);
+    for (size_t k = 0; k < reps; k++)
+        run_data_free(&sims[k]);
+    free(sims);
     return rc;
 }
 
@@ -353,10 +537,19 @@ int cmd_compare(int argc, char **argv)
     names_init(&groups);
     run_data real = { 0 };
     run *r = NULL;
+    trace_reader *meta = NULL;
+    strbuf took = { 0 };
     if (rc == 0 && run_data_from_trace(a.trace, &groups, &real, &d) != SIM_OK)
         rc = cli_report(&d);
-    if (rc == 0 && load_scenario(&a, &doc, &d) != SIM_OK)
+    if (rc == 0 && trace_reader_open(a.trace, &meta, &d) != SIM_OK)
         rc = cli_report(&d);
+    a.real = &real;
+    a.meta = meta;
+    if (rc == 0 && load_scenario(&a, &doc, &took, &d) != SIM_OK)
+        rc = cli_report(&d);
+    if (rc == 0 && took.len && !a.quiet)
+        fprintf(stderr, "lsim: compare: the scenario does not set them, so from the trace: %s\n",
+                took.s);
     if (rc == 0) {
         run_spec spec = { .root = registry_root(), .doc = &doc, .scenario_path = a.scenario,
                           .detail = SIM_DETAIL_MESSAGES, .progress = !a.quiet && isatty(2),
@@ -367,7 +560,8 @@ int cmd_compare(int argc, char **argv)
     }
     char out[1100], err[1024] = "";
     timeline *tl = NULL;
-    cmp_result res = { 0 };
+    cmp_result *res = xcalloc((size_t)(a.reps > 0 ? a.reps : 1), sizeof *res);
+    cmp_bands bands = { 0 };
     if (rc == 0) {
         if (a.out) {
             snprintf(out, sizeof out, "%s", a.out);
@@ -376,7 +570,8 @@ int cmd_compare(int argc, char **argv)
             snprintf(out, sizeof out, "output/%s-compare.db", r->name);
         }
         tl = timeline_open(out, err, sizeof err);
-        rc = tl ? compare_into(r, tl, &real, &groups, &a, &res, err, sizeof err) : CLI_USAGE;
+        rc = tl ? compare_into(r, tl, &real, &groups, &a, res, &bands, err, sizeof err)
+                : CLI_USAGE;
     }
     if (tl && timeline_close(tl, rc == 0, err, sizeof err) != 0)
         rc = CLI_FAILURE;
@@ -386,12 +581,17 @@ int cmd_compare(int argc, char **argv)
         for (size_t i = 0; !a.quiet && i < r->ctx->nwarnings; i++)
             fprintf(stderr, "lsim: warning: %s\n", r->ctx->warnings[i]);
         if (a.json)
-            print_json(&a, r->name, out, &res);
+            print_json(&a, r->name, out, &res[0], &bands);
         else
-            print_table(&a, r->name, out, &res);
-        rc = res.pass ? CLI_OK : CLI_OUTSIDE;
+            print_table(&a, r->name, out, &res[0], &bands);
+        rc = res[0].pass ? CLI_OK : CLI_OUTSIDE;
     }
-    compare_result_free(&res);
+    for (long k = 0; k < a.reps; k++)
+        compare_result_free(&res[k]);
+    free(res);
+    compare_bands_free(&bands);
+    sb_free(&took);
+    trace_reader_close(meta);
     run_free(r);
     run_data_free(&real);
     names_fini(&groups);

@@ -1,42 +1,152 @@
-/* cmd_fit.c -- `lsim fit TRACE.csv`: print a scenario (YAML) whose workload
- * reproduces the trace's statistically (see fit.c for how). */
+/* cmd_fit.c -- `lsim fit TRACE.csv [--replay] [-o FILE]`: print a scenario
+ * (YAML).  Without --replay its workload reproduces the trace's
+ * statistically (fit.c); with it the scenario replays the trace itself
+ * through the recording container's model, calibrated (fit_replay.c).
+ * -o writes the scenario to FILE (whole, or not at all) instead of
+ * standard output; a replay's arrivals then name the trace relative to
+ * FILE's folder.
+ */
+#define _XOPEN_SOURCE 700          /* realpath */
 #include "cli.h"
 #include "fit.h"
 #include "mem.h"
 #include "trace.h"
 
+#include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static const char *trace_meta_of(const void *src, const char *key)
 {
     return trace_meta((const trace_reader *)src, key);
 }
 
+typedef struct fit_args {
+    const char *trace, *out;
+    bool replay;
+} fit_args;
+
+static int parse_args(int argc, char **argv, fit_args *a)
+{
+    memset(a, 0, sizeof *a);
+    for (int i = 0; i < argc; i++) {
+        int err = 0;
+        const char *v;
+        if ((v = cli_option(argc, argv, &i, "-o", &err)) ||
+            (v = cli_option(argc, argv, &i, "--out", &err)))
+            a->out = v;
+        else if (err)
+            return CLI_USAGE;
+        else if (strcmp(argv[i], "--replay") == 0)
+            a->replay = true;
+        else if (argv[i][0] == '-' && argv[i][1])
+            return cli_bad_usage("unknown option '%s'", argv[i]);
+        else if (!a->trace)
+            a->trace = argv[i];
+        else
+            return cli_bad_usage("unexpected argument '%s'", argv[i]);
+    }
+    if (!a->trace)
+        return cli_bad_usage("%s", "usage: lsim fit TRACE.csv [--replay] [-o FILE]");
+    return 0;
+}
+
+/* `to` (absolute) as seen from the folder `from` (absolute). */
+static char *relative_to(const char *from, const char *to)
+{
+    strbuf f = { 0 }, b = { 0 };
+    sb_add(&f, from);
+    if (f.s[f.len - 1] != '/')
+        sb_add(&f, "/");
+    size_t common = 0;
+    for (size_t i = 0; f.s[i] && f.s[i] == to[i]; i++)
+        if (f.s[i] == '/')
+            common = i + 1;
+    for (const char *p = f.s + common; *p; p++)
+        if (*p == '/')
+            sb_add(&b, "../");
+    sb_add(&b, to + common);
+    sb_free(&f);
+    return sb_take(&b);
+}
+
+/* What the replay's arrivals name: the trace's absolute path, or relative
+ * to the output's folder. */
+static char *arrivals_path(const fit_args *a, sim_diag *d)
+{
+    char abs[PATH_MAX], dir[PATH_MAX];
+    if (!realpath(a->trace, abs)) {
+        diag_file(d, a->trace, 0, 0, "cannot open: %s", strerror(errno));
+        return NULL;
+    }
+    if (strchr(abs, '\'')) {
+        diag_file(d, a->trace, 0, 0, "this path cannot be used in a scenario (it holds a ')");
+        return NULL;
+    }
+    if (!a->out)
+        return xstrdup(abs);
+    char *copy = xstrdup(a->out), *slash = strrchr(copy, '/');
+    if (slash)
+        *(slash == copy ? slash + 1 : slash) = '\0';
+    bool ok = realpath(slash ? copy : ".", dir) != NULL;
+    free(copy);
+    if (!ok)
+        return xstrdup(abs);
+    return relative_to(dir, abs);
+}
+
+static int write_out(const char *path, const char *text)
+{
+    if (!path) {
+        fputs(text, stdout);
+        return fflush(stdout) == 0 ? CLI_OK : CLI_FAILURE;
+    }
+    size_t n = strlen(path) + 32;
+    char *tmp = xmalloc(n);
+    snprintf(tmp, n, "%s.tmp-%ld", path, (long)getpid());
+    FILE *f = fopen(tmp, "wb");
+    int rc = CLI_OK;
+    if (!f || fputs(text, f) < 0 || fclose(f) != 0 || rename(tmp, path) != 0) {
+        fprintf(stderr, "lsim: cannot write %s: %s\n", path, strerror(errno));
+        remove(tmp);
+        rc = CLI_FAILURE;
+    }
+    free(tmp);
+    return rc;
+}
+
 int cmd_fit(int argc, char **argv)
 {
-    if (argc != 1 || argv[0][0] == '-')
-        return cli_bad_usage("%s", "usage: lsim fit TRACE.csv");
+    fit_args a;
+    if (parse_args(argc, argv, &a) != 0)
+        return CLI_USAGE;
     sim_diag d = { 0 };
     name_table groups;
     names_init(&groups);
     run_data rd;
-    if (run_data_from_trace(argv[0], &groups, &rd, &d) != SIM_OK) {
+    if (run_data_from_trace(a.trace, &groups, &rd, &d) != SIM_OK) {
         names_fini(&groups);
         return cli_report(&d);
     }
     trace_reader *r;
-    if (trace_reader_open(argv[0], &r, &d) != SIM_OK) {
+    if (trace_reader_open(a.trace, &r, &d) != SIM_OK) {
         run_data_free(&rd);
         names_fini(&groups);
         return cli_report(&d);
     }
-    char *yaml = fit_scenario(argv[0], &rd, &groups, trace_meta_of, r);
-    fputs(yaml, stdout);
+    char *yaml = NULL, *arrivals = NULL;
+    if (!a.replay)
+        yaml = fit_scenario(a.trace, &rd, &groups, trace_meta_of, r);
+    else if ((arrivals = arrivals_path(&a, &d)))
+        yaml = fit_replay(a.trace, arrivals, &rd, trace_meta_of, r, &d);
+    int rc = yaml ? write_out(a.out, yaml) : cli_report(&d);
     free(yaml);
+    free(arrivals);
     trace_reader_close(r);
     run_data_free(&rd);
     names_fini(&groups);
-    return CLI_OK;
+    return rc;
 }

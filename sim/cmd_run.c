@@ -1,5 +1,6 @@
 /* cmd_run.c -- `lsim run` and `lsim check`: one scenario, one run. */
 #include "cli.h"
+#include "fit.h"
 #include "mem.h"
 #include "registry.h"
 #include "run.h"
@@ -201,7 +202,9 @@ int cmd_run(int argc, char **argv)
             rc = CLI_USAGE;
     }
     if (rc == 0 && a.trace) {
-        tw = trace_writer_open(a.trace, r->name, r->ctx->seed, err, sizeof err);
+        char *meta = fit_trace_metadata(doc.root);
+        tw = trace_writer_open_meta(a.trace, r->name, r->ctx->seed, meta, err, sizeof err);
+        free(meta);
         if (!tw)
             rc = CLI_USAGE;
     }

@@ -75,6 +75,7 @@ static void add(ctx *c, const char *name, double sim, double real, double diff, 
     m->real = real;
     m->diff = diff;
     m->what = what;
+    m->band_lo = m->band_hi = NAN;
     m->tolerance = tolerance_of(name, c->tols, c->ntols);
     /* A NAN difference means there is nothing to compare (no groups, no
      * messages in either run): not judged. */

@@ -4,6 +4,7 @@
 #include "sim.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -159,4 +160,48 @@ void dist_fini(sim_dist *dist)
     if (dist->table)
         gsl_ran_discrete_free(dist->table);
     memset(dist, 0, sizeof *dist);
+}
+
+/* ---- calibration knobs ------------------------------------------------------ */
+
+int knob_read(sim_ctx *ctx, cfg_node *map, const char *key, int64_t def, bool allow_steps,
+              const char *stream, sim_knob *out, sim_diag *d)
+{
+    memset(out, 0, sizeof *out);
+    cfg_node *n = cfg_peek(map, key);
+    if (n && n->kind == CFG_MAP) {
+        cfg_get(map, key);
+        char what[128];
+        snprintf(what, sizeof what, "%s", key);
+        if (dist_parse(n, what, &out->dist, d) != SIM_OK)
+            return SIM_EINPUT;
+        out->rng = sim_stream(ctx, stream);
+        return SIM_OK;
+    }
+    if (allow_steps)
+        return cfg_get_duration_steps(map, key, def, &out->steps, d);
+    int64_t v;
+    if (cfg_get_duration(map, key, def, 0, &v, d) != SIM_OK)
+        return SIM_EINPUT;
+    out->steps.n = 1;
+    out->steps.from = xcalloc(1, sizeof *out->steps.from);
+    out->steps.value = xcalloc(1, sizeof *out->steps.value);
+    out->steps.value[0] = v;
+    return SIM_OK;
+}
+
+int64_t knob_draw(const sim_knob *k, int64_t now)
+{
+    if (k->rng)
+        return dist_draw(&k->dist, k->rng);
+    return duration_steps_at(&k->steps, now);
+}
+
+void knob_fini(sim_knob *k)
+{
+    if (!k)
+        return;
+    duration_steps_fini(&k->steps);
+    dist_fini(&k->dist);
+    memset(k, 0, sizeof *k);
 }

@@ -46,4 +46,26 @@ int64_t dist_draw(const sim_dist *dist, gsl_rng *r);
 double dist_mean(const sim_dist *dist);
 void dist_fini(sim_dist *dist);
 
+/* ---- calibration knobs ------------------------------------------------------ */
+
+/* A calibration knob (startLatency, cycleOverhead, ...): a duration, a
+ * schedule of durations (where the key allows one), or a distribution
+ * mapping ({ kind: lognormal, mean: 6ms, sigma: 0.6 }) drawn from a stream
+ * of its own, so the other streams of a run draw what they drew without it
+ * and a plain duration draws nothing at all. */
+typedef struct sim_knob {
+    duration_steps steps;          /* a duration (one step) or a schedule */
+    sim_dist dist;                 /* a distribution, when rng is set */
+    gsl_rng *rng;
+} sim_knob;
+
+struct sim_ctx;
+/* Reads `key` of `map` (default `def`); `stream` names its random stream;
+ * a list of steps only when `allow_steps`. */
+int knob_read(struct sim_ctx *ctx, cfg_node *map, const char *key, int64_t def,
+              bool allow_steps, const char *stream, sim_knob *out, sim_diag *d);
+/* The knob's value for one use at time `now` (a draw for a distribution). */
+int64_t knob_draw(const sim_knob *k, int64_t now);
+void knob_fini(sim_knob *k);
+
 #endif

@@ -379,8 +379,7 @@ void sim_close_books(sim_ctx *ctx)
             write_consumer(ctx, n, (int)i + 1);
         }
     }
-    for (const sim_msg *m = ctx->live_head; m; m = m->live_next)
-        message_write_row(ctx, m);
+    messages_write_live(ctx);
 }
 
 /* ---- the loop ------------------------------------------------------------------ */

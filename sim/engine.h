@@ -106,14 +106,14 @@ struct sim_ctx {
     msg_block *blocks;
     size_t nblocks;
     sim_msg *free_msgs;
-    sim_msg *live_head, *live_tail;
-    uint64_t live;
+    uint64_t live;                 /* published and not yet done */
     uint64_t next_msg_id;
 
     name_table groups, queues;
 
     /* ---- statistics ---- */
     uint64_t published, completed, requeues, violations, inversions;
+    uint64_t dropped, dead_lettered, duplicates, redeliveries, consumer_timeouts;
     histogram latency, wait;
     order_tracker order;
     node_state *nodes;
@@ -129,7 +129,7 @@ struct sim_ctx {
 void waiting_published(sim_ctx *ctx, sim_msg *m);
 void waiting_delivered(sim_ctx *ctx, sim_msg *m, int node);
 void waiting_begin(sim_ctx *ctx, sim_msg *m, int node);
-void waiting_end(sim_ctx *ctx, const sim_msg *m);
+void waiting_end(sim_ctx *ctx, const sim_msg *m, int node);
 void waiting_requeued(sim_ctx *ctx, sim_msg *m);
 void waiting_done(sim_ctx *ctx, sim_msg *m);
 void waiting_consumers(sim_ctx *ctx, int node, int queue, int64_t delta);
@@ -158,6 +158,9 @@ void engine_message_gone(sim_ctx *ctx);
 
 /* message.c */
 void messages_fini(sim_ctx *ctx);
-void message_write_row(sim_ctx *ctx, const sim_msg *m);
+/* Writes the rows of the messages still in flight, in publish order. */
+void messages_write_live(sim_ctx *ctx);
+/* How many messages still in flight were processed more than once. */
+uint64_t messages_live_duplicates(const sim_ctx *ctx);
 
 #endif

@@ -26,4 +26,28 @@ double fit_zipf(const double *counts, size_t ngroups);
 char *fit_scenario(const char *trace_path, const run_data *rd, const name_table *groups,
                    const char *(*meta)(const void *src, const char *key), const void *src);
 
+/* `lsim fit --replay`: a scenario replaying the trace through its container's
+ * model, with the metadata's settings and the knobs measured from it
+ * (fit_replay.c).  `arrivals_path` is what the scenario's arrivals name.
+ * NULL, with d set, when the trace cannot be replayed (no metadata naming a
+ * container lsim models, no consumer events). */
+char *fit_replay(const char *trace_path, const char *arrivals_path, const run_data *rd,
+                 const char *(*meta)(const void *src, const char *key), const void *src,
+                 sim_diag *d);
+/* The metadata lines ("# key: value\n") of a simulated run's trace: its
+ * container, version, settings, nodes and changes, read from the scenario
+ * in normal form (fit_tracemeta.c). */
+char *fit_trace_metadata(const cfg_node *root);
+/* For compare: the container kind ("smlc", "direct", "dmlc") and the full
+ * library version ("" when none) the trace's metadata names; false when it
+ * names no container lsim models. */
+bool fit_trace_container(const char *(*meta)(const void *src, const char *key), const void *src,
+                         const run_data *rd, const char **kind, char *version, size_t size);
+/* When node `node` (0-based) of the trace started its container, ms, and
+ * from which fact (*how). */
+double fit_trace_node_start(const char *(*meta)(const void *src, const char *key),
+                            const void *src, const run_data *rd, int node, const char **how);
+/* The width of the windows of a measured cycleOverhead schedule. */
+#define FIT_WINDOW_MS 5000.0
+
 #endif

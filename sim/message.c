@@ -1,9 +1,11 @@
 /* message.c -- the life of a message and the statistics it leaves.
  *
  * Messages come from a pool of blocks and go back to it when done, so the
- * memory of a run follows what is in flight.  Every live message is also on
- * a list in publish order, so that at the end of a run the ones still in
- * flight can be written out (with the times that did not happen as NULL).
+ * memory of a run follows what is in flight.  A message in the pool has id
+ * 0, so at the end of a run the ones still in flight are found in the
+ * blocks and written out in publish order (ids are given in that order),
+ * with the times that did not happen as NULL; no list of live messages is
+ * kept while the run goes.
  *
  * Order: each message gets a sequence number within its key (queue and
  * group) when published; order.c tells whether an earlier one is still
@@ -27,7 +29,6 @@ void messages_fini(sim_ctx *ctx)
         free(b);
     }
     ctx->free_msgs = NULL;
-    ctx->live_head = ctx->live_tail = NULL;
 }
 
 static sim_msg *take(sim_ctx *ctx)
@@ -44,7 +45,7 @@ static sim_msg *take(sim_ctx *ctx)
         ctx->nblocks++;
         size_t n = sizeof b->msgs / sizeof b->msgs[0];
         for (size_t i = 0; i < n; i++)
-            b->msgs[i].next = i + 1 < n ? &b->msgs[i + 1] : NULL;
+            b->msgs[i] = (sim_msg){ .next = i + 1 < n ? &b->msgs[i + 1] : NULL, .id = 0 };
         ctx->free_msgs = &b->msgs[0];
     }
     sim_msg *m = ctx->free_msgs;
@@ -55,12 +56,12 @@ static sim_msg *take(sim_ctx *ctx)
 sim_msg *sim_msg_create(sim_ctx *ctx, int queue)
 {
     sim_msg *m = take(ctx);
-    memset(m, 0, sizeof *m);
-    m->id = ctx->next_msg_id++;
-    m->queue = queue;
-    m->group = -1;
-    m->t_publish = ctx->now;
-    m->t_deliver = m->t_begin = m->t_end = -1;
+    /* One store of the whole record (the compiler writes it with a few wide
+     * stores), rather than clearing it and then setting half of it again. */
+    *m = (sim_msg){
+        .id = ctx->next_msg_id++, .queue = queue, .group = -1, .t_publish = ctx->now,
+        .t_deliver = -1, .t_begin = -1, .t_end = -1,
+    };
     return m;
 }
 
@@ -68,12 +69,6 @@ void sim_msg_published(sim_ctx *ctx, sim_msg *m)
 {
     m->t_publish = ctx->now;
     m->key_seq = order_issue(order_key_of(&ctx->order, m->queue, m->group));
-    m->live_prev = ctx->live_tail;
-    if (ctx->live_tail)
-        ctx->live_tail->live_next = m;
-    else
-        ctx->live_head = m;
-    ctx->live_tail = m;
     ctx->live++;
     ctx->published++;
     waiting_published(ctx, m);
@@ -85,6 +80,8 @@ void sim_msg_published(sim_ctx *ctx, sim_msg *m)
 void sim_msg_delivered(sim_ctx *ctx, sim_msg *m, int node, int consumer)
 {
     waiting_delivered(ctx, m, node);
+    if (m->deliveries++ > 0)
+        ctx->redeliveries++;
     m->t_deliver = ctx->now;
     m->node = node;
     m->consumer = consumer;
@@ -125,15 +122,18 @@ void sim_msg_begin(sim_ctx *ctx, sim_msg *m, int node, int consumer)
                             sim_group_name(ctx, m->group), sim_queue_name(ctx, m->queue));
 }
 
-void sim_msg_end(sim_ctx *ctx, sim_msg *m)
+/* A listener on node/consumer that began at t_begin returned. */
+static void listener_ended(sim_ctx *ctx, sim_msg *m, int node, int consumer, sim_time t_begin,
+                           bool ok)
 {
-    m->t_end = ctx->now;
-    waiting_end(ctx, m);
-    node_state *ns = &ctx->nodes[m->node - 1];
+    node_state *ns = &ctx->nodes[node - 1];
+    waiting_end(ctx, m, node);
     level_change(&ns->busy, ctx->now, -1);
-    consumer_rec *c = &ns->cons[m->consumer - 1];
+    consumer_rec *c = &ns->cons[consumer - 1];
     c->messages++;
-    c->busy_ns += m->t_end - m->t_begin;
+    c->busy_ns += ctx->now - t_begin;
+    if (ok)
+        m->processed++;
     if (!(m->flags & SIM_MSG_ENDED)) {
         m->flags |= SIM_MSG_ENDED;
         order_key *k = order_key_of(&ctx->order, m->queue, m->group);
@@ -143,6 +143,21 @@ void sim_msg_end(sim_ctx *ctx, sim_msg *m)
         }
         order_mark_ended(k, m->key_seq);
     }
+}
+
+void sim_msg_end(sim_ctx *ctx, sim_msg *m)
+{
+    m->t_end = ctx->now;
+    listener_ended(ctx, m, m->node, m->consumer, m->t_begin, true);
+    if (ctx->tw)
+        trace_write_message(ctx->tw, ctx->now, "end", m->node, m->consumer, m->id,
+                            sim_group_name(ctx, m->group), sim_queue_name(ctx, m->queue));
+}
+
+void sim_msg_end_failed(sim_ctx *ctx, sim_msg *m)
+{
+    m->t_end = ctx->now;
+    listener_ended(ctx, m, m->node, m->consumer, m->t_begin, false);
     if (ctx->tw)
         trace_write_message(ctx->tw, ctx->now, "end", m->node, m->consumer, m->id,
                             sim_group_name(ctx, m->group), sim_queue_name(ctx, m->queue));
@@ -153,7 +168,7 @@ static inline int64_t or_null(sim_time t)
     return t < 0 ? TL_NULL_TIME : t;
 }
 
-void message_write_row(sim_ctx *ctx, const sim_msg *m)
+static void message_write_row(sim_ctx *ctx, const sim_msg *m)
 {
     if (!ctx->tl || ctx->detail < SIM_DETAIL_MESSAGES)
         return;
@@ -165,8 +180,61 @@ void message_write_row(sim_ctx *ctx, const sim_msg *m)
         .t_publish = m->t_publish, .t_deliver = or_null(m->t_deliver),
         .t_begin = or_null(m->t_begin), .t_end = or_null(m->t_end),
         .requeues = (int)m->requeues,
+        .deliveries = (int)m->deliveries,
+        .fate = m->fate ? m->fate : "unfinished",
     };
     timeline_message(ctx->tl, ctx->run_id, &row);
+}
+
+#define MSG_GONE 0x400u           /* done, waiting for its held listeners */
+
+/* Recorded and freed, once no listener holds it any more. */
+static void release(sim_ctx *ctx, sim_msg *m)
+{
+    if (m->holds > 0) {
+        m->flags |= MSG_GONE;
+        return;
+    }
+    if (m->processed > 1)
+        ctx->duplicates++;
+    message_write_row(ctx, m);
+    ctx->live--;
+    m->id = 0;                     /* back in the pool */
+    m->next = ctx->free_msgs;
+    m->fate = NULL;
+    ctx->free_msgs = m;
+    engine_message_gone(ctx);
+}
+
+static int by_id(const void *a, const void *b)
+{
+    uint64_t x = (*(const sim_msg *const *)a)->id, y = (*(const sim_msg *const *)b)->id;
+    return x < y ? -1 : x > y;
+}
+
+void messages_write_live(sim_ctx *ctx)
+{
+    if (!ctx->live || !ctx->tl || ctx->detail < SIM_DETAIL_MESSAGES)
+        return;
+    const sim_msg **live = xmalloc(ctx->live * sizeof *live);
+    size_t n = 0;
+    for (msg_block *b = ctx->blocks; b; b = b->next)
+        for (size_t i = 0; i < sizeof b->msgs / sizeof b->msgs[0]; i++)
+            if (b->msgs[i].id != 0 && n < ctx->live)
+                live[n++] = &b->msgs[i];
+    qsort(live, n, sizeof *live, by_id);
+    for (size_t i = 0; i < n; i++)
+        message_write_row(ctx, live[i]);
+    free(live);
+}
+
+uint64_t messages_live_duplicates(const sim_ctx *ctx)
+{
+    uint64_t n = 0;
+    for (const msg_block *b = ctx->blocks; b; b = b->next)
+        for (size_t i = 0; i < sizeof b->msgs / sizeof b->msgs[0]; i++)
+            n += b->msgs[i].id != 0 && b->msgs[i].processed > 1;
+    return n;
 }
 
 void sim_msg_done(sim_ctx *ctx, sim_msg *m)
@@ -177,18 +245,39 @@ void sim_msg_done(sim_ctx *ctx, sim_msg *m)
         hist_add(&ctx->latency, m->t_end - m->t_publish);
         hist_add(&ctx->wait, m->t_begin - m->t_publish);
     }
-    message_write_row(ctx, m);
+    m->fate = "acked";
     waiting_done(ctx, m);
-    if (m->live_prev)
-        m->live_prev->live_next = m->live_next;
+    release(ctx, m);
+}
+
+void sim_msg_lost(sim_ctx *ctx, sim_msg *m, const char *fate)
+{
+    if (strncmp(fate, "dead-lettered:", 14) == 0)
+        ctx->dead_lettered++;
     else
-        ctx->live_head = m->live_next;
-    if (m->live_next)
-        m->live_next->live_prev = m->live_prev;
-    else
-        ctx->live_tail = m->live_prev;
-    ctx->live--;
-    m->next = ctx->free_msgs;
-    ctx->free_msgs = m;
-    engine_message_gone(ctx);
+        ctx->dropped++;
+    m->fate = fate;
+    waiting_done(ctx, m);
+    release(ctx, m);
+}
+
+void sim_msg_hold(sim_msg *m)
+{
+    m->holds++;
+}
+
+void sim_msg_end_held(sim_ctx *ctx, sim_msg *m, int node, int consumer, sim_time t_begin,
+                      bool ok)
+{
+    listener_ended(ctx, m, node, consumer, t_begin, ok);
+    m->holds--;
+    if (m->holds == 0 && (m->flags & MSG_GONE)) {
+        m->flags &= ~MSG_GONE;
+        release(ctx, m);
+    }
+}
+
+void sim_consumer_timeout(sim_ctx *ctx)
+{
+    ctx->consumer_timeouts++;
 }

@@ -10,6 +10,8 @@
  *   2. consumers (solid) and busy consumers (dashed) per node, with every
  *      scaling decision of the `scaling` table as a triangle (up: start,
  *      down: stop) at the consumer count it left, labelled with its rule;
+ *      a channel the broker closed (action channel-closed) as a red dashed
+ *      vertical line;
  *      past MAX_NODE_LINES nodes, one pair of lines for all nodes summed;
  *   3. latency (end - publish) of the messages that ended, by end time:
  *      median and maximum per 1/LAT_BINS of the run, and every message as
@@ -56,6 +58,7 @@ typedef struct decision {
     double t;
     int node, after;
     bool is_start;
+    bool is_close;                 /* a channel the broker closed (consumer_timeout) */
     char *rule;
 } decision;
 
@@ -206,6 +209,7 @@ static int read_scaling(plot_src *p, tl_data *d)
             .t = sqlite3_column_double(st, 0), .node = sqlite3_column_int(st, 1),
             .after = sqlite3_column_int(st, 3),
             .is_start = !action || strcmp((const char *)action, "stop") != 0,
+            .is_close = action && strcmp((const char *)action, "channel-closed") == 0,
             .rule = xstrdup(rule ? (const char *)rule : "?"),
         };
     }
@@ -326,6 +330,16 @@ static const char *node_color(const series *sr)
     return svg_color(sr->node > 0 ? sr->node - 1 : 0);
 }
 
+#define CLOSE_COLOR "#d62728"
+
+static bool has_closes(const tl_data *d)
+{
+    for (size_t i = 0; i < d->ndec; i++)
+        if (d->dec[i].is_close)
+            return true;
+    return false;
+}
+
 static void draw_decisions(plot_src *p, svg *s, const svg_panel *pn, const tl_data *d)
 {
     double right[2] = { -1e9, -1e9 };  /* where the last label above (starts) and below ends */
@@ -333,6 +347,10 @@ static void draw_decisions(plot_src *p, svg *s, const svg_panel *pn, const tl_da
     for (size_t i = 0; i < d->ndec; i++) {
         const decision *dc = &d->dec[i];
         double x = svg_map(&pn->sx, dc->t / p->tu), y = svg_map(&pn->sy, dc->after);
+        if (dc->is_close) {        /* a red dashed line across the panel */
+            svg_line(s, x, pn->y, x, pn->y + pn->h, CLOSE_COLOR, 1, true);
+            continue;
+        }
         char tip[400];
         snprintf(tip, sizeof tip, "%.1f ms, node %d: %s, %d consumers after (%s)", dc->t,
                  dc->node, dc->is_start ? "start" : "stop", dc->after, dc->rule);
@@ -394,11 +412,12 @@ static void draw_consumers(plot_src *p, svg *s, const tl_data *d, double y)
         svg_text(s, LEGEND_X, ly + 24, "start", "note", "no decisions recorded");
         return;
     }
-    svg_legend_item marks[2] = {
+    svg_legend_item marks[3] = {
         { SVG_LEGEND_UP, "#ffffff", "start (label: rule)" },
         { SVG_LEGEND_DOWN, "#ffffff", "stop" },
+        { SVG_LEGEND_DASH, CLOSE_COLOR, "channel closed by the broker" },
     };
-    svg_legend(s, LEGEND_X, ly + 6, "scaling decisions", marks, 2);
+    svg_legend(s, LEGEND_X, ly + 6, "scaling decisions", marks, has_closes(d) ? 3 : 2);
 }
 
 static int dcmp(const void *a, const void *b)

@@ -90,12 +90,16 @@ struct sim_msg {
     int32_t node, consumer;        /* who last took it, 0 = nobody */
     uint32_t requeues;
     uint32_t flags;                /* SIM_MSG_* */
+    uint32_t deliveries;           /* times handed to a consumer */
+    uint32_t processed;            /* times a listener ran to its end on it */
+    uint32_t holds;                /* listeners still running on it after their channel closed */
+    const char *fate;              /* NULL until it leaves: "acked", "dropped:<reason>", ... */
     uint64_t key_seq;              /* order-tracking sequence within its key */
-    sim_msg *live_prev, *live_next;/* engine: the list of live messages */
 };
 
 #define SIM_MSG_REDELIVERED 1u
 #define SIM_MSG_ENDED       2u     /* the listener returned at least once */
+#define SIM_MSG_DEAD_LETTER 4u     /* a broker's dead-lettered copy of a message */
 
 /* A new message of queue `queue`, published now.  The caller sets group,
  * group_seq and service_ns, then calls sim_msg_published(). */
@@ -105,8 +109,22 @@ void sim_msg_delivered(sim_ctx *ctx, sim_msg *m, int node, int consumer);
 void sim_msg_requeued(sim_ctx *ctx, sim_msg *m);
 void sim_msg_begin(sim_ctx *ctx, sim_msg *m, int node, int consumer);
 void sim_msg_end(sim_ctx *ctx, sim_msg *m);
+/* The listener threw: as sim_msg_end, but it does not count as processed. */
+void sim_msg_end_failed(sim_ctx *ctx, sim_msg *m);
 /* The broker is done with the message: recorded and freed. */
 void sim_msg_done(sim_ctx *ctx, sim_msg *m);
+/* The broker lets the message go unacknowledged: `fate` is "dropped:<reason>"
+ * or "dead-lettered:<reason>" (a static string); recorded and freed like
+ * sim_msg_done, but never counted as completed. */
+void sim_msg_lost(sim_ctx *ctx, sim_msg *m, const char *fate);
+/* A listener keeps running on m after the broker took m back (its channel
+ * closed): m stays allocated until sim_msg_end_held, even if it is done
+ * meanwhile.  The listener ran on `node`/`consumer` from `t_begin`. */
+void sim_msg_hold(sim_msg *m);
+void sim_msg_end_held(sim_ctx *ctx, sim_msg *m, int node, int consumer, sim_time t_begin,
+                      bool ok);
+/* A consumer's channel was closed by the broker (consumer_timeout). */
+void sim_consumer_timeout(sim_ctx *ctx);
 
 /* Interned group names: the same name always gives the same index. */
 int sim_group_intern(sim_ctx *ctx, const char *name, size_t len);

@@ -28,8 +28,7 @@ void hist_init(histogram *h)
 
 void hist_fini(histogram *h)
 {
-    free(h->counts);
-    free(h->sums);
+    free(h->b);
     hist_init(h);
 }
 
@@ -37,13 +36,11 @@ void hist_add(histogram *h, int64_t v)
 {
     if (v < 0)
         v = 0;
-    if (!h->counts) {
-        h->counts = xcalloc(HIST_BUCKETS, sizeof *h->counts);
-        h->sums = xcalloc(HIST_BUCKETS, sizeof *h->sums);
-    }
-    size_t b = bucket_of(v);
-    h->counts[b]++;
-    h->sums[b] += (double)v;
+    if (!h->b)
+        h->b = xcalloc(HIST_BUCKETS, sizeof *h->b);
+    hist_bucket *b = &h->b[bucket_of(v)];
+    b->count++;
+    b->sum += (double)v;
     h->count++;
     h->sum += v;
     if (v < h->min)
@@ -56,13 +53,11 @@ void hist_merge(histogram *into, const histogram *from)
 {
     if (!from->count)
         return;
-    if (!into->counts) {
-        into->counts = xcalloc(HIST_BUCKETS, sizeof *into->counts);
-        into->sums = xcalloc(HIST_BUCKETS, sizeof *into->sums);
-    }
+    if (!into->b)
+        into->b = xcalloc(HIST_BUCKETS, sizeof *into->b);
     for (size_t b = 0; b < HIST_BUCKETS; b++) {
-        into->counts[b] += from->counts[b];
-        into->sums[b] += from->sums[b];
+        into->b[b].count += from->b[b].count;
+        into->b[b].sum += from->b[b].sum;
     }
     into->count += from->count;
     into->sum += from->sum;
@@ -88,9 +83,9 @@ double hist_quantile(const histogram *h, double q)
         rank = h->count;
     uint64_t seen = 0;
     for (size_t b = 0; b < HIST_BUCKETS; b++) {
-        seen += h->counts[b];
+        seen += h->b[b].count;
         if (seen >= rank) {
-            double v = h->sums[b] / (double)h->counts[b];
+            double v = h->b[b].sum / (double)h->b[b].count;
             if (v < (double)h->min)
                 v = (double)h->min;
             if (v > (double)h->max)

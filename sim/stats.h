@@ -6,7 +6,8 @@
  * octave wide, so a quantile is within 0.1 % of the true one.  Each bucket
  * also keeps the sum of its values, and a quantile reports the mean of its
  * bucket: when all the values in a bucket are equal (constant service
- * times) the answer is exact.
+ * times) the answer is exact.  A bucket's count and sum sit side by side,
+ * so adding a value touches one cache line, not two.
  */
 #ifndef LSIM_SIM_STATS_H
 #define LSIM_SIM_STATS_H
@@ -18,12 +19,16 @@
 #define HIST_HALF    1024
 #define HIST_BUCKETS (HIST_LINEAR + 52 * HIST_HALF)
 
+typedef struct hist_bucket {
+    uint64_t count;
+    double sum;
+} hist_bucket;
+
 typedef struct histogram {
     uint64_t count;
     __int128 sum;                  /* exact: the mean is exact too */
     int64_t min, max;
-    uint64_t *counts;              /* HIST_BUCKETS each, allocated on first use */
-    double *sums;
+    hist_bucket *b;                /* HIST_BUCKETS, allocated on first use */
 } histogram;
 
 void hist_init(histogram *h);

@@ -28,9 +28,25 @@ static void models_last(sim_ctx *ctx, size_t nmodel)
     free(tmp);
 }
 
+/* Messages lost or processed twice are what a user must not miss: said at
+ * the end, as well as counted. */
+static void warn_losses(sim_ctx *ctx, uint64_t duplicates)
+{
+    if (ctx->dropped > 0)
+        sim_warn(ctx, "%llu messages were lost (dropped by the broker): see messages.fate",
+                 (unsigned long long)ctx->dropped);
+    if (ctx->dead_lettered > 0)
+        sim_warn(ctx, "%llu messages were dead-lettered: see messages.fate",
+                 (unsigned long long)ctx->dead_lettered);
+    if (duplicates > 0)
+        sim_warn(ctx, "%llu messages were processed more than once (duplicates)",
+                 (unsigned long long)duplicates);
+}
+
 void sim_summarise(sim_ctx *ctx)
 {
     size_t nmodel = ctx->nmetrics;
+    uint64_t duplicates = ctx->duplicates + messages_live_duplicates(ctx);
     double seconds = (double)ctx->now / 1e9;
     double cons_area = 0, busy_area = 0;
     for (int n = 0; n < ctx->nnodes; n++) {
@@ -59,6 +75,11 @@ void sim_summarise(sim_ctx *ctx)
     sim_metric(ctx, "order_violations", (double)ctx->violations);
     sim_metric(ctx, "order_inversions", (double)ctx->inversions);
     sim_metric(ctx, "requeues", (double)ctx->requeues);
+    sim_metric(ctx, "redeliveries", (double)ctx->redeliveries);
+    sim_metric(ctx, "duplicates", (double)duplicates);
+    sim_metric(ctx, "dropped", (double)ctx->dropped);
+    sim_metric(ctx, "dead_lettered", (double)ctx->dead_lettered);
+    sim_metric(ctx, "consumer_timeouts", (double)ctx->consumer_timeouts);
     sim_metric(ctx, "events", (double)ctx->events);
     /* Where messages waited (waiting.c): in the broker, in consumers' buffers. */
     const waiting *w = &ctx->waiting;
@@ -68,4 +89,5 @@ void sim_summarise(sim_ctx *ctx)
                seconds > 0 ? level_area(&w->prefetched_all, ctx->now) / 1e9 / seconds : 0);
     sim_metric(ctx, "unacked_max", (double)w->unacked_all.max);
     models_last(ctx, nmodel);
+    warn_losses(ctx, duplicates);
 }

@@ -48,7 +48,7 @@ typedef struct value {
 enum { B_MESSAGES, B_CONSUMERS, B_SCALING, B_SAMPLES, B_SUMMARY, B_RUNS, B_CMETRICS, NBATCH };
 
 static const struct { const char *table; int ncols; } tables[NBATCH] = {
-    [B_MESSAGES] = { "messages", 11 }, [B_CONSUMERS] = { "consumers", 9 },
+    [B_MESSAGES] = { "messages", 13 }, [B_CONSUMERS] = { "consumers", 9 },
     [B_SCALING] = { "scaling", 7 },    [B_SAMPLES] = { "samples", 9 },
     [B_SUMMARY] = { "summary", 3 },    [B_RUNS] = { "runs", 9 },
     [B_CMETRICS] = { "consumer_metrics", 5 },
@@ -64,7 +64,7 @@ typedef struct job {
 struct timeline {
     sqlite3 *db;
     char *path, *tmp;
-    sqlite3_stmt *full[NBATCH];    /* prepared for BATCH rows; writer thread only */
+    sqlite3_stmt *full[NBATCH];    /* for BATCH rows, prepared on first use; writer thread only */
     job *filling[NBATCH];          /* the simulation's current batch per table */
 
     pthread_t thread;
@@ -85,7 +85,7 @@ static const char *const schema =
     " started_at TEXT, fingerprint TEXT);"
     "CREATE TABLE messages(run INTEGER, msg INTEGER, queue TEXT, grp TEXT, node INTEGER,"
     " consumer INTEGER, t_publish REAL, t_deliver REAL, t_begin REAL, t_end REAL,"
-    " requeues INTEGER);"
+    " requeues INTEGER, fate TEXT, deliveries INTEGER);"
     "CREATE TABLE consumers(run INTEGER, node INTEGER, consumer INTEGER, queue TEXT,"
     " t_start REAL, t_stop REAL, messages INTEGER, busy_ms REAL, stop_reason TEXT);"
     "CREATE TABLE scaling(run INTEGER, t REAL, node INTEGER, action TEXT,"
@@ -166,6 +166,10 @@ static int bind_value(sqlite3_stmt *st, int i, const value *v)
 /* Writes one job; returns an error description or NULL. */
 static const char *write_job(timeline *tl, job *j)
 {
+    /* A table's long insert is prepared when its first full batch comes: a
+     * run that writes a table in small numbers (a summary) never pays for it. */
+    if (j->nrows == BATCH && !tl->full[j->which])
+        tl->full[j->which] = prepare_insert(tl->db, j->which, BATCH);
     sqlite3_stmt *st = j->nrows == BATCH ? tl->full[j->which] : NULL;
     if (!st && !(st = prepare_insert(tl->db, j->which, j->nrows)))
         return "cannot prepare an insert";
@@ -176,8 +180,7 @@ static const char *write_job(timeline *tl, job *j)
             why = "cannot bind a value";
     if (!why && sqlite3_step(st) != SQLITE_DONE)
         why = "cannot write";
-    sqlite3_reset(st);
-    sqlite3_clear_bindings(st);
+    sqlite3_reset(st);                 /* every parameter is bound again next time */
     if (st != tl->full[j->which])
         sqlite3_finalize(st);
     return why;
@@ -330,11 +333,8 @@ static void set_up(timeline *tl)
                  "PRAGMA locking_mode=EXCLUSIVE;", "cannot set up");
     exec_now(tl, schema, "cannot create the tables");
     exec_now(tl, "BEGIN", "cannot begin");
-    for (int i = 0; i < NBATCH && !tl->failed; i++) {
+    for (int i = 0; i < NBATCH && !tl->failed; i++)
         tl->filling[i] = job_new(i);
-        if (!(tl->full[i] = prepare_insert(tl->db, i, BATCH)))
-            fail_locked(tl, "cannot prepare an insert");
-    }
 }
 
 timeline *timeline_open(const char *path, char *err, size_t errsize)
@@ -404,6 +404,8 @@ void timeline_message(timeline *tl, int64_t run, const tl_message *m)
     v[8] = vms(m->t_begin);
     v[9] = vms(m->t_end);
     v[10] = vint(m->requeues);
+    v[11] = vtext(m->fate);
+    v[12] = vint(m->deliveries);
 }
 
 void timeline_consumer(timeline *tl, int64_t run, const tl_consumer *c)

@@ -29,6 +29,8 @@ typedef struct tl_message {
     int node, consumer;            /* 0: NULL */
     int64_t t_publish, t_deliver, t_begin, t_end;   /* ns or TL_NULL_TIME */
     int requeues;
+    int deliveries;                /* times handed to a consumer */
+    const char *fate;              /* acked, dropped:<reason>, dead-lettered:<reason>, unfinished */
 } tl_message;
 
 typedef struct tl_consumer {

@@ -47,7 +47,7 @@ static td_msg *add_msg(run_data *rd)
 {
     xgrow((void **)&rd->msgs, &rd->capmsgs, rd->nmsgs + 1, sizeof *rd->msgs);
     td_msg *m = &rd->msgs[rd->nmsgs++];
-    *m = (td_msg){ .t_publish = NAN, .t_begin = NAN, .t_end = NAN, .group = -1, .node = -1,
+    *m = (td_msg){ .t_publish = NAN, .t_begin = NAN, .t_end = NAN, .t_deliver = NAN, .group = -1, .node = -1,
                    .consumer = -1 };
     return m;
 }
@@ -149,9 +149,13 @@ static void on_message_event(loader *l, const trace_event *ev)
     if (ev->kind == TEV_BEGIN) {
         m->t_begin = t;
         m->node = node_index(rd, ev->node);
-        m->consumer = l->rd->cons[consumer_named(l, m->node, ev->consumer, 0, true)->cons].consumer;
+        /* consumer_named may grow rd->cons: index it only after the call */
+        size_t c = consumer_named(l, m->node, ev->consumer, 0, true)->cons;
+        m->consumer = l->rd->cons[c].consumer;
     } else if (ev->kind == TEV_END) {
         m->t_end = t;
+    } else if (ev->kind == TEV_DELIVER && isnan(m->t_begin)) {
+        m->t_deliver = t;
     }
 }
 
@@ -170,7 +174,8 @@ int run_data_from_trace(const char *path, name_table *groups, run_data *out, sim
         last = (double)ev.t_ns / 1e6;
         if (ev.kind == TEV_CONSUMER_START || ev.kind == TEV_CONSUMER_STOP)
             on_consumer_event(&l, &ev);
-        else if (ev.kind == TEV_PUBLISH || ev.kind == TEV_BEGIN || ev.kind == TEV_END)
+        else if (ev.kind == TEV_PUBLISH || ev.kind == TEV_BEGIN || ev.kind == TEV_END ||
+                 ev.kind == TEV_DELIVER)
             on_message_event(&l, &ev);
     }
     /* The end of the observation: the recording's shutdown, or the time it
@@ -281,7 +286,8 @@ static void sort_nodes(run_data *rd)
             rd->msgs[i].node = rank[rd->msgs[i].node];
     for (size_t i = 0; i < rd->ncons; i++)
         rd->cons[i].node = rank[rd->cons[i].node];
-    memcpy(rd->nodes, sorted, (size_t)n * sizeof *sorted);
+    if (n > 0)                     /* a trace without consumer events has no nodes */
+        memcpy(rd->nodes, sorted, (size_t)n * sizeof *sorted);
     free(sorted);
     free(rank);
 }

@@ -24,6 +24,7 @@ typedef struct td_msg {
     int group;                     /* -1: none */
     int node, consumer;            /* -1: never begun */
     char *name;                    /* the trace's id; NULL for simulated ones */
+    double t_deliver;              /* traces: the last `deliver` before its begin; else NAN */
 } td_msg;
 
 typedef struct td_consumer {

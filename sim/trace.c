@@ -511,6 +511,12 @@ struct trace_writer {
 trace_writer *trace_writer_open(const char *path, const char *scenario, uint64_t seed,
                                 char *err, size_t errsize)
 {
+    return trace_writer_open_meta(path, scenario, seed, NULL, err, errsize);
+}
+
+trace_writer *trace_writer_open_meta(const char *path, const char *scenario, uint64_t seed,
+                                     const char *meta, char *err, size_t errsize)
+{
     trace_writer *w = xcalloc(1, sizeof *w);
     w->path = xstrdup(path);
     /* A regular file is written under a temporary name and renamed at the
@@ -532,8 +538,8 @@ trace_writer *trace_writer_open(const char *path, const char *scenario, uint64_t
     w->iobuf = xmalloc(1 << 20);
     setvbuf(w->f, w->iobuf, _IOFBF, 1 << 20);
     fprintf(w->f, "# trace_format: 1\n# source: lsim %s simulation\n# scenario: %s\n"
-                  "# seed: %llu\n" TRACE_HEADER "\n",
-            LSIM_VERSION, scenario, (unsigned long long)seed);
+                  "# seed: %llu\n%s" TRACE_HEADER "\n",
+            LSIM_VERSION, scenario, (unsigned long long)seed, meta ? meta : "");
     return w;
 }
 

@@ -55,6 +55,10 @@ void trace_write_message(trace_writer *w, int64_t t_ns, const char *event, int n
                          int consumer, uint64_t msg, const char *group, const char *queue);
 void trace_write_consumer(trace_writer *w, int64_t t_ns, const char *event, int node,
                           int consumer, const char *queue);
+/* The same, with more metadata lines ("# key: value\n" each) before the
+ * header (fit_tracemeta.c writes a simulated run's settings). */
+trace_writer *trace_writer_open_meta(const char *path, const char *scenario, uint64_t seed,
+                                     const char *meta, char *err, size_t errsize);
 int trace_writer_close(trace_writer *w, bool keep, char *err, size_t errsize);
 
 #endif

@@ -10,7 +10,10 @@
  *   begin                  prefetched -> running; a message a pull broker
  *                          hands straight to a listener goes ready -> running
  *   requeued               back to ready
- *   done                   gone
+ *   done, lost             gone (acknowledged; dropped or dead-lettered)
+ *
+ * A listener may still run on a message that is gone or delivered anew
+ * (a consumer timeout): its busy count goes with the node it runs on.
  *
  * Two engine-private flag bits say where a message is: MSG_AT_CONSUMER
  * (delivered and not yet done or requeued: unacknowledged) and
@@ -23,8 +26,8 @@
 
 #include <string.h>
 
-#define MSG_AT_CONSUMER 0x400u
-#define MSG_PREFETCHED  0x800u
+#define MSG_AT_CONSUMER 0x1000u    /* message.c has 0x100 to 0x400 */
+#define MSG_PREFETCHED  0x2000u
 
 /* The counters of (node, queue), growing as queues appear. */
 static waiting_counts *counts_of(sim_ctx *ctx, int node, int queue)
@@ -108,9 +111,9 @@ void waiting_begin(sim_ctx *ctx, sim_msg *m, int node)
     counts_of(ctx, node, m->queue)->busy++;
 }
 
-void waiting_end(sim_ctx *ctx, const sim_msg *m)
+void waiting_end(sim_ctx *ctx, const sim_msg *m, int node)
 {
-    counts_of(ctx, m->node, m->queue)->busy--;
+    counts_of(ctx, node, m->queue)->busy--;
 }
 
 void waiting_requeued(sim_ctx *ctx, sim_msg *m)

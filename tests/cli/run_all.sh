@@ -168,7 +168,7 @@ expect_error 1 "lsim: cannot write /dev/full: No space left on device" -- \
 expect_error 1 "lsim: $TMP/out/x.db: cannot write (commit): disk I/O error" -- \
     sh -c "ulimit -f 8000; exec \"\$0\" \"\$@\"" "$LSIM" run tests/bench/mm8.yaml \
     --set queue.count=200000 --out "$TMP/out/x.db" --quiet
-#   a scenario that needs more memory than allowed
+#   a scenario that needs more memory than allowed (559,104 messages of 120 bytes fit in 64 MiB)
 expect_error 1 "lsim: more than 64 MiB would be needed for the 559104 messages in flight (--max-memory)" -- \
     "$LSIM" run tests/bench/mm8.yaml --set "queue.arrivals={kind: burst, count: 100000000}" \
     --max-memory 64M --out "$TMP/out/x.db" --quiet
@@ -205,7 +205,7 @@ done
 # 10. Sweeps: bad --vary / --require / options, exit status 2 and no file.
 T=scenarios/tune-bursty-workers.yaml
 OUT="--out $TMP/out/x.db"
-METRICS="published, completed, unfinished, duration_s, throughput_per_s, mean_latency_ms, p50_latency_ms, p95_latency_ms, p99_latency_ms, max_latency_ms, mean_wait_ms, p50_wait_ms, p95_wait_ms, p99_wait_ms, max_wait_ms, consumers_max, consumers_mean, consumer_seconds, utilisation, order_violations, order_inversions, requeues, events, ready_max, prefetched_max, prefetched_mean, unacked_max"
+METRICS="published, completed, unfinished, duration_s, throughput_per_s, mean_latency_ms, p50_latency_ms, p95_latency_ms, p99_latency_ms, max_latency_ms, mean_wait_ms, p50_wait_ms, p95_wait_ms, p99_wait_ms, max_wait_ms, consumers_max, consumers_mean, consumer_seconds, utilisation, order_violations, order_inversions, requeues, redeliveries, duplicates, dropped, dead_lettered, consumer_timeouts, events, ready_max, prefetched_max, prefetched_mean, unacked_max"
 expect_error 2 "--vary: 'workers': expected KEY=V1,V2,... or KEY=LO..HI:STEP (for example container.workers=1,2,4)" -- \
     "$LSIM" sweep $T --vary workers $OUT
 expect_error 2 "--vary: 'container.workers=': the list of values is empty" -- \

@@ -1,9 +1,10 @@
 #!/bin/sh
 # valgrind.sh BUILD -- a representative subset under valgrind (memcheck): a
 # few unit tests (the calendar, scenarios, traces, the SQLite writer, compare,
-# both brokers) and the commands on small inputs: run (with --trace), check,
-# compare, fit, plot (timeline, a Gantt window, a sweep), report (a run, a
-# sweep, a comparison), a sweep with -j 2 that no point meets (its workers are forked, so valgrind
+# both brokers, the RabbitMQ failure paths) and the commands on small inputs:
+# run (with --trace), check, compare (and --reps), fit (and --replay), plot
+# (timeline, a Gantt window, a sweep), report (a run, a sweep, a comparison),
+# a sweep with -j 2 that no point meets (its workers are forked, so valgrind
 # follows them), a plan's jobs merged, a plan made (its measured runs are
 # forked) and resumed, and a bad scenario (exit status 2, no
 # leak on the error path).  Any memory error or leak (definite, indirect,
@@ -32,6 +33,7 @@ check() {
 }
 
 for t in test_calendar test_config test_trace test_timeline test_compare test_broker_rabbitmq \
+         test_rabbitmq_failures \
          test_activemq; do
     check 0 "$B/tests/$t"
 done
@@ -40,6 +42,10 @@ check 0 "$LSIM" run scenarios/smlc-burst.yaml --detail messages --out "$TMP/smlc
 check 0 "$LSIM" check scenarios/jms-seed-one-server.yaml
 check 0 "$LSIM" compare scenarios/seed-competing-consumers.yaml "$TMP/seed.csv" --out "$TMP/cmp.db" --quiet
 check 0 "$LSIM" fit "$TMP/seed.csv"
+check 0 "$LSIM" run tests/cli/replay/dmlc-idle.yaml --out "$TMP/d.db" --trace "$TMP/d.csv" --quiet
+check 0 "$LSIM" fit "$TMP/d.csv" --replay -o "$TMP/d-replay.yaml"
+check 0 "$LSIM" compare "$TMP/d-replay.yaml" "$TMP/d.csv" --reps 2 --out "$TMP/d-cmp.db" --quiet
+check 2 "$LSIM" fit "$TMP/seed.csv" --replay
 check 0 "$LSIM" plot "$TMP/smlc.db" --kind timeline -o "$TMP/t.svg"
 # no point meets (exit 4): the explanation runs too
 check 4 "$LSIM" sweep scenarios/tune-bursty-workers.yaml --vary container.workers=6,7 --reps 2 -j 2 \

@@ -112,12 +112,59 @@ static void random_against_reference(void **state)
     calendar_fini(&c);
 }
 
+/* The heap's order holds and every slot knows where its entry is. */
+static void check_heap(const calendar *c)
+{
+    for (size_t i = 0; i < c->n; i++) {
+        assert_int_equal(c->slots[c->heap[i].slot].pos, i);
+        if (i > 0) {
+            const cal_entry *p = &c->heap[(i - 1) / 2], *e = &c->heap[i];
+            assert_true(p->t < e->t ||
+                        (p->t == e->t && c->slots[p->slot].seq < c->slots[e->slot].seq));
+        }
+    }
+}
+
+/* True cancellation: a cancelled event leaves the heap at once, so the
+ * heap never holds more entries than live events (no stale entries to pop
+ * past), through any mix of adds, cancels and pops. */
+static void cancelled_entries_leave_the_heap(void **state)
+{
+    (void)state;
+    calendar c;
+    calendar_init(&c, 1);
+    enum { N = 3000 };
+    sim_event_id ids[N];
+    for (int i = 0; i < N; i++)
+        ids[i] = calendar_add(&c, (sim_time)((i * 7919) % 1000), &ev, NULL, NULL);
+    uint64_t x = 99;
+    size_t live = N;
+    for (int round = 0; round < 2 * N; round++) {
+        x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+        int k = (int)((x >> 33) % N);
+        if ((x >> 20) % 3 == 0) {
+            cal_event e;
+            if (calendar_pop(&c, &e))
+                live--;
+        } else if (calendar_cancel(&c, ids[k])) {
+            live--;
+            assert_false(calendar_pending(&c, ids[k]));
+        }
+        assert_int_equal(c.n, live);
+        if (round % 97 == 0)
+            check_heap(&c);
+    }
+    check_heap(&c);
+    calendar_fini(&c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(same_instant_in_schedule_order),
         cmocka_unit_test(cancel_and_stale_ids),
         cmocka_unit_test(random_against_reference),
+        cmocka_unit_test(cancelled_entries_leave_the_heap),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

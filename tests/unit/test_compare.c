@@ -12,7 +12,7 @@
 static void msg(run_data *rd, double pub, double begin, double end, int group, int node, int cons)
 {
     rd->msgs = xrealloc(rd->msgs, (rd->nmsgs + 1) * sizeof *rd->msgs);
-    rd->msgs[rd->nmsgs++] = (td_msg){ pub, begin, end, group, node, cons, NULL };
+    rd->msgs[rd->nmsgs++] = (td_msg){ pub, begin, end, group, node, cons, NULL, NAN };
 }
 
 static void consumer(run_data *rd, int node, int cons, double start, double stop)

@@ -4,9 +4,9 @@
  * 1-4, prefetch 1, 3000 messages of ~100 ms published from 2 s.
  *
  * The scenario replays the trace's publish times and service times, runs
- * version 1.7, with overheads measured on that machine: the per-cycle
+ * version 1.7.15, with overheads measured on that machine: the per-cycle
  * overhead the trace shows, 5 s window by 5 s window (it fell from ~3 ms to
- * ~1 ms as the JVM warmed up; tests/tools/cycle_gaps.py), an empty poll of
+ * ~1 ms as the JVM warmed up; `lsim fit --replay` measures it), an empty poll of
  * 1000.7 ms (the trace's README) and the starting consumer's median stall,
  * 5.6 ms.
  *

@@ -1,0 +1,529 @@
+/* fit_replay.c -- `lsim fit TRACE --replay`: a scenario that replays a
+ * trace's own workload through the model of the container that recorded
+ * it, with every fact the trace's metadata gives (TRACE_FORMAT.md,
+ * "Metadata that a replay honours") and the calibration knobs measured
+ * from its events (fit_measure.c).
+ *
+ * Metadata values may carry a comment in parentheses after the value; it
+ * is dropped.  A setting the trace does not name is left to the model's
+ * default, which is the library's.
+ */
+#include "fit.h"
+#include "fit_measure.h"
+#include "mem.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef const char *(*meta_fn)(const void *src, const char *key);
+
+typedef enum { K_SMLC, K_DIRECT, K_DMLC } replay_kind;
+
+typedef struct replay {
+    const run_data *rd;
+    meta_fn meta;
+    const void *src;
+    replay_kind kind;
+    char version[32];
+    strbuf *b;
+} replay;
+
+/* A metadata value without its comment, into buf; false when absent or empty. */
+static bool meta_value(const replay *r, const char *key, char *buf, size_t size)
+{
+    const char *v = r->meta(r->src, key);
+    if (!v)
+        return false;
+    size_t n = strcspn(v, "(");
+    while (n && isspace((unsigned char)v[n - 1]))
+        n--;
+    if (n == 0 || n >= size)
+        return false;
+    memcpy(buf, v, n);
+    buf[n] = '\0';
+    return true;
+}
+
+static bool meta_number(const replay *r, const char *key, double *out)
+{
+    char v[64], *end;
+    if (!meta_value(r, key, v, sizeof v))
+        return false;
+    double x = strtod(v, &end);
+    if (end == v || *end)
+        return false;
+    *out = x;
+    return true;
+}
+
+/* "x.y.z" after `marker` in the text, into buf. */
+static bool version_in(const char *text, const char *marker, char *buf, size_t size)
+{
+    const char *p = text ? strstr(text, marker) : NULL;
+    if (!p)
+        return false;
+    p += strlen(marker);
+    size_t n = strspn(p, "0123456789.");
+    while (n && p[n - 1] == '.')
+        n--;
+    if (n == 0 || n >= size || !memchr(p, '.', n))
+        return false;
+    memcpy(buf, p, n);
+    buf[n] = '\0';
+    return true;
+}
+
+/* ---- the container -------------------------------------------------------------------- */
+
+static int which_container(const char *path, replay *r, sim_diag *d)
+{
+    const char *container = r->meta(r->src, "container"), *source = r->meta(r->src, "source");
+    const char *text = container ? container : source;
+    if (!text)
+        return diag_file(d, path, 0, 0, "the trace has no metadata naming its container "
+                         "('# container: ...' before the header): --replay needs it to know "
+                         "which model to run");
+    static const struct { const char *cls; replay_kind kind; } known[] = {
+        { "SimpleMessageListenerContainer", K_SMLC },
+        { "DirectMessageListenerContainer", K_DIRECT },
+        { "DefaultMessageListenerContainer", K_DMLC },
+    };
+    const char *hay[2] = { container, source };
+    for (int h = 0; h < 2; h++)
+        for (size_t i = 0; hay[h] && i < sizeof known / sizeof known[0]; i++)
+            if (strstr(hay[h], known[i].cls)) {
+                r->kind = known[i].kind;
+                goto found;
+            }
+    return diag_file(d, path, 0, 0, "container '%s' is not one lsim models "
+                     "(SimpleMessageListenerContainer, DirectMessageListenerContainer, "
+                     "DefaultMessageListenerContainer)", text);
+found:
+    r->version[0] = '\0';
+    for (int h = 0; h < 2 && !r->version[0]; h++) {
+        if (r->kind == K_DMLC)
+            (void)(version_in(hay[h], "Spring JMS ", r->version, sizeof r->version) ||
+                   version_in(hay[h], "spring-jms ", r->version, sizeof r->version));
+        else
+            (void)version_in(hay[h], "spring-rabbit ", r->version, sizeof r->version);
+    }
+    if (r->rd->ncons == 0)
+        return diag_file(d, path, 0, 0, "the trace has no consumer events (consumer_start, "
+                         "or begin on a consumer): there is nothing of the container to "
+                         "replay");
+    return SIM_OK;
+}
+
+typedef enum { V_INT, V_MS, V_TEXT } vkind;
+
+typedef struct setting {
+    const char *trace_key, *key;
+    vkind kind;
+    unsigned kinds;                /* 1 << replay_kind */
+} setting;
+
+#define SMLC_ONLY (1u << K_SMLC)
+#define RABBIT ((1u << K_SMLC) | (1u << K_DIRECT))
+#define JMS (1u << K_DMLC)
+#define ALL (RABBIT | JMS)
+
+static const setting settings[] = {
+    { "concurrent_consumers", "concurrentConsumers", V_INT, SMLC_ONLY | JMS },
+    { "consumers_per_queue", "consumersPerQueue", V_INT, 1u << K_DIRECT },
+    { "messages_per_ack", "messagesPerAck", V_INT, 1u << K_DIRECT },
+    { "max_concurrent_consumers", "maxConcurrentConsumers", V_INT, SMLC_ONLY | JMS },
+    { "consecutive_active_trigger", "consecutiveActiveTrigger", V_INT, SMLC_ONLY },
+    { "consecutive_idle_trigger", "consecutiveIdleTrigger", V_INT, SMLC_ONLY },
+    { "start_consumer_min_interval_ms", "startConsumerMinInterval", V_MS, SMLC_ONLY },
+    { "stop_consumer_min_interval_ms", "stopConsumerMinInterval", V_MS, SMLC_ONLY },
+    { "receive_timeout_ms", "receiveTimeout", V_MS, SMLC_ONLY | JMS },
+    { "prefetch_count", "prefetchCount", V_INT, RABBIT },
+    { "tx_size", "txSize", V_INT, SMLC_ONLY },
+    { "batch_size", "batchSize", V_INT, SMLC_ONLY },
+    { "max_messages_per_task", "maxMessagesPerTask", V_INT, JMS },
+    { "idle_consumer_limit", "idleConsumerLimit", V_INT, JMS },
+    { "idle_task_execution_limit", "idleTaskExecutionLimit", V_INT, JMS },
+    { "idle_receives_per_task_limit", "idleReceivesPerTaskLimit", V_INT, JMS },
+};
+
+static void setting_yaml(const replay *r, const setting *s)
+{
+    char v[64];
+    if (!(s->kinds & (1u << r->kind)) || !meta_value(r, s->trace_key, v, sizeof v))
+        return;
+    double x;
+    char *end;
+    x = strtod(v, &end);
+    if (end == v || *end || (s->kind == V_INT && x != floor(x))) {
+        sb_addf(r->b, "  # %s: '%s' is not a number lsim reads; left at the default\n",
+                s->trace_key, v);
+        return;
+    }
+    if (s->kind == V_MS)
+        sb_addf(r->b, "  %s: %sms\n", s->key, v);
+    else
+        sb_addf(r->b, "  %s: %.0f\n", s->key, x);
+}
+
+/* concurrency "1-5": when the trace does not give the two counts apart. */
+static void concurrency_yaml(const replay *r)
+{
+    char v[64];
+    if (r->kind == K_DIRECT || r->meta(r->src, "concurrent_consumers") ||
+        !meta_value(r, "concurrency", v, sizeof v))
+        return;
+    size_t n = strspn(v, "0123456789-");
+    if (n == strlen(v))
+        sb_addf(r->b, "  concurrency: \"%s\"\n", v);
+}
+
+/* Acknowledgement: the models run AUTO (an ack after the listener returns);
+ * a transacted SMLC channel is a setting of its own. */
+static void ack_yaml(const replay *r)
+{
+    const char *ack = r->meta(r->src, r->kind == K_DMLC ? "session_acknowledge_mode"
+                                                        : "acknowledge_mode");
+    const char *tx = r->meta(r->src, "channel_transacted");
+    if (r->kind == K_SMLC && ((tx && strncmp(tx, "true", 4) == 0) ||
+                              (ack && strstr(ack, "channel_transacted: true"))))
+        sb_add(r->b, "  channelTransacted: true\n");
+    if (ack && strncmp(ack, "AUTO", 4) != 0)
+        sb_addf(r->b, "  # acknowledge mode '%.40s': lsim models AUTO only\n", ack);
+}
+
+static void cache_level_yaml(const replay *r)
+{
+    char v[64];
+    if (r->kind != K_DMLC || !meta_value(r, "cache_level", v, sizeof v))
+        return;
+    const char *p = strncmp(v, "CACHE_", 6) == 0 ? v + 6 : v;
+    static const char *const levels[] = { "NONE", "CONNECTION", "SESSION", "CONSUMER", "AUTO" };
+    for (size_t i = 0; i < sizeof levels / sizeof levels[0]; i++)
+        if (strcmp(p, levels[i]) == 0) {
+            sb_add(r->b, "  cacheLevel: ");
+            for (const char *c = levels[i]; *c; c++)
+                sb_addf(r->b, "%c", tolower((unsigned char)*c));
+            sb_add(r->b, "\n");
+        }
+}
+
+/* runtime_calls "20000:setMaxConcurrentConsumers=8 45000:setConcurrentConsumers=2". */
+static void changes_yaml(const replay *r)
+{
+    char v[1024];
+    if (!meta_value(r, "runtime_calls", v, sizeof v))
+        return;
+    bool any = false;
+    char *save = NULL;
+    for (char *tok = strtok_r(v, " ,;", &save); tok; tok = strtok_r(NULL, " ,;", &save)) {
+        char *colon = strchr(tok, ':'), *eq = strchr(tok, '=');
+        if (!colon || !eq || eq < colon || strncmp(colon + 1, "set", 3) != 0)
+            continue;
+        *colon = *eq = '\0';
+        char key[64];
+        snprintf(key, sizeof key, "%s", colon + 4);
+        key[0] = (char)tolower((unsigned char)key[0]);
+        /* only what a scenario can hold unquoted: a time, a setter, a value */
+        if (!key[0] || strspn(key, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ") !=
+                           strlen(key) || !tok[0] || strspn(tok, "0123456789.") != strlen(tok) ||
+            !eq[1] || strspn(eq + 1, "0123456789-") != strlen(eq + 1))
+            continue;
+        if (!any)
+            sb_add(r->b, "  # the trace's runtime_calls, as the setters were called\n"
+                         "  changes:\n");
+        any = true;
+        bool numeric = strspn(eq + 1, "0123456789") == strlen(eq + 1);
+        sb_addf(r->b, numeric ? "    - { at: %sms, %s: %s }\n" : "    - { at: %sms, %s: \"%s\" }\n",
+                tok, key, eq + 1);
+    }
+}
+
+/* ---- nodes ---------------------------------------------------------------------------- */
+
+/* node_started_ms "node-1=40.2, node-2=97.6": the start of node `name`. */
+static bool node_started(const replay *r, const char *name, double *out)
+{
+    char v[1024];
+    if (!meta_value(r, "node_started_ms", v, sizeof v))
+        return false;
+    size_t len = strlen(name);
+    for (char *p = strstr(v, name); p; p = strstr(p + 1, name))
+        if ((p == v || p[-1] == ' ' || p[-1] == ',') && p[len] == '=') {
+            *out = strtod(p + len + 1, NULL);
+            return true;
+        }
+    return false;
+}
+
+/* Node k's name: the trace's, or node-(k+1) for one without events. */
+static const char *node_name(const run_data *rd, int k, char *buf, size_t size)
+{
+    if (k < rd->nnodes)
+        return rd->nodes[k];
+    snprintf(buf, size, "node-%d", k + 1);
+    return buf;
+}
+
+static void nodes_yaml(const replay *r)
+{
+    const run_data *rd = r->rd;
+    double n_meta = 0;
+    int n = rd->nnodes;
+    if (meta_number(r, "nodes", &n_meta) && n_meta > n && n_meta < 10000)
+        n = (int)n_meta;
+    double all;
+    bool has_all = meta_number(r, "containers_started_at_ms", &all);
+    sb_add(r->b, "# when each node's container started: ");
+    sb_add(r->b, r->meta(r->src, "node_started_ms") ? "the trace's node_started_ms"
+                 : has_all ? "the trace's containers_started_at_ms"
+                           : "its first consumer_start (the trace gives no start time)");
+    sb_add(r->b, "\nnodes:\n");
+    for (int k = 0; k < n; k++) {
+        double t = 0;
+        char name[32];
+        if (node_started(r, node_name(rd, k, name, sizeof name), &t)) {
+        } else if (has_all) {
+            t = all;
+        } else {
+            t = INFINITY;
+            for (size_t i = 0; i < rd->ncons; i++)
+                if (rd->cons[i].node == k && rd->cons[i].t_start < t)
+                    t = rd->cons[i].t_start;
+            if (isinf(t))
+                t = 0;
+        }
+        sb_addf(r->b, "  - { start: %.0fus }\n", t * 1000);
+    }
+}
+
+/* ---- knobs ---------------------------------------------------------------------------- */
+
+static void us(strbuf *b, double ms)
+{
+    sb_addf(b, "%.0fus", fmax(ms, 0) * 1000);
+}
+
+/* A sampled knob: the lognormal of the samples' mean and log-spread, drawn
+ * anew for every use (so `compare --reps` shows the outcomes that spread
+ * gives), or the mean alone when the samples do not spread (or hold a zero,
+ * which no lognormal draws). */
+static void sampled_yaml(strbuf *b, const fit_samples *s, const char *key)
+{
+    sb_addf(b, "  #   %zu samples: min %.3f, median %.3f, mean %.3f, max %.3f ms\n", s->n, s->v[0],
+            s->median, s->mean, s->v[s->n - 1]);
+    bool spread = s->n >= 3 && s->v[0] > 0 && s->sigma_log > 0.01;
+    if (!spread) {
+        sb_addf(b, "  %s: ", key);
+        us(b, s->mean);
+        sb_add(b, "\n");
+        return;
+    }
+    sb_addf(b, "  #   as one value, their mean (delays add up, so it keeps their sum): "
+               "%s: %.0fus\n  %s: { kind: lognormal, mean: %.0fus, sigma: %.3f }\n", key,
+            s->mean * 1000, key, s->mean * 1000, s->sigma_log);
+}
+
+static void cycle_yaml(strbuf *b, const fit_knobs *k, int batch, double window)
+{
+    sb_addf(b, "  # cycleOverhead: per %.0f s of the trace, the gap from a message's end to "
+               "the same\n  #   consumer's next begin where that message was already waiting "
+               "(published\n  #   before the end), the mean at each of the cycle's %d "
+               "position(s) summed\n  #   (batchSize %d); %zu gaps, %zu left out because a "
+               "consumer start held the lock\n", window / 1000, batch, batch, k->cycle_gaps,
+            k->cycle_excluded);
+    if (k->ncycle == 0) {
+        sb_add(b, "  #   no such gap in the trace: left at 0\n");
+        return;
+    }
+    double lo = k->cycle[0].value_ms, hi = lo;
+    for (size_t i = 1; i < k->ncycle; i++) {
+        lo = fmin(lo, k->cycle[i].value_ms);
+        hi = fmax(hi, k->cycle[i].value_ms);
+    }
+    if (k->ncycle == 1 || hi - lo <= 0.005 * hi) {
+        double sum = 0, n = 0;
+        for (size_t i = 0; i < k->ncycle; i++) {
+            sum += k->cycle[i].value_ms * (double)k->cycle[i].n;
+            n += (double)k->cycle[i].n;
+        }
+        sb_add(b, "  cycleOverhead: ");
+        us(b, sum / n);
+        sb_add(b, "\n");
+        return;
+    }
+    sb_add(b, "  cycleOverhead:\n");
+    for (size_t i = 0; i < k->ncycle; i++) {
+        sb_addf(b, "    - { from: %.0fs, value: ", k->cycle[i].from_ms / 1000);
+        us(b, k->cycle[i].value_ms);
+        sb_addf(b, " }   # %zu gaps\n", k->cycle[i].n);
+    }
+}
+
+static void idle_yaml(strbuf *b, const fit_knobs *k, const char *key, double rt)
+{
+    sb_addf(b, "  # %s: a consumer the container stopped spent, after its last message%s,\n"
+               "  #   a whole number of empty %.0f ms receives; their summed span over their "
+               "count,\n  #   minus the timeout", key,
+            strcmp(key, "idlePollOverhead") == 0 ? " and its cycle overhead" : "", rt);
+    if (isnan(k->idle_ms)) {
+        sb_add(b, ": no consumer was stopped by the container before the\n"
+                  "  #   recording ended, so the trace does not show it: left at 0\n");
+        return;
+    }
+    sb_addf(b, "; %d stop(s) over %d receives\n  %s: ", k->idle_stops, k->idle_polls, key);
+    us(b, k->idle_ms);
+    sb_add(b, "\n");
+}
+
+static void start_yaml(strbuf *b, const fit_knobs *k, replay_kind kind)
+{
+    sb_add(b, kind == K_DMLC
+                  ? "  # startLatency: from an invoker's consumer_start (its task begins, on "
+                    "the receipt that\n  #   asked for it) to its first delivery, where that "
+                    "message had waited in the broker\n"
+                  : "  # startLatency: from the decision (the starting consumer's cycle end "
+                    "plus its\n  #   overhead) to the new consumer's first begin, where a "
+                    "message was waiting\n");
+    if (k->start.n == 0) {
+        sb_add(b, "  #   no start shows it: left at the model's default\n");
+        return;
+    }
+    sampled_yaml(b, &k->start, "startLatency");
+}
+
+static void lag_yaml(strbuf *b, const fit_knobs *k)
+{
+    sb_add(b, "  # receiveLag: from the dispatch (deliver) to receive() returning (the begin, "
+              "or an\n  #   invoker's start in between, which the receipt asked for), for "
+              "messages whose\n  #   invoker was waiting in receive() when the broker "
+              "dispatched them\n");
+    if (k->lag.n == 0) {
+        sb_add(b, "  #   the trace has no deliver events: left at 0\n");
+        return;
+    }
+    sampled_yaml(b, &k->lag, "receiveLag");
+}
+
+static void knobs_yaml(const replay *r)
+{
+    double rt = 1000, batch = 1, tx;
+    meta_number(r, "receive_timeout_ms", &rt);
+    if (meta_number(r, "tx_size", &tx) || meta_number(r, "batch_size", &tx))
+        batch = tx >= 1 && tx <= 10000 ? tx : 1;
+    fit_knobs k;
+    if (r->kind == K_DMLC) {
+        fit_measure_dmlc(r->rd, rt, &k);
+        start_yaml(r->b, &k, r->kind);
+        lag_yaml(r->b, &k);
+        idle_yaml(r->b, &k, "idleReceiveOverhead", rt);
+    } else {
+        fit_measure_smlc(r->rd, (int)batch, rt, FIT_WINDOW_MS, &k);
+        start_yaml(r->b, &k, r->kind);
+        if (r->kind == K_SMLC) {
+            cycle_yaml(r->b, &k, (int)batch, FIT_WINDOW_MS);
+            idle_yaml(r->b, &k, "idlePollOverhead", rt);
+        }
+    }
+    fit_knobs_free(&k);
+}
+
+/* ---- the scenario --------------------------------------------------------------------- */
+
+static void scenario_yaml(const replay *r, const char *trace_path, const char *arrivals)
+{
+    strbuf *b = r->b;
+    const char *scen = r->meta(r->src, "scenario");
+    char name[128];
+    snprintf(name, sizeof name, "%s-replay", scen && *scen ? scen : "trace");
+    for (char *p = name; *p; p++)
+        if (!isalnum((unsigned char)*p) && *p != '-' && *p != '_' && *p != '.')
+            *p = '-';
+    sb_addf(b, "# Written by lsim fit --replay from %s: the trace's own publishes and\n"
+               "# service times (end - begin) through the model of the container that "
+               "recorded it,\n# with the settings of its metadata and the calibration "
+               "measured from its events.\n", trace_path);
+    sb_addf(b, "name: %s\n", name);
+    sb_addf(b, "# the end of the trace's observation (its shutdown, observed_until or last "
+               "event)\nduration: %.0fus\n", r->rd->end_ms * 1000);
+    nodes_yaml(r);
+    sb_add(b, "queue:\n  name: '");
+    for (const char *q = r->rd->queue ? r->rd->queue : "queue"; *q; q++)
+        sb_add(b, *q == '\'' ? "''" : (char[]){ *q, '\0' });
+    sb_add(b, "'\n");
+    sb_add(b, "  arrivals: { kind: trace, path: '");
+    sb_add(b, arrivals);
+    sb_add(b, "' }\n");
+    char v[64];
+    if (r->kind == K_DMLC) {
+        sb_add(b, "broker:\n  kind: activemq\n");
+        if (meta_value(r, "prefetch", v, sizeof v) && strspn(v, "0123456789") == strlen(v))
+            sb_addf(b, "  queuePrefetch: %s\n", v);
+    } else {
+        sb_add(b, "broker:\n  kind: rabbitmq\n");
+    }
+    static const char *const kinds[] = { "smlc", "direct", "dmlc" };
+    sb_addf(b, "container:\n  kind: %s\n", kinds[r->kind]);
+    if (r->version[0])
+        sb_addf(b, "  version: \"%s\"   # the trace's full version\n", r->version);
+    else
+        sb_add(b, "  # the trace names no library version: the model's newest line\n");
+    concurrency_yaml(r);
+    for (size_t i = 0; i < sizeof settings / sizeof settings[0]; i++)
+        setting_yaml(r, &settings[i]);
+    cache_level_yaml(r);
+    ack_yaml(r);
+    changes_yaml(r);
+    knobs_yaml(r);
+}
+
+char *fit_replay(const char *trace_path, const char *arrivals_path, const run_data *rd,
+                 const char *(*meta)(const void *src, const char *key), const void *src,
+                 sim_diag *d)
+{
+    strbuf b = { 0 };
+    replay r = { .rd = rd, .meta = meta, .src = src, .b = &b };
+    if (which_container(trace_path, &r, d) != SIM_OK)
+        return NULL;
+    scenario_yaml(&r, trace_path, arrivals_path);
+    return sb_take(&b);
+}
+
+/* ---- for compare: what the trace says when the scenario does not -------------- */
+
+bool fit_trace_container(const char *(*meta)(const void *src, const char *key), const void *src,
+                         const run_data *rd, const char **kind, char *version, size_t size)
+{
+    replay r = { .rd = rd, .meta = meta, .src = src };
+    sim_diag d = { 0 };
+    if (which_container("", &r, &d) != SIM_OK)
+        return false;
+    static const char *const kinds[] = { "smlc", "direct", "dmlc" };
+    *kind = kinds[r.kind];
+    snprintf(version, size, "%s", r.version);
+    return true;
+}
+
+double fit_trace_node_start(const char *(*meta)(const void *src, const char *key),
+                            const void *src, const run_data *rd, int node, const char **how)
+{
+    replay r = { .rd = rd, .meta = meta, .src = src };
+    double t, all;
+    char name[32];
+    if (node_started(&r, node_name(rd, node, name, sizeof name), &t)) {
+        *how = "node_started_ms";
+        return t;
+    }
+    if (meta_number(&r, "containers_started_at_ms", &all)) {
+        *how = "containers_started_at_ms";
+        return all;
+    }
+    *how = "the node's first consumer_start";
+    t = INFINITY;
+    for (size_t i = 0; i < rd->ncons; i++)
+        if (rd->cons[i].node == node && rd->cons[i].t_start < t)
+            t = rd->cons[i].t_start;
+    return isinf(t) ? 0 : t;
+}

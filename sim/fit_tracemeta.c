@@ -1,0 +1,176 @@
+/* fit_tracemeta.c -- the metadata of a simulated run's trace (`lsim run
+ * --trace`): the container, its version and settings, the nodes and their
+ * start times, the runtime changes, in the keys of TRACE_FORMAT.md
+ * ("Metadata that a replay honours"), written as a real recorder writes
+ * them.  So `lsim fit --replay` replays a simulated trace exactly as it
+ * replays a real one; the calibration knobs are not written: they are what
+ * it measures.
+ *
+ * It reads the scenario after run_build(), whose tree is in normal form
+ * with every default filled in.
+ */
+#include "fit.h"
+#include "mem.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <string.h>
+
+static const char *text_of(const cfg_node *map, const char *key)
+{
+    const cfg_node *n = map ? cfg_peek(map, key) : NULL;
+    return n && n->kind == CFG_SCALAR ? n->text : NULL;
+}
+
+/* A duration key as milliseconds ("1000"), or NULL. */
+static bool ms_of(const cfg_node *map, const char *key, char *buf, size_t size)
+{
+    const char *t = text_of(map, key);
+    int64_t ns;
+    if (!t || parse_duration(t, &ns) != NULL)
+        return false;
+    snprintf(buf, size, "%lld.%06lld", (long long)(ns / 1000000), (long long)(ns % 1000000));
+    /* trim the zeros after the point */
+    size_t n = strlen(buf);
+    while (n && buf[n - 1] == '0')
+        buf[--n] = '\0';
+    if (n && buf[n - 1] == '.')
+        buf[--n] = '\0';
+    return true;
+}
+
+typedef struct meta_key {
+    const char *key, *trace_key;
+    bool is_duration;
+} meta_key;
+
+static const meta_key smlc_keys[] = {
+    { "concurrentConsumers", "concurrent_consumers", false },
+    { "maxConcurrentConsumers", "max_concurrent_consumers", false },
+    { "concurrency", "concurrency", false },
+    { "consecutiveActiveTrigger", "consecutive_active_trigger", false },
+    { "consecutiveIdleTrigger", "consecutive_idle_trigger", false },
+    { "startConsumerMinInterval", "start_consumer_min_interval_ms", true },
+    { "stopConsumerMinInterval", "stop_consumer_min_interval_ms", true },
+    { "receiveTimeout", "receive_timeout_ms", true },
+    { "prefetchCount", "prefetch_count", false },
+    { "batchSize", "batch_size", false },
+    { "txSize", "tx_size", false },
+    { NULL, NULL, false },
+};
+
+static const meta_key dmlc_keys[] = {
+    { "concurrentConsumers", "concurrent_consumers", false },
+    { "maxConcurrentConsumers", "max_concurrent_consumers", false },
+    { "concurrency", "concurrency", false },
+    { "receiveTimeout", "receive_timeout_ms", true },
+    { "maxMessagesPerTask", "max_messages_per_task", false },
+    { "idleConsumerLimit", "idle_consumer_limit", false },
+    { "idleTaskExecutionLimit", "idle_task_execution_limit", false },
+    { "idleReceivesPerTaskLimit", "idle_receives_per_task_limit", false },
+    { NULL, NULL, false },
+};
+
+static const meta_key direct_keys[] = {
+    { "consumersPerQueue", "consumers_per_queue", false },
+    { "prefetchCount", "prefetch_count", false },
+    { "messagesPerAck", "messages_per_ack", false },
+    { NULL, NULL, false },
+};
+
+static void settings(strbuf *b, const cfg_node *c, const meta_key *keys)
+{
+    char ms[64];
+    for (const meta_key *k = keys; k->key; k++) {
+        const char *t = text_of(c, k->key);
+        if (!t)
+            continue;
+        if (k->is_duration && ms_of(c, k->key, ms, sizeof ms))
+            sb_addf(b, "# %s: %s\n", k->trace_key, ms);
+        else if (!k->is_duration)
+            sb_addf(b, "# %s: %s\n", k->trace_key, t);
+    }
+    const char *cache = text_of(c, "cacheLevel");
+    if (cache && keys == dmlc_keys && strcmp(cache, "auto") != 0) {
+        sb_add(b, "# cache_level: CACHE_");
+        for (const char *p = cache; *p; p++)
+            sb_addf(b, "%c", toupper((unsigned char)*p));
+        sb_add(b, "\n");
+    }
+}
+
+/* container.changes as runtime_calls "T:setKey=V ...". */
+static void changes(strbuf *b, const cfg_node *c)
+{
+    const cfg_node *list = c ? cfg_peek(c, "changes") : NULL;
+    if (!list || list->kind != CFG_SEQ || list->n == 0)
+        return;
+    sb_add(b, "# runtime_calls:");
+    char at[64];
+    for (size_t i = 0; i < list->n; i++) {
+        const cfg_node *item = list->items[i];
+        if (item->kind != CFG_MAP || !ms_of(item, "at", at, sizeof at))
+            continue;
+        for (size_t j = 0; j < item->n; j++) {
+            const char *key = item->keys[j]->text;
+            if (strcmp(key, "at") == 0 || strcmp(key, "queue") == 0 ||
+                item->items[j]->kind != CFG_SCALAR)
+                continue;
+            sb_addf(b, " %s:set%c%s=%s", at, toupper((unsigned char)key[0]), key + 1,
+                    item->items[j]->text);
+        }
+    }
+    sb_add(b, " (trace ms, on every node)\n");
+}
+
+static void nodes(strbuf *b, const cfg_node *root)
+{
+    const cfg_node *n = cfg_peek(root, "nodes");
+    char ms[64];
+    if (n && n->kind == CFG_SEQ) {
+        sb_addf(b, "# nodes: %zu\n# node_started_ms:", n->n);
+        for (size_t i = 0; i < n->n; i++)
+            sb_addf(b, "%s node-%zu=%s", i ? "," : "", i + 1,
+                    n->items[i]->kind == CFG_MAP && ms_of(n->items[i], "start", ms, sizeof ms)
+                        ? ms : "0");
+        sb_add(b, "\n");
+    } else {
+        const char *t = text_of(root, "nodes");
+        sb_addf(b, "# nodes: %s\n", t ? t : "1");
+    }
+}
+
+char *fit_trace_metadata(const cfg_node *root)
+{
+    strbuf b = { 0 };
+    const cfg_node *c = cfg_peek(root, "container");
+    const char *kind = text_of(c, "kind"), *version = text_of(c, "version");
+    if (!kind)
+        kind = "competing";
+    if (strcmp(kind, "smlc") == 0 || strcmp(kind, "direct") == 0)
+        sb_addf(&b, "# container: org.springframework.amqp.rabbit.listener.%s (spring-rabbit "
+                    "%s, simulated by lsim)\n",
+                kind[0] == 's' ? "SimpleMessageListenerContainer"
+                               : "DirectMessageListenerContainer", version ? version : "?");
+    else if (strcmp(kind, "dmlc") == 0)
+        sb_addf(&b, "# container: org.springframework.jms.listener.DefaultMessageListenerContainer"
+                    " (spring-jms %s, simulated by lsim)\n", version ? version : "?");
+    else
+        sb_addf(&b, "# container: lsim %s (a container of lsim's own)\n", kind);
+    nodes(&b, root);
+    if (strcmp(kind, "smlc") == 0)
+        settings(&b, c, smlc_keys);
+    else if (strcmp(kind, "dmlc") == 0)
+        settings(&b, c, dmlc_keys);
+    else if (strcmp(kind, "direct") == 0)
+        settings(&b, c, direct_keys);
+    const cfg_node *broker = cfg_peek(root, "broker");
+    const char *prefetch = text_of(broker, "queuePrefetch");
+    if (prefetch)
+        sb_addf(&b, "# prefetch: %s (the broker's queuePrefetch)\n", prefetch);
+    changes(&b, c);
+    char ms[64];
+    if (ms_of(root, "duration", ms, sizeof ms))
+        sb_addf(&b, "# observed_until_ms: %s (the end of the simulated run)\n", ms);
+    return sb_take(&b);
+}

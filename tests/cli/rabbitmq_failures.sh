@@ -1,0 +1,60 @@
+#!/bin/sh
+# rabbitmq_failures.sh LSIM -- the scenarios of slow and failing listeners
+# give the figures their comments state: the brief case (closes, duplicates,
+# restarts), the 4.x quorum queue that loses messages to its delivery limit,
+# and the prefetch sweep's answer.  Run from the top of the repository.
+set -u
+LSIM=${1:-build/lsim}
+. tests/cli/lib.sh
+cli_begin rabbitmq-failures
+
+# metric NAME: its value in the summary of $TMP/x.db
+metric() {
+    sqlite3 "$TMP/x.db" "select cast(value as integer) from summary where metric = '$1'"
+}
+
+expect() {                         # what, got, want
+    count=$((count + 1))
+    [ "$2" = "$3" ] || fail "$1: got '$2', want '$3'"
+}
+
+"$LSIM" run scenarios/rabbitmq-consumer-timeout.yaml --out "$TMP/x.db" >"$TMP/out" 2>"$TMP/err"
+expect "brief case: exit" "$?" 0
+expect "brief case: closes" "$(metric consumer_timeouts)" 28
+expect "brief case: duplicates" "$(metric duplicates)" 28
+expect "brief case: completed" "$(metric completed)" 486
+expect "brief case: restarts" \
+    "$(sqlite3 "$TMP/x.db" "select count(*) from scaling where action = 'restart'")" 28
+expect "brief case: first close and restart" \
+    "$(sqlite3 "$TMP/x.db" "select group_concat(t) from (select t from scaling limit 2)")" \
+    "120000.0,126000.0"
+expect "brief case: warning" "$(cat "$TMP/err")" \
+    "lsim: warning: 28 messages were processed more than once (duplicates)"
+
+"$LSIM" plot "$TMP/x.db" --kind timeline -o "$TMP/x.svg" >/dev/null
+expect "brief case: the plot marks the 28 closes" \
+    "$(grep -o '<line[^>]*stroke="#d62728" stroke-width="1.00" stroke-dasharray="5,3"/>' \
+        "$TMP/x.svg" | wc -l)" 28
+
+"$LSIM" run scenarios/rabbitmq-consumer-timeout.yaml --set container.prefetchCount=8 \
+    --out "$TMP/x.db" >"$TMP/out" 2>"$TMP/err"
+expect "prefetch 8: closes" "$(metric consumer_timeouts)" 0
+expect "prefetch 8: completed" "$(metric completed)" 514
+expect "prefetch 8: no warning" "$(cat "$TMP/err")" ""
+
+"$LSIM" run scenarios/rabbitmq-quorum-delivery-limit.yaml --out "$TMP/x.db" >"$TMP/out" 2>"$TMP/err"
+expect "quorum: dropped" "$(metric dropped)" 70
+expect "quorum: completed" "$(metric completed)" 346
+expect "quorum: fates" "$(sqlite3 "$TMP/x.db" "select min(msg), max(msg), min(deliveries), \
+    max(deliveries) from messages where fate = 'dropped:delivery_limit'")" "190|259|21|21"
+expect "quorum: warning" "$(head -1 "$TMP/err")" \
+    "lsim: warning: 70 messages were lost (dropped by the broker): see messages.fate"
+
+"$LSIM" sweep scenarios/tune-prefetch-consumer-timeout.yaml \
+    --vary container.prefetchCount=120,110,100,90,80,70,60,50,40,30 \
+    --reps 5 --require 'duplicates<=0' -j 2 --json --quiet --out "$TMP/s.db" >"$TMP/out"
+expect "sweep: answer" "$(sqlite3 "$TMP/s.db" "select value from sweep where key = 'best'")" \
+    "container.prefetchCount=40"
+
+echo "$count rabbitmq failure checks, $failures failed"
+[ "$failures" -eq 0 ]

@@ -1,0 +1,225 @@
+#!/bin/sh
+# replay.sh LSIM -- `lsim fit TRACE --replay`: self-consistency (a run with
+# known overheads, its trace, the replay fit on it: each overhead recovered
+# within 5 %, every consumer start and stop within 1 ms), the shared real
+# traces replayed with no hand edits within compare's default tolerances,
+# and bad traces refused.  Run from the top of the repository.
+set -u
+LSIM=${1:-build/lsim}
+. tests/cli/lib.sh
+cli_begin replay
+
+# knob VALUE...: what a fitted scenario says, checked against the truth.
+check_knobs() {
+    /usr/bin/python3 - "$@" <<'PY'
+import re, sys
+path, checks = sys.argv[1], sys.argv[2:]
+y = open(path).read()
+def ms(text):
+    m = re.fullmatch(r"([0-9.]+)(us|ms|s)", text)
+    return float(m.group(1)) * {"us": 1e-3, "ms": 1, "s": 1e3}[m.group(2)]
+def knob(key, at=None):
+    m = re.search(r"^  %s: (\S+)$" % key, y, re.M)
+    if m:
+        return ms(m.group(1))
+    steps = re.search(r"^  %s:\n((?:    - .*\n)+)" % key, y, re.M)
+    if not steps:
+        return None
+    value = None
+    for f, v in re.findall(r"from: (\S+), value: (\S+) ", steps.group(1)):
+        if ms(f) <= at:
+            value = ms(v)
+    return value
+ok = True
+for c in checks:
+    key, want = c.split("=")
+    at = None
+    if "@" in key:
+        key, at = key.split("@")
+        at = float(at)
+    got = knob(key, at)
+    good = got is not None and abs(got - float(want)) <= 0.05 * float(want)
+    print("  %-40s %-26s %s ms (truth %s ms)%s" % (path.split("/")[-1], c.split("=")[0], got,
+                                                   want, "" if good else "  WRONG"))
+    ok = ok and good
+sys.exit(0 if ok else 1)
+PY
+}
+
+# 1. Self-consistency: run with --trace, fit --replay, the knobs and the replay.
+self_check() {
+    scen=$1
+    shift
+    count=$((count + 1))
+    base=$TMP/$(basename "$scen" .yaml)
+    "$LSIM" run "$scen" --trace "$base.csv" --out "$base.db" --quiet >/dev/null ||
+        fail "run $scen"
+    "$LSIM" fit "$base.csv" --replay -o "$base-replay.yaml" || fail "fit --replay $scen"
+    check_knobs "$base-replay.yaml" "$@" || fail "$scen: a knob is not recovered within 5 %"
+    "$LSIM" compare "$base-replay.yaml" "$base.csv" --out "$base-cmp.db" --quiet --json \
+        --tolerance consumer_start_max_abs_ms=1 --tolerance consumer_stop_max_abs_ms=1 \
+        >"$base.json"
+    st=$?
+    [ $st -eq 0 ] || fail "$scen: the replay's starts and stops are not within 1 ms (exit $st)"
+    /usr/bin/python3 - "$base.json" <<'PY' || fail "$scen: no consumer stopped"
+import json, sys
+m = json.load(open(sys.argv[1]))["metrics"]
+print("  replay: %d starts within %.3f ms, %d stops within %.3f ms" % (
+    m["consumer_start_count_diff"]["real"], m["consumer_start_max_abs_ms"]["difference"],
+    m["consumer_stop_count_diff"]["real"], m["consumer_stop_max_abs_ms"]["difference"]))
+assert m["consumer_stop_count_diff"]["real"] >= 1
+PY
+}
+self_check tests/cli/replay/smlc-constant.yaml startLatency=4.5 cycleOverhead=1.2 \
+    idlePollOverhead=0.6
+self_check tests/cli/replay/smlc-schedule-batch4.yaml startLatency=7 cycleOverhead@1000=3 \
+    cycleOverhead@12000=1.5 cycleOverhead@60000=1.5 idlePollOverhead=0.8
+self_check tests/cli/replay/dmlc-idle.yaml startLatency=6 receiveLag=0.3 \
+    idleReceiveOverhead=1.2
+
+# 2. The shared real traces: fit --replay, then run and compare, no edits.
+for trace in A-burst C-groups-skew smlc-S1-burst-scaleup; do
+    count=$((count + 1))
+    y=$TMP/$trace-replay.yaml
+    "$LSIM" fit "tests/data/traces/$trace-run1.csv" --replay -o "$y" || fail "fit --replay $trace"
+    "$LSIM" run "$y" --out "$TMP/$trace-run.db" --quiet >/dev/null || fail "run the replay of $trace"
+    "$LSIM" compare "$y" "tests/data/traces/$trace-run1.csv" --out "$TMP/$trace-cmp.db" \
+        --quiet >"$TMP/$trace.txt"
+    st=$?
+    [ $st -eq 0 ] || { fail "compare the replay of $trace: exit $st"; cat "$TMP/$trace.txt"; }
+    grep -E 'start_max|stop_max|counts_max|p99_lat' "$TMP/$trace.txt" | sed "s/^/  $trace: /"
+    grep -q 'version: "[0-9]*\.[0-9]*\.[0-9]*"' "$y" || fail "$trace: the replay names no patch version"
+done
+# the spread of what it sampled, as distributions
+for trace in A-burst smlc-S1-burst-scaleup; do
+    grep -q '^  startLatency: { kind: lognormal, mean: [0-9]*us, sigma: [0-9.]* }$' \
+        "$TMP/$trace-replay.yaml" || fail "$trace: the start latency is not a distribution"
+done
+grep -q '^  receiveLag: { kind: lognormal' "$TMP/C-groups-skew-replay.yaml" ||
+    fail "C-groups-skew: the receive lag is not a distribution"
+
+# The metadata of a run with two nodes started apart and setters called at
+# runtime: the nodes with their starts, the calls as changes.
+count=$((count + 1))
+{ sed -n '1,/^t_ms/p' tests/data/traces/smlc-S1-burst-scaleup-run1.csv | sed '$d' |
+      sed 's/^# nodes: 1$/# nodes: 2/'
+  echo "# runtime_calls: 20000:setMaxConcurrentConsumers=3 45000:setConcurrentConsumers=2 (trace ms)"
+  echo "# node_started_ms: node-1=458.919, node-2=1200.5 (one after another)"
+  sed -n '/^t_ms/,$p' tests/data/traces/smlc-S1-burst-scaleup-run1.csv; } >"$TMP/calls.csv"
+"$LSIM" fit "$TMP/calls.csv" --replay -o "$TMP/calls.yaml" || fail "fit --replay with runtime calls"
+"$LSIM" check "$TMP/calls.yaml" >/dev/null || fail "the replay with runtime calls does not check"
+for want in '  - { start: 458919us }' '  - { start: 1200500us }' \
+            '    - { at: 20000ms, maxConcurrentConsumers: 3 }' \
+            '    - { at: 45000ms, concurrentConsumers: 2 }'; do
+    grep -qxF "$want" "$TMP/calls.yaml" || fail "replay with runtime calls: no '$want'"
+done
+
+# 3. Bad traces: a clear message, exit 2, no file.
+printf 't_ms,event,node,consumer,msg,group,queue\n0,consumer_start,node-1,c1,,,q\n1,publish,,,m1,,q\n' \
+    >"$TMP/nometa.csv"
+printf '# container: com.example.MyListenerContainer\nt_ms,event,node,consumer,msg,group,queue\n0,consumer_start,node-1,c1,,,q\n' \
+    >"$TMP/unknown.csv"
+printf '# container: org.springframework.amqp.rabbit.listener.SimpleMessageListenerContainer (spring-rabbit 2.4.17)\nt_ms,event,node,consumer,msg,group,queue\n1,publish,,,m1,,q\n' \
+    >"$TMP/nocons.csv"
+for pair in "nometa:no metadata naming its container" "unknown:is not one lsim models" \
+            "nocons:no consumer events"; do
+    count=$((count + 1))
+    name=${pair%%:*} want=${pair#*:}
+    "$LSIM" fit "$TMP/$name.csv" --replay -o "$TMP/$name.yaml" 2>"$TMP/err"
+    st=$?
+    [ $st -eq 2 ] || fail "fit --replay $name: exit $st, expected 2"
+    grep -q "$want" "$TMP/err" || fail "fit --replay $name: said '$(cat "$TMP/err")'"
+    [ ! -e "$TMP/$name.yaml" ] || fail "fit --replay $name: left a file"
+    echo "  $name: $(cat "$TMP/err")"
+done
+
+# 4. A version without its patch number, where a patch release changes the
+#    behaviour, is warned about, naming the release; a full one is not.
+count=$((count + 1))
+"$LSIM" run scenarios/smlc-S1-trace.yaml --set container.version=1.7 --detail summary \
+    --out "$TMP/v.db" >/dev/null 2>"$TMP/err" || fail "run with version 1.7"
+grep -q 'warning: container.version "1.7" means 1.7.0; from 1.7.8 on' "$TMP/err" ||
+    fail "version 1.7: no warning naming 1.7.8: '$(cat "$TMP/err")'"
+"$LSIM" run scenarios/smlc-S1-trace.yaml --detail summary --out "$TMP/v.db" >/dev/null \
+    2>"$TMP/err" || fail "run with version 1.7.15"
+[ ! -s "$TMP/err" ] || fail "version 1.7.15 warned: '$(cat "$TMP/err")'"
+"$LSIM" run scenarios/jms-seed-one-server.yaml --set container.version=5.3 --detail summary \
+    --out "$TMP/v.db" >/dev/null 2>"$TMP/err" || fail "run with dmlc version 5.3"
+grep -q 'warning: container.version "5.3" is modelled as 5.3.5 and later' "$TMP/err" ||
+    fail "dmlc version 5.3: no warning naming 5.3.5: '$(cat "$TMP/err")'"
+
+# 5. A knob as a distribution: drawn from a stream of its own (the arrivals
+#    and service times are those of the plain duration's run), the same seed
+#    giving the same run, the start latencies spread.
+count=$((count + 1))
+sc=tests/cli/replay/smlc-schedule-batch4.yaml
+dist='container.startLatency={kind: uniform, min: 2ms, max: 30ms}'
+"$LSIM" run "$sc" --out "$TMP/k0.db" --quiet >/dev/null || fail "run $sc"
+"$LSIM" run "$sc" --set "$dist" --out "$TMP/k1.db" --quiet >/dev/null || fail "run $sc with a distribution"
+"$LSIM" run "$sc" --set "$dist" --out "$TMP/k2.db" --quiet >/dev/null || fail "run $sc again"
+/usr/bin/python3 - "$TMP/k0.db" "$TMP/k1.db" "$TMP/k2.db" <<'PY' || fail "knob distributions"
+import sqlite3, sys
+def q(db, sql):
+    return sqlite3.connect(db).execute(sql).fetchall()
+work = "select msg, t_publish, round(t_end - t_begin, 6) from messages order by msg"
+assert q(sys.argv[1], work) == q(sys.argv[2], work), "the workload's draws moved"
+fp = "select fingerprint from runs"
+assert q(sys.argv[2], fp) == q(sys.argv[3], fp), "one seed, two runs"
+assert q(sys.argv[1], fp) != q(sys.argv[2], fp), "the distribution changed nothing"
+lat = q(sys.argv[2], "select c.t_start, min(m.t_begin) - c.t_start from consumers c join messages m "
+        "on m.consumer = c.consumer where c.consumer > 1 group by c.consumer")
+spread = sorted(round(x[1], 3) for x in lat)
+print("  startLatency uniform 2-30 ms: first begins after the decision", spread)
+assert len(set(spread)) > 2 and min(spread) >= 2, spread   # (later: no message waiting)
+PY
+
+# 6. Prediction bands: on a knife edge, one replay of another seed's run is
+#    outside the single-run tolerances (exit 3), and the band of 20
+#    replications holds it (exit 0, verdicts "band"), in the database and
+#    the JSON.
+count=$((count + 1))
+ke=scenarios/knife-edge-two-nodes.yaml
+"$LSIM" run "$ke" --seed 100 --trace "$TMP/ke.csv" --out "$TMP/ke.db" --quiet >/dev/null ||
+    fail "run $ke"
+"$LSIM" compare "$ke" "$TMP/ke.csv" --out "$TMP/ke1.db" --quiet >/dev/null
+st=$?
+[ $st -eq 3 ] || fail "knife edge, one replication: exit $st, expected 3 (outside)"
+"$LSIM" compare "$ke" "$TMP/ke.csv" --reps 20 --out "$TMP/ke20.db" --quiet --json >"$TMP/ke20.json"
+st=$?
+[ $st -eq 0 ] || fail "knife edge, 20 replications: exit $st, expected 0 (inside the band)"
+/usr/bin/python3 - "$TMP/ke20.json" "$TMP/ke20.db" <<'PY' || fail "knife edge: the bands"
+import json, sqlite3, sys
+j = json.load(open(sys.argv[1]))
+band = [k for k, m in j["metrics"].items() if m["verdict"] == "band"]
+print("  knife edge, --reps 20: inside the band:", ", ".join(band))
+assert j["replications"] == 20 and band and j["pass"]
+assert all(e["inside"] for e in j["events"]) and len(j["events"]) >= 10
+db = sqlite3.connect(sys.argv[2])
+assert db.execute("select count(*) from runs").fetchone()[0] == 20
+assert db.execute("select count(*) from comparison where verdict = 'band'").fetchone()[0] \
+    == len(band)
+assert db.execute("select count(*) from comparison where band_low <= real and real <= band_high"
+                  ).fetchone()[0] >= 5
+assert db.execute("select count(*) from comparison_events where inside = 1").fetchone()[0] \
+    == len(j["events"])
+PY
+"$LSIM" compare "$ke" "$TMP/ke.csv" --reps 0 --out "$TMP/x.db" 2>"$TMP/err"
+[ $? -eq 2 ] || fail "--reps 0 accepted"
+
+# 7. compare takes the node start times and the version from the trace when
+#    the scenario does not set them, and says so.
+count=$((count + 1))
+grep -v -e '^nodes:' -e 'version:' scenarios/smlc-S1-trace.yaml >"$TMP/s1-bare.yaml"
+"$LSIM" compare "$TMP/s1-bare.yaml" tests/data/traces/smlc-S1-burst-scaleup-run1.csv \
+    --out "$TMP/bare.db" >"$TMP/bare.txt" 2>"$TMP/err"
+st=$?
+[ $st -eq 0 ] || fail "compare without nodes and version: exit $st"
+grep -q 'from the trace: nodes.0.start 458.919 ms (containers_started_at_ms), container.version 1.7.15' \
+    "$TMP/err" || fail "compare did not say what it took: '$(cat "$TMP/err")'"
+echo "  $(cat "$TMP/err")"
+"$LSIM" compare scenarios/smlc-S1-trace.yaml tests/data/traces/smlc-S1-burst-scaleup-run1.csv \
+    --out "$TMP/full.db" >/dev/null 2>"$TMP/err"
+[ ! -s "$TMP/err" ] || fail "compare took from the trace what the scenario sets: '$(cat "$TMP/err")'"
+
+echo "$count replay checks, $failures failed"
+[ "$failures" -eq 0 ]

@@ -1,0 +1,114 @@
+/* test_fit_measure.c -- the calibration estimators of `lsim fit --replay`
+ * (sim/fit_measure.c) on hand-made runs whose overheads are known, and the
+ * prediction band of `compare --reps` (sim/compare_band.c). */
+#include "testutil.h"
+
+#include <math.h>
+
+#include "compare.h"
+#include "fit_measure.h"
+
+static void msg(run_data *rd, double pub, double begin, double end, int cons, double deliver)
+{
+    rd->msgs = xrealloc(rd->msgs, (rd->nmsgs + 1) * sizeof *rd->msgs);
+    rd->msgs[rd->nmsgs++] = (td_msg){ pub, begin, end, -1, 0, cons, NULL, deliver };
+}
+
+static void consumer(run_data *rd, int cons, double start, double stop)
+{
+    rd->cons = xrealloc(rd->cons, (rd->ncons + 1) * sizeof *rd->cons);
+    rd->cons[rd->ncons++] = (td_consumer){ 0, cons, start, stop };
+}
+
+static void one_node(run_data *rd)
+{
+    memset(rd, 0, sizeof *rd);
+    rd->nodes = xcalloc(1, sizeof *rd->nodes);
+    rd->nodes[0] = xstrdup("node-1");
+    rd->nnodes = 1;
+}
+
+/* batchSize 2: 0.5 ms between the two messages of a cycle, 3 ms after the
+ * second; one gap where the next message was not yet published (a wait for
+ * work) left out; a stop 4 empty polls of 1000.7 ms after the last message
+ * and the cycle overhead (3.5 ms: the model spends it at the cycle's end). */
+static void smlc_cycle_sum_and_idle_polls(void **state)
+{
+    (void)state;
+    run_data rd;
+    one_node(&rd);
+    consumer(&rd, 0, 0, NAN);
+    double t = 10;
+    for (int i = 0; i < 40; i++) {
+        bool late = i == 21;       /* published 5 ms after the end before it */
+        double pub = late ? t + 5 : 0;
+        double begin = late ? pub + 0.2 : t;
+        msg(&rd, pub, begin, begin + 10, 0, NAN);
+        t = begin + 10 + (i % 2 == 0 ? 0.5 : 3.0);
+    }
+    double last_end = rd.msgs[rd.nmsgs - 1].t_end;
+    rd.cons[0].t_stop = last_end + 3.5 + 4 * 1000.7;   /* the cycle's overhead, as the model spends it */
+    fit_knobs k;
+    fit_measure_smlc(&rd, 2, 1000, 5000, &k);
+    assert_int_equal(k.ncycle, 1);
+    assert_float_equal(k.cycle[0].value_ms, 3.5, 1e-9);
+    assert_int_equal(k.cycle_gaps, 38);        /* 39 gaps, one not waiting */
+    assert_int_equal(k.idle_stops, 1);
+    assert_int_equal(k.idle_polls, 4);
+    assert_float_equal(k.idle_ms, 0.7, 1e-9);
+    fit_knobs_free(&k);
+    run_data_free(&rd);
+}
+
+/* A DMLC: a receive lag of 0.4 ms where the invoker waited; a second
+ * invoker started on a receipt, subscribed 6 ms later (its first message
+ * waited in the broker). */
+static void dmlc_lag_and_start(void **state)
+{
+    (void)state;
+    run_data rd;
+    one_node(&rd);
+    consumer(&rd, 0, 0, NAN);
+    consumer(&rd, 1, 100.4, NAN);
+    msg(&rd, 100, 100.4, 150, 0, 100);          /* waiting: lag 0.4 (the start comes at 100.4) */
+    msg(&rd, 101, 106.4 + 0.4, 156.8, 1, 106.4);   /* the new invoker's first: waited */
+    msg(&rd, 200, 200.4, 250, 0, 200);          /* waiting again: lag 0.4 */
+    fit_knobs k;
+    fit_measure_dmlc(&rd, 1000, &k);
+    assert_int_equal(k.lag.n, 3);
+    assert_float_equal(k.lag.mean, 0.4, 1e-9);
+    assert_int_equal(k.start.n, 1);
+    assert_float_equal(k.start.mean, 6.0, 1e-9);
+    assert_true(isnan(k.idle_ms));
+    fit_knobs_free(&k);
+    run_data_free(&rd);
+}
+
+static void prediction_band_is_order_statistics(void **state)
+{
+    (void)state;
+    double v[20], lo, hi;
+    for (int i = 0; i < 20; i++)
+        v[i] = i + 1;
+    compare_band_of(v, 20, &lo, &hi);          /* j = floor(0.025 * 21) = 0 -> 1: the range */
+    assert_float_equal(lo, 1, 0);
+    assert_float_equal(hi, 20, 0);
+    double w[119];
+    for (int i = 0; i < 119; i++)
+        w[i] = i;
+    compare_band_of(w, 119, &lo, &hi);         /* j = 3 */
+    assert_float_equal(lo, 2, 0);
+    assert_float_equal(hi, 116, 0);
+    compare_band_of(w, 1, &lo, &hi);
+    assert_true(isnan(lo) && isnan(hi));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(smlc_cycle_sum_and_idle_polls),
+        cmocka_unit_test(dmlc_lag_and_start),
+        cmocka_unit_test(prediction_band_is_order_statistics),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
