@@ -225,6 +225,16 @@ static const struct cli_command {
       "  -o FILE.html, --out FILE.html  the page to write\n"
       "  --run N                  which run of a database of several (default: the first)\n",
       "lsim report output/smlc-burst.db -o report.html" },
+    { "import", cmd_import,
+      "FILE... [--boot V] [--profile P]... [--listener simple|direct|jms] [--map PROPERTY=KEY]...\n"
+      "         [-o FILE]",
+      "print the scenario a Spring application's configuration gives, each value with its origin",
+      "  --boot V                 the Spring Boot line whose defaults apply (3.2, ...)\n"
+      "  --profile P              a Spring profile to activate (application-P.yml); any number\n"
+      "  --listener KIND          simple, direct or jms: which listener container\n"
+      "  --map PROPERTY=KEY       read an application property as a scenario key; any number\n"
+      "  -o FILE, --out FILE      write the scenario there instead of standard output\n",
+      "lsim import src/main/resources --profile prod --boot 3.2 -o my-app.yaml" },
     { "help", cmd_help,
       "[COMMAND]",
       "say what the commands do, or one command's options",

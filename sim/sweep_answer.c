@@ -6,6 +6,7 @@
  * write the same points, byte for byte.
  */
 #include "sweep_answer.h"
+#include "sweep_spring.h"
 #include "mem.h"
 
 #include <math.h>
@@ -474,6 +475,8 @@ static void print_text(const sweep_spec *s, const sweep_answer *a, const char *d
         print_figures(s, a, a->closest);
         explain_print(s, &a->why);
     }
+    sweep_spring_print(s, a->kind == ANSWER_BEST ? a->best : a->kind == ANSWER_NONE_MEETS
+                                                            ? a->closest : -1);
     printf("database: %s\n", db_path);
 }
 
