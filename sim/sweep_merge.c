@@ -440,7 +440,7 @@ static int merge_copy(const shard_survey *sv, sqlite3 *out, bool *is_bad_input, 
 /* ---- the sweep database ------------------------------------------------------------ */
 
 int sweep_fold(const sweep_spec *s, const shard_survey *sv, const char *out, bool json,
-               char *err, size_t errsize)
+               bool *none_meets, char *err, size_t errsize)
 {
     timeline *tl = timeline_open(out, err, errsize);
     if (!tl)
@@ -470,6 +470,8 @@ int sweep_fold(const sweep_spec *s, const shard_survey *sv, const char *out, boo
     }
     if (rc == 0)
         answer_print(s, &a, out, json);
+    if (none_meets)
+        *none_meets = rc == 0 && a.kind == ANSWER_NONE_MEETS;
     answer_fini(&a);
     if (rc != 0 && *cli_interrupted())
         snprintf(err, errsize, "interrupted: no database written");
