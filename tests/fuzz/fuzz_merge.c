@@ -41,7 +41,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (merge_survey(paths, n, &sv, err, sizeof err) == 0 &&
         sweep_spec_from_settings(sv.settings, &s, &d) == SIM_OK &&
         s.nruns <= 1000 && merge_check_complete(&sv, s.nruns, err, sizeof err) == 0)
-        rc = sweep_fold(&s, &sv, out, false, err, sizeof err) == SIM_OK ? 0 : -1;
+        rc = sweep_fold(&s, &sv, out, false, NULL, err, sizeof err) == SIM_OK ? 0 : -1;
     if (rc != 0 && !err[0] && !d.msg[0])
         abort();                   /* refused without a reason */
     if (rc != 0 && access(out, F_OK) == 0)
