@@ -248,7 +248,7 @@ static void assign(sim_ctx *ctx, amq_queue *q, sim_msg *m, amq_sub *s)
  * full; otherwise the first consumer that is not full does.  The LRU is
  * touched exactly when the real loop calls get(): when some consumer is
  * not full (the caller checked that). */
-static amq_sub *choose(sim_ctx *ctx, amq_queue *q, sim_msg *m)
+static amq_sub *choose(sim_ctx *ctx, amq_queue *q, sim_msg *m, amq_sub **blocker)
 {
     if (m->group < 0)
         return first_open(q);
@@ -265,8 +265,10 @@ static amq_sub *choose(sim_ctx *ctx, amq_queue *q, sim_msg *m)
         assign(ctx, q, m, t);
         return t;
     }
-    if (is_full(o))
+    if (is_full(o)) {
+        *blocker = o;
         return NULL;
+    }
     if (m->group_seq < 0) {        /* the end of the group: it goes to its owner, then no owner */
         amqg_remove_group(q->groups, m->group, name);
         o->groups--;
@@ -290,21 +292,155 @@ static void send(sim_ctx *ctx, amq_queue *q, amq_sub *s, sim_msg *m)
     s->port->ops->deliver(ctx, s->port, m);
 }
 
+/* ---- the skipped stretch (amq_skip, activemq.h) ------------------------------------- */
+
+static int skip_find(const amq_skip *k, int32_t group)
+{
+    for (int i = 0; i < k->k; i++)
+        if (k->group[i] == group)
+            return i;
+    return -1;
+}
+
+/* Moves group i to the end of the order (its last message is now later). */
+static void skip_to_end(amq_skip *k, int i)
+{
+    int32_t g = k->group[i];
+    int64_t c = k->count[i];
+    amq_sub *o = k->owner[i];
+    for (int j = i; j + 1 < k->k; j++) {
+        k->group[j] = k->group[j + 1];
+        k->count[j] = k->count[j + 1];
+        k->owner[j] = k->owner[j + 1];
+    }
+    k->group[k->k - 1] = g;
+    k->count[k->k - 1] = c;
+    k->owner[k->k - 1] = o;
+}
+
+/* Adds `count` messages of group g (owned by o) at the end of the stretch;
+ * false when it would hold too many groups. */
+static bool skip_add_group(amq_skip *k, int32_t g, int64_t count, amq_sub *o)
+{
+    int i = skip_find(k, g);
+    if (i < 0) {
+        if (k->k == AMQ_SKIP_GROUPS)
+            return false;
+        i = k->k++;
+        k->group[i] = g;
+        k->count[i] = 0;
+        k->owner[i] = o;
+    }
+    k->count[i] += count;
+    skip_to_end(k, i);
+    return true;
+}
+
+static bool skip_add(amq_skip *k, sim_msg *m, amq_sub *o)
+{
+    if (!skip_add_group(k, m->group, 1, o))
+        return false;
+    if (k->n++ == 0)
+        k->first = m;
+    k->last = m;
+    return true;
+}
+
+/* Appends stretch b, which follows a in the list, to a. */
+static bool skip_merge(amq_skip *a, const amq_skip *b)
+{
+    for (int i = 0; i < b->k; i++)
+        if (!skip_add_group(a, b->group[i], b->count[i], b->owner[i]))
+            return false;
+    if (a->n == 0)
+        a->first = b->first;
+    a->last = b->last;
+    a->n += b->n;
+    return true;
+}
+
+/* m, the first message of the stretch, was visited: it leaves the stretch. */
+static void skip_shrink(amq_skip *k, const sim_msg *m)
+{
+    int i = skip_find(k, m->group);
+    assert(i >= 0);
+    if (--k->count[i] == 0) {
+        skip_to_end(k, i);
+        k->k--;
+    }
+    if (--k->n == 0)
+        *k = (amq_skip){ 0 };
+    else
+        k->first = m->next;
+}
+
+static bool skip_all_full(const amq_skip *k)
+{
+    for (int i = 0; i < k->k; i++)
+        if (!is_full(k->owner[i]))
+            return false;
+    return true;
+}
+
+/* The group lookups a pass over the stretch would make, each group once. */
+static void skip_touch(sim_ctx *ctx, amq_queue *q, const amq_skip *k)
+{
+    for (int i = 0; i < k->k; i++) {
+        int32_t g = k->group[i];
+        const char *name = amqg_wants_name(q->groups, g) ? sim_group_name(ctx, g) : NULL;
+        amqg_get(q->groups, g, name);
+    }
+}
+
+/* ---- dispatch -------------------------------------------------------------------- */
+
 /* Offers the messages of l, in order, to the consumers; what nobody takes
- * stays in l.  Stops when every consumer is full.  True if any was sent. */
+ * stays in l.  Stops when every consumer is full.  True if any was sent.
+ * The stretch the last pass skipped is skipped again in one step while it
+ * would be skipped message by message (amq_skip); this pass records the
+ * stretch it skips for the next one. */
 static bool dispatch_list(sim_ctx *ctx, amq_queue *q, amq_list *l)
 {
     bool any = false;
+    uint64_t changes = amqg_changes(q->groups);
+    amq_skip old = l->skip, now = { 0 };
+    bool has_old = old.n > 0 && old.changes == changes, is_recording = true;
     for (sim_msg *m = l->head, *next; m && q->n_open > 0; m = next) {
-        next = m->next;
-        amq_sub *t = choose(ctx, q, m);
-        if (!t)
+        bool in_old = has_old && m == old.first;
+        if (in_old && amqg_changes(q->groups) != old.changes)
+            has_old = in_old = false;   /* an owner changed during this pass */
+        if (in_old && skip_all_full(&old)) {
+            skip_touch(ctx, q, &old);
+            is_recording = is_recording && skip_merge(&now, &old);
+            next = old.last->next;
+            has_old = false;
             continue;
+        }
+        next = m->next;
+        if (in_old)
+            skip_shrink(&old, m);
+        has_old = has_old && old.n > 0;
+        amq_sub *blocker = NULL;
+        amq_sub *t = choose(ctx, q, m, &blocker);
+        if (!t) {
+            is_recording = is_recording && blocker && skip_add(&now, m, blocker);
+            continue;
+        }
         ml_unlink(l, m);
         send(ctx, q, t, m);
         rotate(q, t);
         any = true;
     }
+    amq_skip both = now;
+    if (!is_recording || amqg_changes(q->groups) != changes)
+        l->skip = (amq_skip){ 0 };
+    else if (now.n == 0)
+        l->skip = has_old ? old : now;
+    else if (has_old && now.last->next == old.first && skip_merge(&both, &old))
+        l->skip = both;            /* the stretch this pass did not reach follows on */
+    else
+        l->skip = now;
+    l->skip.changes = changes;
     return any;
 }
 
