@@ -322,6 +322,10 @@ static void skip_to_end(amq_skip *k, int i)
  * false when it would hold too many groups. */
 static bool skip_add_group(amq_skip *k, int32_t g, int64_t count, amq_sub *o)
 {
+    if (k->k > 0 && k->group[k->k - 1] == g) {   /* a run of one group: the common case */
+        k->count[k->k - 1] += count;
+        return true;
+    }
     int i = skip_find(k, g);
     if (i < 0) {
         if (k->k == AMQ_SKIP_GROUPS)
@@ -359,11 +363,13 @@ static bool skip_merge(amq_skip *a, const amq_skip *b)
     return true;
 }
 
-/* m, the first message of the stretch, was visited: it leaves the stretch. */
-static void skip_shrink(amq_skip *k, const sim_msg *m)
+/* m, the first message of the stretch, is visited: it leaves the stretch.
+ * Returns the owner its group had. */
+static amq_sub *skip_shrink(amq_skip *k, const sim_msg *m)
 {
     int i = skip_find(k, m->group);
     assert(i >= 0);
+    amq_sub *o = k->owner[i];
     if (--k->count[i] == 0) {
         skip_to_end(k, i);
         k->k--;
@@ -372,6 +378,7 @@ static void skip_shrink(amq_skip *k, const sim_msg *m)
         *k = (amq_skip){ 0 };
     else
         k->first = m->next;
+    return o;
 }
 
 static bool skip_all_full(const amq_skip *k)
@@ -383,13 +390,57 @@ static bool skip_all_full(const amq_skip *k)
 }
 
 /* The group lookups a pass over the stretch would make, each group once. */
+static void touch(sim_ctx *ctx, amq_queue *q, int32_t group)
+{
+    amqg_get(q->groups, group, amqg_wants_name(q->groups, group) ? sim_group_name(ctx, group) : NULL);
+}
+
 static void skip_touch(sim_ctx *ctx, amq_queue *q, const amq_skip *k)
 {
-    for (int i = 0; i < k->k; i++) {
-        int32_t g = k->group[i];
-        const char *name = amqg_wants_name(q->groups, g) ? sim_group_name(ctx, g) : NULL;
-        amqg_get(q->groups, g, name);
+    for (int i = 0; i < k->k; i++)
+        touch(ctx, q, k->group[i]);
+}
+
+/* Some owner of the stretch is not full: walks the stretch from its first
+ * message while the messages are of groups whose owners are full, as a pass
+ * would skip them, a run of one group at a time (a run's lookups after its
+ * first change nothing: that group is the newest already).  Returns the
+ * first message of an open owner's group, now the stretch's first. */
+static sim_msg *skim(sim_ctx *ctx, amq_queue *q, amq_skip *old, amq_skip *now, bool *is_recording)
+{
+    sim_msg *m = old->first;
+    while (old->n > 0) {
+        int32_t g = m->group;
+        int i = skip_find(old, g);
+        assert(i >= 0);
+        amq_sub *o = old->owner[i];
+        if (!is_full(o))
+            return m;
+        touch(ctx, q, g);
+        sim_msg *last = m;
+        int64_t run = 1;
+        while (run < old->n && last->next->group == g) {
+            last = last->next;
+            run++;
+        }
+        if ((old->count[i] -= run) == 0) {
+            skip_to_end(old, i);
+            old->k--;
+        }
+        if ((old->n -= run) == 0)
+            *old = (amq_skip){ 0 };
+        else
+            old->first = last->next;
+        if (*is_recording) {
+            *is_recording = skip_add_group(now, g, run, o);
+            if (now->n == 0)
+                now->first = m;
+            now->last = last;
+            now->n += run;
+        }
+        m = last->next;
     }
+    return m;
 }
 
 /* ---- dispatch -------------------------------------------------------------------- */
@@ -416,10 +467,22 @@ static bool dispatch_list(sim_ctx *ctx, amq_queue *q, amq_list *l)
             has_old = false;
             continue;
         }
+        if (in_old) {
+            m = skim(ctx, q, &old, &now, &is_recording);
+            if (!m)
+                break;
+            in_old = has_old = old.n > 0 && m == old.first;
+        }
         next = m->next;
-        if (in_old)
-            skip_shrink(&old, m);
-        has_old = has_old && old.n > 0;
+        if (in_old) {
+            amq_sub *o = skip_shrink(&old, m);
+            has_old = old.n > 0;
+            if (is_full(o)) {      /* what choose() would find: only the lookup happens */
+                touch(ctx, q, m->group);
+                is_recording = is_recording && skip_add(&now, m, o);
+                continue;
+            }
+        }
         amq_sub *blocker = NULL;
         amq_sub *t = choose(ctx, q, m, &blocker);
         if (!t) {
