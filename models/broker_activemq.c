@@ -19,7 +19,9 @@
  * is Queue.doActualDispatch), then the new page if nothing was left pending
  * (Queue.doDispatch).  A message no consumer can take is skipped, not
  * waited on.  Kicks follow every publish, subscribe, unsubscribe, ack and
- * pull; a kick that arrives while one runs makes it run again.
+ * pull; a kick that arrives while one runs makes it run again.  A pass
+ * steps over the stretch of messages the last pass skipped while it would
+ * skip them again (amq_skip, activemq.h), with the same group lookups.
  *
  * Invariants:
  *  (1) a message is on exactly one of store, redeliv, paged, or one
