@@ -42,13 +42,14 @@ SIM_OBJ = sim/mem.o sim/config.o sim/config_print.o sim/units.o sim/scenario.o s
           sim/sweep_plan.o sim/plan_missing.o sim/plan_estimate.o \
           sim/plan_readme.o sim/plan_resume.o sim/sweep_parts.o sim/cmd_sweep.o sim/cmd_merge.o \
           sim/svg.o sim/plot.o sim/plot_timeline.o sim/plot_gantt.o sim/plot_groups.o \
-          sim/cmd_plot.o
+          sim/cmd_plot.o sim/yaml_words.o sim/spring_docs.o sim/spring_props.o sim/cmd_import.o sim/sweep_spring.o
 MDL_OBJ = models/registry.o models/world.o models/workload.o models/arrivals.o \
           models/arrivals_replay.o models/groups.o models/host.o models/broker_pull.o \
           models/container_competing.o models/java.o models/amqp_version.o models/rabbitmq_config.o models/broker_rabbitmq.o \
           models/listener_failures.o models/container_smlc.o models/smlc_scaling.o models/smlc_config.o \
           models/container_direct.o models/activemq_groups.o models/broker_activemq.o \
-          models/broker_activemq_stats.o models/dmlc_config.o models/container_dmlc.o
+          models/broker_activemq_stats.o models/dmlc_config.o models/container_dmlc.o \
+          models/spring_boot.o models/spring_result.o models/spring_rules.o models/spring_scenario.o models/container_origins.o
 LIB_OBJ = $(addprefix $(BUILD)/,$(SIM_OBJ) $(MDL_OBJ))
 MAIN_OBJ = $(BUILD)/sim/main.o
 
@@ -57,7 +58,7 @@ UNIT_TESTS = test_calendar test_config test_stats test_order test_random test_tr
              test_sweep test_svg test_plot test_broker_rabbitmq test_container_smlc \
              test_container_direct test_trace_smlc test_activemq test_dmlc test_jms_traces \
              test_fingerprints test_plan test_engine_pins test_fit_measure test_rabbitmq_failures \
-             test_activemq_window
+             test_spring test_activemq_window
 UNIT_BIN = $(addprefix $(BUILD)/tests/,$(UNIT_TESTS))
 
 # clang and libclang-rt-14-dev (libFuzzer, clang's sanitizers: only recommended
@@ -71,7 +72,7 @@ DEBIAN_PACKAGES = build-essential pkg-config libgsl-dev libsqlite3-dev libyaml-d
                   jupyter-nbconvert python3-ipykernel python3-pandas python3-matplotlib
 SUDO = $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-FUZZ_TARGETS = fuzz_scenario fuzz_trace fuzz_set fuzz_vary fuzz_require fuzz_replay
+FUZZ_TARGETS = fuzz_scenario fuzz_trace fuzz_set fuzz_vary fuzz_require fuzz_replay fuzz_spring
 FUZZ_SECONDS = 60
 FUZZ_BIN = $(addprefix $(BUILD)/tests/fuzz/,$(FUZZ_TARGETS))
 # UBSan must abort, or libFuzzer never hears of what it found.
@@ -122,6 +123,7 @@ cli-tests: $(BUILD)/lsim
 	tests/cli/traces.sh $(BUILD)/lsim
 	tests/cli/replay.sh $(BUILD)/lsim
 	tests/cli/rabbitmq_failures.sh $(BUILD)/lsim
+	tests/cli/spring.sh $(BUILD)/lsim
 
 # A sweep's plan on a real cluster brought up by the tests: a single-node
 # Slurm (munged, slurmctld, slurmd) and GNU parallel over ssh (sshd).  They

@@ -25,31 +25,10 @@
 
 #define DMLC_MAX_CONSUMERS 100000
 
-static const char *const versions[] = { "4.3", "5.3", "6.2", NULL };
 static const char *const executors[] = { "simple", "threadPool", NULL };
 static const char *const cache_levels[] = { "none", "connection", "session", "consumer",
                                             "auto", NULL };
 enum { LEVEL_NONE, LEVEL_CONNECTION, LEVEL_SESSION, LEVEL_CONSUMER, LEVEL_AUTO };
-
-/* version: a line ("4.3") or a release of it ("4.3.30"): lsim models each
- * line by its behaviour, which no patch release inside it changes. */
-static int read_version(cfg_node *cfg, int *out, sim_diag *d)
-{
-    const char *text;
-    if (cfg_get_string(cfg, "version", versions[DMLC_V62], 0, &text, d) != SIM_OK)
-        return SIM_EINPUT;
-    for (int i = 0; versions[i]; i++) {
-        size_t n = strlen(versions[i]);
-        if (strncmp(text, versions[i], n) == 0 &&
-            (text[n] == '\0' || (text[n] == '.' && text[n + 1] &&
-                                  strspn(text + n + 1, "0123456789") == strlen(text + n + 1)))) {
-            *out = i;
-            return SIM_OK;
-        }
-    }
-    return diag_at(d, cfg_peek(cfg, "version"), "version: '%s' is not a line lsim models: "
-                   "4.3, 5.3 or 6.2 (or a release of one, like \"4.3.30\")", text);
-}
 
 void dmlc_version_warn(sim_ctx *ctx, cfg_node *cfg, int node)
 {
@@ -125,7 +104,7 @@ static void add_op(op_list *l, dmlc_setter what, int64_t value)
 
 /* concurrency, or concurrentConsumers / maxConcurrentConsumers, from map m.
  * With `defaults` the two counts are filled in when absent. */
-static int read_concurrency(cfg_node *m, bool defaults, op_list *ops, sim_diag *d)
+static int read_concurrency(sim_ctx *ctx, cfg_node *m, bool defaults, op_list *ops, sim_diag *d)
 {
     unsigned flags = defaults ? 0 : CFG_NO_DEFAULT;
     cfg_node *conc = cfg_get(m, "concurrency");
@@ -145,6 +124,11 @@ static int read_concurrency(cfg_node *m, bool defaults, op_list *ops, sim_diag *
         if (lo > DMLC_MAX_CONSUMERS || hi > DMLC_MAX_CONSUMERS)
             return diag_at(d, conc, "concurrency: '%s' asks for more than %d consumers", text,
                            DMLC_MAX_CONSUMERS);
+        /* the trap of the seed documents (a value from Spring files is warned of there) */
+        if (!strchr(text, '-') && ctx && hi > 1 && !conc->origin)
+            sim_warn(ctx, "%s:%d: concurrency \"%s\" runs 1-%s: setConcurrency takes a single "
+                     "number as the maximum (write \"%s-%s\" for a fixed %s)",
+                     conc->file ? conc->file : "", conc->line, text, text, text, text, text);
         add_op(ops, DMLC_SET_CONCURRENT, lo);
         add_op(ops, DMLC_SET_MAX, hi);
         return SIM_OK;
@@ -213,15 +197,51 @@ static void apply_all(dmlc_settings *s, const op_list *ops)
         dmlc_apply(s, ops->v[i].what, ops->v[i].value);
 }
 
+/* `version`: a Spring Framework release ("6.1", "6.1.15").  lsim models the
+ * task rules of 4.3, 5.3 and 6.2; another line runs as the modelled one
+ * whose rules it has, with a note: 5.0-6.1 as 5.3 (idleReceivesPerTaskLimit
+ * is off by default until 6.2; before 5.3.5 it does not exist, which only
+ * matters if it is set), 7.0 as 6.2 (the invoker loop did not change). */
+static int read_version(sim_ctx *ctx, cfg_node *cfg, dmlc_version *out, sim_diag *d)
+{
+    const char *text;
+    if (cfg_get_string(cfg, "version", "6.2", 0, &text, d) != SIM_OK)
+        return SIM_EINPUT;
+    int major = -1, minor = -1, patch = 0;
+    char tail;
+    int got = sscanf(text, "%d.%d.%d%c", &major, &minor, &patch, &tail);
+    int v = major * 100 + minor;
+    if (got < 2 || got > 3 || minor < 0 || minor > 99 || patch < 0 || major < 4 || major > 7 ||
+        (major == 4 && minor != 3) || (major == 7 && minor > 0) || (major == 6 && minor > 2) ||
+        (major == 5 && minor > 3))
+        return diag_at(d, cfg_peek(cfg, "version"), "version: '%s' is not a Spring Framework "
+                       "release lsim models (4.3, 5.0 to 5.3, 6.0 to 6.2, 7.0; \"6.1\" or "
+                       "\"6.1.15\")", text);
+    *out = v == 403 ? DMLC_V43 : v < 602 ? DMLC_V53 : DMLC_V62;
+    const char *as = *out == DMLC_V43 ? "4.3" : *out == DMLC_V53 ? "5.3" : "6.2";
+    bool same_line = (major == 4 || (major == 5 && minor == 3) || (major == 6 && minor == 2)) &&
+                     got == 2;
+    const cfg_node *n = cfg_peek(cfg, "version");
+    if (!same_line && ctx && (v != 403 && v != 503 && v != 602) && n->line > 0)
+        sim_warn(ctx, "%s:%d: version %s runs as Spring %s, the nearest line lsim models with "
+                 "the same task rules", n->file, n->line, text, as);
+    else if (!same_line && ctx && (v != 403 && v != 503 && v != 602))
+        sim_warn(ctx, "version %s%s%s%s runs as Spring %s, the nearest line lsim models with the "
+                 "same task rules", text, n->origin ? " (" : "", n->origin ? n->origin : "",
+                 n->origin ? ")" : "", as);
+    return SIM_OK;
+}
+
 /* version, taskExecutor, cacheLevel, receiveTimeout, startLatency and the
  * rest, into c->base. */
 static int read_base(sim_ctx *ctx, cfg_node *cfg, dmlc_config *c, sim_diag *d)
 {
-    int version = DMLC_V62, executor, level;
+    int executor, level;
+    dmlc_version version = DMLC_V62;
     bool tm;
     dmlc_settings *s = &c->base;
     *s = (dmlc_settings){ .concurrent = 1, .max = 1, .idle_receives = -1 };
-    if (read_version(cfg, &version, d) != SIM_OK ||
+    if (read_version(ctx, cfg, &version, d) != SIM_OK ||
         cfg_get_enum(cfg, "taskExecutor", executors, 0, 0, &executor, d) != SIM_OK ||
         cfg_get_enum(cfg, "cacheLevel", cache_levels, LEVEL_AUTO, 0, &level, d) != SIM_OK ||
         cfg_get_bool(cfg, "transactionManager", false, 0, &tm, d) != SIM_OK ||
@@ -233,7 +253,7 @@ static int read_base(sim_ctx *ctx, cfg_node *cfg, dmlc_config *c, sim_diag *d)
         knob_read(ctx, cfg, "idleReceiveOverhead", 0, false, "dmlc.idleReceiveOverhead",
                   &s->idle_receive_overhead, d) != SIM_OK)
         return SIM_EINPUT;
-    s->version = (dmlc_version)version;
+    s->version = version;
     if (level == LEVEL_AUTO)
         level = tm ? LEVEL_NONE : LEVEL_CONSUMER;
     s->is_consumer_cached = level == LEVEL_CONSUMER;
@@ -241,7 +261,7 @@ static int read_base(sim_ctx *ctx, cfg_node *cfg, dmlc_config *c, sim_diag *d)
     int64_t def_mm = short_tasks ? 10 : -1;
     int64_t def_irptl = s->version == DMLC_V62 && !short_tasks ? 10 : -1;
     op_list ops = { 0 };
-    int rc = read_concurrency(cfg, true, &ops, d);
+    int rc = read_concurrency(ctx, cfg, true, &ops, d);
     if (rc == SIM_OK)
         rc = read_limits(cfg, s->version, 0, def_mm, def_irptl, &ops, d);
     if (rc == SIM_OK)
@@ -265,7 +285,7 @@ static int read_per_queue(sim_ctx *ctx, cfg_node *cfg, const int *queues, dmlc_c
         op_list ops = { 0 };
         int rc = cfg_expect_map(m, "a perQueue entry", d);
         if (rc == SIM_OK)
-            rc = read_concurrency(m, false, &ops, d);
+            rc = read_concurrency(ctx, m, false, &ops, d);
         if (rc == SIM_OK)
             apply_all(&c->per_queue[i], &ops);
         free(ops.v);
@@ -312,7 +332,7 @@ static int read_changes(sim_ctx *ctx, cfg_node *cfg, const int *queues, dmlc_con
         if (rc == SIM_OK)
             rc = queue_index(ctx, item, queues, c->nqueues, &ch->queue, d);
         if (rc == SIM_OK)
-            rc = read_concurrency(item, false, &ops, d);
+            rc = read_concurrency(ctx, item, false, &ops, d);
         if (rc == SIM_OK)
             rc = read_limits(item, c->base.version, CFG_NO_DEFAULT, 0, 0, &ops, d);
         ch->ops = ops.v;

@@ -89,6 +89,8 @@ static int usage(void)
           "                      [--out FILE.db | --plan DIR] [--json] [--quiet]\n"
           "  lsim merge DIR -o FILE.db [--json]\n"
           "  lsim plot FILE.db --kind timeline|gantt|groups -o FILE.svg [--run N]\n"
+          "  lsim import FILE... [--boot V] [--profile P]... [--listener simple|direct|jms]\n"
+          "              [--map PROPERTY=KEY]... [-o FILE]\n"
           "  lsim version\n",
           stderr);
     return CLI_USAGE;
@@ -146,6 +148,7 @@ static const struct {
     { "sweep", cmd_sweep },
     { "merge", cmd_merge },
     { "plot", cmd_plot },
+    { "import", cmd_import },
     { "version", cmd_version },
 };
 

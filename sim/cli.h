@@ -23,6 +23,7 @@ int cmd_fit(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
 int cmd_plot(int argc, char **argv);
+int cmd_import(int argc, char **argv);
 
 /* SIGINT and SIGTERM set a flag that runs poll (run_spec.interrupted):
  * an interrupted run stops, removes its temporary files and fails. */

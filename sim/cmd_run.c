@@ -1,9 +1,11 @@
 /* cmd_run.c -- `lsim run` and `lsim check`: one scenario, one run. */
 #include "cli.h"
+#include "container_origins.h"
 #include "fit.h"
 #include "mem.h"
 #include "registry.h"
 #include "run.h"
+#include "spring_boot.h"
 #include "trace.h"
 
 #include <errno.h>
@@ -78,6 +80,12 @@ static int parse_run_args(int argc, char **argv, run_args *a, bool is_check)
 /* Loads the scenario and applies --seed and --set, in that order. */
 static int load_scenario(const run_args *a, cfg_doc *doc, sim_diag *d)
 {
+    size_t len = strlen(a->scenario);
+    if (len > 11 && strcmp(a->scenario + len - 11, ".properties") == 0)
+        return diag_file(d, a->scenario, 0, 0, "this is a Spring Boot configuration, not an lsim "
+                         "scenario: `lsim import %s` prints the scenario's broker and container "
+                         "from it (or name it in a scenario's container.spring.files)",
+                         a->scenario);
     if (cfg_load_file(a->scenario, doc, d) != SIM_OK)
         return SIM_EINPUT;
     if (doc->root->kind != CFG_MAP)
@@ -202,6 +210,27 @@ int cmd_run(int argc, char **argv)
     return rc;
 }
 
+/* For a container from Spring files: what each --set means in them. */
+static void print_set_answers(const run_args *a, const cfg_node *root)
+{
+    strbuf sb = { 0 };
+    for (size_t i = 0; i < a->nsets; i++) {
+        const char *eq = strchr(a->sets[i], '=');
+        char key[256];
+        snprintf(key, sizeof key, "%.*s", eq ? (int)(eq - a->sets[i]) : 0, a->sets[i]);
+        if (eq)
+            spring_boot_answer(root, key, eq + 1, &sb);
+    }
+    if (sb.len) {
+        printf("# in the application's own terms:\n");
+        for (char *line = sb.s, *next; *line; line = next + 1) {
+            next = strchr(line, '\n');
+            printf("#   %.*s\n", (int)(next - line), line);
+        }
+    }
+    sb_free(&sb);
+}
+
 int cmd_check(int argc, char **argv)
 {
     run_args a;
@@ -215,6 +244,8 @@ int cmd_check(int argc, char **argv)
         char *yaml = cfg_to_yaml(doc.root);
         fputs(yaml, stdout);
         free(yaml);
+        container_origins_print(stdout, doc.root);
+        print_set_answers(&a, doc.root);
     }
     run_free(r);
     cfg_doc_free(&doc);

@@ -36,8 +36,13 @@ int diag_at(sim_diag *d, const cfg_node *at, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
+    bool was_set = d && d->is_set;
     int rc = diag_vset(d, at ? at->file : NULL, at ? at->line : 0, at ? at->col : 0, fmt, ap);
     va_end(ap);
+    if (d && !was_set && at && at->origin) {      /* a value from a Spring file: say which */
+        size_t len = strlen(d->msg);
+        snprintf(d->msg + len, sizeof d->msg - len, " (set by %s)", at->origin);
+    }
     return rc;
 }
 
@@ -106,6 +111,7 @@ cfg_node *cfg_clone(const cfg_node *n)
     cfg_node *c = cfg_node_new(n->kind, n->file, n->line, n->col);
     c->text = n->text ? xstrdup(n->text) : NULL;
     c->is_quoted = n->is_quoted;
+    c->origin = n->origin;
     for (size_t i = 0; i < n->n; i++) {
         if (n->kind == CFG_MAP)
             cfg_map_add(c, cfg_clone(n->keys[i]), cfg_clone(n->items[i]));
@@ -223,6 +229,101 @@ int cfg_expect_seq(cfg_node *n, const char *what, sim_diag *d)
     return SIM_OK;
 }
 
+/* ---- suggestions ------------------------------------------------------------- */
+
+size_t cfg_edit_distance(const char *a, const char *b)
+{
+    size_t n = strlen(a), m = strlen(b), prev[130], cur[130];
+    if (n >= 129 || m >= 129)
+        return 999;
+    for (size_t j = 0; j <= m; j++)
+        prev[j] = j;
+    for (size_t i = 1; i <= n; i++) {
+        cur[0] = i;
+        for (size_t j = 1; j <= m; j++) {
+            size_t sub = prev[j - 1] + (a[i - 1] != b[j - 1]);
+            size_t del = prev[j] + 1, ins = cur[j - 1] + 1;
+            cur[j] = sub < del ? (sub < ins ? sub : ins) : (del < ins ? del : ins);
+        }
+        memcpy(prev, cur, (m + 1) * sizeof *prev);
+    }
+    return prev[m];
+}
+
+/* Equal but for case, '-' and '_' (Spring's relaxed names). */
+static bool relaxed_equal(const char *a, const char *b)
+{
+    for (;;) {
+        while (*a == '-' || *a == '_')
+            a++;
+        while (*b == '-' || *b == '_')
+            b++;
+        if (!*a || !*b)
+            return !*a && !*b;
+        char x = *a >= 'A' && *a <= 'Z' ? (char)(*a - 'A' + 'a') : *a;
+        char y = *b >= 'A' && *b <= 'Z' ? (char)(*b - 'A' + 'a') : *b;
+        if (x != y)
+            return false;
+        a++;
+        b++;
+    }
+}
+
+/* Spring Boot's property names for container keys (spring.rabbitmq.listener.*,
+ * spring.jms.listener.*): someone who knows Boot writes these. */
+static const char *const boot_names[][2] = {
+    { "max-concurrency", "maxConcurrentConsumers" }, { "min-concurrency", "concurrentConsumers" },
+    { "prefetch", "prefetchCount" },
+    { "batch-size", "batchSize" }, { "transaction-size", "batchSize" },
+    { "consumers-per-queue", "consumersPerQueue" }, { "receive-timeout", "receiveTimeout" },
+    { "max-messages-per-task", "maxMessagesPerTask" },
+    { "default-requeue-rejected", "defaultRequeueRejected" },
+};
+
+static bool was_asked(const cfg_node *map, const char *key)
+{
+    for (size_t i = 0; i < map->nasked; i++)
+        if (strcmp(map->asked[i], key) == 0)
+            return true;
+    return false;
+}
+
+/* Why `key` may be a slip for one of `names` (n of them): Boot's name, a
+ * relaxed spelling or a near miss.  Writes the hint (starting "; ") into buf
+ * and returns the name meant, or NULL. */
+static const char *suggest(const char *key, char *const *names, size_t n, const cfg_node *map,
+                           char *buf, size_t size)
+{
+    buf[0] = '\0';
+    for (size_t i = 0; i < sizeof boot_names / sizeof boot_names[0]; i++)
+        if (relaxed_equal(key, boot_names[i][0]) && strcmp(key, boot_names[i][1]) != 0 &&
+            (!map || was_asked(map, boot_names[i][1]))) {
+            snprintf(buf, size, ": '%s' is Spring Boot's name; here it is '%s'", key,
+                     boot_names[i][1]);
+            return boot_names[i][1];
+        }
+    const char *best = NULL;
+    size_t bestd = 999, len = strlen(key);
+    for (size_t i = 0; i < n; i++) {
+        if (relaxed_equal(key, names[i])) {
+            snprintf(buf, size, "; did you mean '%s'? (keys here are camelCase, like the "
+                     "container's setters)", names[i]);
+            return names[i];
+        }
+        size_t dist = cfg_edit_distance(key, names[i]);
+        if (dist < bestd) {
+            bestd = dist;
+            best = names[i];
+        }
+    }
+    size_t limit = len <= 4 ? 1 : len <= 8 ? 2 : 3;
+    if (best && bestd <= limit) {
+        snprintf(buf, size, "; did you mean '%s'?", best);
+        return best;
+    }
+    return NULL;
+}
+
 /* ---- typed reads ----------------------------------------------------------- */
 
 static void set_text(cfg_node *n, const char *text)
@@ -245,6 +346,14 @@ static int lookup(cfg_node *map, const char *key, unsigned flags, const char *de
             return diag_at(d, n, "%s: the value is missing", key);
         *node = n;
         return SIM_OK;
+    }
+    if ((flags & CFG_REQUIRED) && map && map->kind == CFG_MAP) {
+        /* A key nobody asked for that is a slip for this one: say so there. */
+        char *want[1] = { (char *)key }, hint[300];
+        for (size_t i = 0; i < map->n; i++)
+            if (!map->keys[i]->is_used && !was_asked(map, map->keys[i]->text) &&
+                suggest(map->keys[i]->text, want, 1, NULL, hint, sizeof hint))
+                return diag_at(d, map->keys[i], "unknown key '%s'%s", map->keys[i]->text, hint);
     }
     if (flags & CFG_REQUIRED) {
         char where[512];
@@ -545,6 +654,11 @@ static int check_unknown(const cfg_node *n, strbuf *path, sim_diag *d)
         path->len = mark;
         path->s[mark] = '\0';
         if (n->kind == CFG_MAP) {
+            char hint[300];
+            if (!n->keys[i]->is_used &&
+                suggest(n->keys[i]->text, n->asked, n->nasked, n, hint, sizeof hint))
+                return diag_at(d, n->keys[i], "unknown key '%s'%s%s%s", n->keys[i]->text,
+                               mark ? " in " : "", mark ? path->s : "", hint);
             if (!n->keys[i]->is_used) {
                 strbuf exp = { 0 };
                 for (size_t j = 0; j < n->nasked; j++)
@@ -571,6 +685,31 @@ static int check_unknown(const cfg_node *n, strbuf *path, sim_diag *d)
     if (path->s)
         path->s[mark] = '\0';
     return SIM_OK;
+}
+
+static int find_slip(const cfg_node *n, sim_diag *d)
+{
+    for (size_t i = 0; i < n->n; i++) {
+        char hint[300];
+        if (n->kind == CFG_MAP && !n->keys[i]->is_used && n->nasked &&
+            suggest(n->keys[i]->text, n->asked, n->nasked, n, hint, sizeof hint)) {
+            char where[512];
+            cfg_path(n->items[i], where, sizeof where);
+            char *dot = strrchr(where, '.');
+            if (dot)
+                *dot = '\0';
+            return diag_at(d, n->keys[i], "unknown key '%s'%s%s%s", n->keys[i]->text,
+                           dot ? " in " : "", dot ? where : "", hint);
+        }
+        if (n->items[i]->kind != CFG_SCALAR && find_slip(n->items[i], d) != SIM_OK)
+            return SIM_EINPUT;
+    }
+    return SIM_OK;
+}
+
+int cfg_find_slip(const cfg_node *root, sim_diag *d)
+{
+    return root ? find_slip(root, d) : SIM_OK;
 }
 
 int cfg_check_unknown(const cfg_node *root, sim_diag *d)

@@ -42,6 +42,8 @@ struct cfg_node {
     cfg_node **items;              /* map: values; sequence: items */
     cfg_node *parent;              /* NULL for the root */
     const char *key;               /* its key in the parent map (NULL: list item, root) */
+    const char *origin;            /* owned by the document: the Spring property (or
+                                      environment variable) the value came from, or NULL */
     char **asked;                  /* map: every key a model asked for */
     size_t nasked, capasked;
 };
@@ -170,7 +172,14 @@ double rate_per_s(sim_rate r);
 
 /* ---- whole-tree checks and output ------------------------------------- */
 
-/* The first key in document order that no model asked for. */
+/* After a failed build: the first key nobody asked for that is a slip for
+ * one that was asked for (a near miss or Boot's name), as an error; the
+ * likelier cause of what failed. */
+int cfg_find_slip(const cfg_node *root, sim_diag *d);
+/* Levenshtein distance (999 for strings over 128 characters). */
+size_t cfg_edit_distance(const char *a, const char *b);
+/* The first key in document order that no model asked for, with a "did you
+ * mean" when it is Spring Boot's name for a key, or a near miss of one. */
 int cfg_check_unknown(const cfg_node *root, sim_diag *d);
 /* The scenario in normal form, as YAML or as JSON.  Returns a malloc'd
  * string. */

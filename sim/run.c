@@ -1,5 +1,6 @@
 /* run.c -- build, execute and record one run (see run.h). */
 #include "run.h"
+#include "spring_boot.h"
 #include "mem.h"
 
 #include <stdio.h>
@@ -66,16 +67,24 @@ int run_build(const run_spec *spec, run **out, sim_diag *d)
     ctx->run_id = spec->run_id;
     set_base_dir(ctx, spec->scenario_path);
     cfg_node *root = spec->doc->root;
-    int rc = cfg_expect_map(root, "the scenario", d);
+    int rc = spring_boot_expand(ctx, spec->doc, d);
+    root = spec->doc->root;
+    if (rc == SIM_OK)
+        rc = cfg_expect_map(root, "the scenario", d);
     if (rc == SIM_OK)
         rc = read_engine_keys(root, r, d);
     if (rc == SIM_OK) {
         ctx->root = spec->root;
         rc = spec->root->create(ctx, root, &ctx->root_self, d);
     }
-    if (rc == SIM_OK)
+    if (rc == SIM_OK) {
+        spring_boot_settle(ctx, root);
         rc = cfg_check_unknown(root, d);
+    }
     if (rc != SIM_OK) {
+        sim_diag slip = { 0 };
+        if (root && cfg_find_slip(root, &slip) != SIM_OK)
+            *d = slip;
         run_free(r);
         *out = NULL;
         return rc;

@@ -9,6 +9,7 @@
 #include "config.h"
 #include "mem.h"
 #include "sim.h"
+#include "yaml_words.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -126,16 +127,6 @@ static void builder_free(builder *b)
     b->root = NULL;
 }
 
-static int syntax_error(const yaml_parser_t *p, const char *file, sim_diag *d)
-{
-    yaml_mark_t m = p->problem_mark;
-    const char *problem = p->problem ? p->problem : "unreadable YAML";
-    if (p->context)
-        return diag_file(d, file, mark_line(m), mark_col(m), "YAML syntax error: %s %s",
-                         problem, p->context);
-    return diag_file(d, file, mark_line(m), mark_col(m), "YAML syntax error: %s", problem);
-}
-
 /* One parser event into the builder.  *done is set at the stream's end. */
 static int handle_event(builder *b, const yaml_event_t *ev, int *ndocs, sim_diag *d)
 {
@@ -176,7 +167,7 @@ int cfg_load_string(const char *name, const char *text, size_t len, cfg_doc *doc
     for (bool done = false; !done && rc == SIM_OK;) {
         yaml_event_t ev;
         if (!yaml_parser_parse(&parser, &ev)) {
-            rc = syntax_error(&parser, name, d);
+            rc = yaml_words_error(&parser, name, text, len, d);
             break;
         }
         done = ev.type == YAML_STREAM_END_EVENT;

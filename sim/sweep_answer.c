@@ -6,6 +6,7 @@
  * write the same points, byte for byte.
  */
 #include "sweep_answer.h"
+#include "sweep_spring.h"
 #include "mem.h"
 
 #include <math.h>
@@ -420,6 +421,8 @@ static void print_text(const sweep_spec *s, const sweep_answer *a, const char *d
         printf("closest: ");
         print_figures(s, a, a->closest);
     }
+    sweep_spring_print(s, a->kind == ANSWER_BEST ? a->best : a->kind == ANSWER_NONE_MEETS
+                                                            ? a->closest : -1);
     printf("database: %s\n", db_path);
 }
 

@@ -33,7 +33,7 @@ check() {
 
 for t in test_calendar test_config test_trace test_timeline test_compare test_broker_rabbitmq \
          test_rabbitmq_failures \
-         test_activemq; do
+         test_activemq test_spring; do
     check 0 "$B/tests/$t"
 done
 check 0 "$LSIM" run scenarios/seed-competing-consumers.yaml --out "$TMP/seed.db" --trace "$TMP/seed.csv" --quiet
@@ -58,6 +58,9 @@ check 2 "$LSIM" merge "$TMP/plan2" -o "$TMP/merged2.db"
 check 0 "$LSIM" sweep scenarios/tune-bursty-workers.yaml --vary container.workers=6,7 --reps 2 \
     --plan "$TMP/plan2" --resume
 check 2 "$LSIM" run tests/cli/bad/workers-zero.yaml --out "$TMP/bad.db"
+check 0 "$LSIM" check tests/spring/profiles/scenario.yaml --set container.maxConcurrentConsumers=9
+check 0 "$LSIM" import tests/spring/e3/application.properties --boot 3.2 -o "$TMP/import.yaml"
+check 2 "$LSIM" run tests/spring/bad/placeholder-circle.yaml --out "$TMP/bad.db"
 
 echo "$count checks under valgrind, $failures failed"
 [ "$failures" -eq 0 ]

@@ -1,0 +1,249 @@
+/* cmd_import.c -- `lsim import FILE... [--boot V] [--profile P]... [--listener L]
+ * [--map PROP=KEY]... [-o FILE]`: the scenario a Spring application's own
+ * configuration gives, every value with a comment naming its origin, and
+ * the settings no property can set listed with the container's defaults.
+ *
+ * The scenario printed is built once before it is written, as `lsim run`
+ * would build it, so what import prints runs (a workload stands in for the
+ * application's own, to be replaced).
+ */
+#include "cli.h"
+#include "mem.h"
+#include "registry.h"
+#include "run.h"
+#include "spring_boot.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct import_args {
+    const char **files, **profiles, **map_from, **map_to;
+    size_t nfiles, nprofiles, nmap;
+    const char *boot, *listener, *out;
+    char **map_buf;
+} import_args;
+
+static void args_free(import_args *a)
+{
+    for (size_t i = 0; i < a->nmap; i++)
+        free(a->map_buf[i]);
+    free(a->map_buf);
+    free(a->files);
+    free(a->profiles);
+    free(a->map_from);
+    free(a->map_to);
+}
+
+static int parse_args(int argc, char **argv, import_args *a)
+{
+    size_t n = (size_t)argc + 1;
+    a->files = xcalloc(n, sizeof *a->files);
+    a->profiles = xcalloc(n, sizeof *a->profiles);
+    a->map_from = xcalloc(n, sizeof *a->map_from);
+    a->map_to = xcalloc(n, sizeof *a->map_to);
+    a->map_buf = xcalloc(n, sizeof *a->map_buf);
+    for (int i = 0; i < argc; i++) {
+        int err = 0;
+        const char *v;
+        if ((v = cli_option(argc, argv, &i, "--boot", &err))) {
+            a->boot = v;
+        } else if ((v = cli_option(argc, argv, &i, "--profile", &err))) {
+            a->profiles[a->nprofiles++] = v;
+        } else if ((v = cli_option(argc, argv, &i, "--listener", &err))) {
+            a->listener = v;
+        } else if ((v = cli_option(argc, argv, &i, "--map", &err))) {
+            const char *eq = strchr(v, '=');
+            if (!eq || eq == v || !eq[1])
+                return cli_bad_usage("--map: '%s': expected PROPERTY=KEY, for example "
+                                     "message.bus.concurrency=concurrency", v);
+            char *from = xstrndup(v, (size_t)(eq - v));
+            a->map_buf[a->nmap] = from;
+            a->map_from[a->nmap] = from;
+            a->map_to[a->nmap++] = eq + 1;
+        } else if ((v = cli_option(argc, argv, &i, "-o", &err)) ||
+                   (v = cli_option(argc, argv, &i, "--out", &err))) {
+            a->out = v;
+        } else if (err) {
+            return CLI_USAGE;
+        } else if (argv[i][0] == '-' && argv[i][1]) {
+            return cli_bad_usage("unknown option '%s'", argv[i]);
+        } else {
+            a->files[a->nfiles++] = argv[i];
+        }
+    }
+    if (!a->nfiles)
+        return cli_bad_usage("%s", "which files? (lsim import application.yml [--profile P]...)");
+    return 0;
+}
+
+/* ---- the scenario text ---------------------------------------------------------------------- */
+
+static bool needs_quotes(const char *v)
+{
+    return !v[0] || strpbrk(v, ":-#{}[],&*!|>'\"%@` ") != NULL;
+}
+
+static void origin_of(const spring_setting *s, char *buf, size_t size)
+{
+    if (s->is_env)
+        snprintf(buf, size, "%s, environment variable %s", s->origin, s->file);
+    else if (s->file)
+        snprintf(buf, size, "%s, %s:%d", s->origin, s->file, s->line);
+    else
+        snprintf(buf, size, "%s", s->origin);
+}
+
+static void setting_line(strbuf *b, int indent, const char *key, const spring_setting *s,
+                         bool commented)
+{
+    char line[300], origin[400];
+    bool quote = needs_quotes(s->value) || strcmp(key, "concurrency") == 0;   /* a string */
+    snprintf(line, sizeof line, "%*s%s%s: %s%s%s", indent, "", commented ? "# " : "", key,
+             quote ? "\"" : "", s->value, quote ? "\"" : "");
+    origin_of(s, origin, sizeof origin);
+    sb_addf(b, "%-40s # %s\n", line, origin);
+}
+
+/* spring.application.name when it makes a scenario name, else "imported". */
+static const char *scenario_name(const spring_result *r)
+{
+    const spring_prop *p = spring_env_find(&r->env, "spring.application.name");
+    if (!p || !p->value[0] || strlen(p->value) > 64)
+        return "imported";
+    for (const char *c = p->value; *c; c++)
+        if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
+              *c == '-' || *c == '_' || *c == '.'))
+            return "imported";
+    return p->value;
+}
+
+static char *scenario_text(const import_args *a, const spring_result *r, bool retry_known)
+{
+    strbuf b = { 0 };
+    sb_add(&b, "# lsim import");
+    for (size_t i = 0; i < a->nfiles; i++)
+        sb_addf(&b, " %s", a->files[i]);
+    sb_addf(&b, " (Spring Boot %s", r->boot_text);
+    for (size_t i = 0; i < a->nprofiles; i++)
+        sb_addf(&b, "%s%s", i ? ", " : ", profiles ", a->profiles[i]);
+    sb_add(&b, ")\n");
+    sb_addf(&b, "name: %s\n", scenario_name(r));
+    sb_add(&b, "duration: 10m\n"
+               "queue:                                   # a stand-in workload: put the "
+               "application's own here\n"
+               "  name: queue\n"
+               "  arrivals: { kind: poisson, rate: 10/s }\n"
+               "  service: { kind: constant, value: 50ms }\n"
+               "broker:\n");
+    for (size_t i = 0; i < r->n; i++)
+        if (strncmp(r->v[i].key, "broker.", 7) == 0)
+            setting_line(&b, 2, r->v[i].key + 7, &r->v[i], false);
+    sb_add(&b, "container:\n");
+    for (size_t i = 0; i < r->n; i++)
+        if (!strchr(r->v[i].key, '.'))
+            setting_line(&b, 2, r->v[i].key, &r->v[i], false);
+    bool first = true;
+    for (size_t i = 0; i < r->n; i++) {
+        if (strncmp(r->v[i].key, "retry.", 6) != 0)
+            continue;
+        if (first && !retry_known)
+            sb_add(&b, "  # this lsim's container does not model listener retry yet:\n");
+        if (first)
+            sb_addf(&b, "  %sretry:\n", retry_known ? "" : "# ");
+        first = false;
+        setting_line(&b, 4, r->v[i].key + 6, &r->v[i], !retry_known);
+    }
+    char *text = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&text, &len);
+    if (m) {
+        spring_boot_print_unexposed(m, r);
+        fclose(m);
+        sb_add(&b, text ? text : "");
+    }
+    free(text);
+    return sb_take(&b);
+}
+
+/* Builds the text as `lsim run` would; NULL or what is wrong. */
+static int try_build(const char *text, sim_diag *d)
+{
+    cfg_doc doc = { 0 };
+    run *r = NULL;
+    int rc = cfg_load_string("(lsim import output)", text, strlen(text), &doc, d);
+    if (rc == SIM_OK) {
+        run_spec spec = { .root = registry_root(), .doc = &doc, .scenario_path = "import.yaml",
+                          .run_id = 1, .point = -1, .replication = -1 };
+        rc = run_build(&spec, &r, d);
+    }
+    run_free(r);
+    cfg_doc_free(&doc);
+    return rc;
+}
+
+static int write_out(const char *path, const char *text)
+{
+    if (!path) {
+        fputs(text, stdout);
+        return 0;
+    }
+    char tmp[1200];
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    FILE *f = fopen(tmp, "w");
+    if (!f)
+        return cli_bad_usage("cannot write %s", path);
+    bool ok = fputs(text, f) >= 0;
+    ok = fclose(f) == 0 && ok;
+    if (!ok || rename(tmp, path) != 0) {
+        remove(tmp);
+        fprintf(stderr, "lsim: cannot write %s\n", path);
+        return CLI_FAILURE;
+    }
+    return 0;
+}
+
+int cmd_import(int argc, char **argv)
+{
+    import_args a = { 0 };
+    int rc = parse_args(argc, argv, &a);
+    spring_pos *ppos = xcalloc(a.nprofiles + 1, sizeof *ppos);
+    spring_pos *mpos = xcalloc(a.nmap + 1, sizeof *mpos);
+    for (size_t i = 0; i < a.nprofiles; i++)
+        ppos[i] = (spring_pos){ "--profile", 0, 0 };
+    for (size_t i = 0; i < a.nmap; i++)
+        mpos[i] = (spring_pos){ "--map", 0, 0 };
+    spring_request rq = {
+        .files = a.files, .nfiles = a.nfiles, .profiles = a.profiles, .nprofiles = a.nprofiles,
+        .profile_pos = ppos, .boot = a.boot, .boot_pos = { "--boot", 0, 0 },
+        .listener = a.listener, .listener_pos = { "--listener", 0, 0 }, .map_from = a.map_from,
+        .map_to = a.map_to, .map_pos = mpos, .nmap = a.nmap, .use_env = true,
+    };
+    spring_result r = { 0 };
+    sim_diag d = { 0 };
+    char *text = NULL;
+    if (rc == 0 && spring_boot_read(&rq, &r, &d) != SIM_OK)
+        rc = cli_report(&d);
+    if (rc == 0) {
+        text = scenario_text(&a, &r, true);
+        if (try_build(text, &d) != SIM_OK && strstr(d.msg, "unknown key 'retry'")) {
+            free(text);
+            text = scenario_text(&a, &r, false);
+            d = (sim_diag){ 0 };
+            try_build(text, &d);
+        }
+        if (d.is_set)
+            rc = cli_report(&d);
+    }
+    if (rc == 0) {
+        for (size_t i = 0; i < r.nwarnings; i++)
+            fprintf(stderr, "lsim: warning: %s\n", r.warnings[i]);
+        rc = write_out(a.out, text);
+    }
+    free(text);
+    free(ppos);
+    free(mpos);
+    spring_result_free(&r);
+    args_free(&a);
+    return rc;
+}

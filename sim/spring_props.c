@@ -1,0 +1,541 @@
+/* spring_props.c -- Spring configuration files into a flat, ordered list of
+ * properties, as Spring Boot reads them (see spring_props.h; the rules and
+ * their sources are in docs/spring-boot-notes.md).
+ *
+ * A file is read into documents (spring_docs.c); each document keeps its
+ * spring.config.activate.on-profile expression.
+ * Which profiles are active is known only once every file is read (the
+ * scenario's list, else spring.profiles.active from the files), so the
+ * documents are filtered afterwards, then the profile-specific siblings
+ * (application-{profile}.*) follow, profile by profile.
+ */
+#include "spring_props.h"
+#include "spring_docs.h"
+#include "mem.h"
+#include "sim.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+
+#define MAX_SPRING_BYTES (16u << 20)
+#define MAX_PLACEHOLDER_DEPTH 16
+
+/* ---- names ------------------------------------------------------------------ */
+
+char *spring_relaxed(const char *name)
+{
+    char *r = xmalloc(strlen(name) + 1), *o = r;
+    for (const char *c = name; *c; c++)
+        if (*c != '-' && *c != '_')
+            *o++ = (char)tolower((unsigned char)*c);
+    *o = '\0';
+    return r;
+}
+
+static const char *keep_file(spring_env *e, const char *name)
+{
+    for (size_t i = 0; i < e->nfiles; i++)
+        if (strcmp(e->files[i], name) == 0)
+            return e->files[i];
+    e->files = xrealloc(e->files, (e->nfiles + 1) * sizeof *e->files);
+    e->files[e->nfiles] = xstrdup(name);
+    return e->files[e->nfiles++];
+}
+
+/* ---- files -------------------------------------------------------------------------- */
+
+static bool ends_with(const char *s, const char *tail)
+{
+    size_t n = strlen(s), m = strlen(tail);
+    return n >= m && strcmp(s + n - m, tail) == 0;
+}
+
+static bool is_yaml_name(const char *path)
+{
+    return ends_with(path, ".yml") || ends_with(path, ".yaml");
+}
+
+static int read_file(spring_env *e, const char *path, doc_list *docs, sim_diag *d)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return diag_file(d, path, 0, 0, "cannot open: %s", strerror(errno));
+    strbuf sb = { 0 };
+    char chunk[65536];
+    size_t got;
+    int rc = SIM_OK;
+    while (rc == SIM_OK && (got = fread(chunk, 1, sizeof chunk, f)) > 0) {
+        if (sb.len + got > MAX_SPRING_BYTES)
+            rc = diag_file(d, path, 0, 0, "larger than %u MiB: not a configuration file",
+                           MAX_SPRING_BYTES >> 20);
+        else
+            sb_addn(&sb, chunk, got);
+    }
+    if (rc == SIM_OK && ferror(f))
+        rc = diag_file(d, path, 0, 0, "cannot read: %s", strerror(errno));
+    fclose(f);
+    const char *file = keep_file(e, path);
+    if (rc == SIM_OK)
+        rc = is_yaml_name(path)
+                 ? spring_docs_read_yaml(file, sb.s ? sb.s : "", sb.len, docs, d)
+                 : spring_docs_read_properties(file, sb.s ? sb.s : "", sb.len, docs, d);
+    sb_free(&sb);
+    return rc;
+}
+
+/* "dir/application.yml" + "prod" -> "dir/application-prod" + ext, for the
+ * extensions in Boot's order (a .properties beats a .yml). */
+static void sibling(const char *path, const char *profile, const char *ext, char *buf,
+                    size_t size)
+{
+    const char *dot = strrchr(path, '.'), *slash = strrchr(path, '/');
+    if (!dot || (slash && dot < slash))
+        dot = path + strlen(path);
+    snprintf(buf, size, "%.*s-%s%s", (int)(dot - path), path, profile, ext);
+}
+
+/* ---- profiles ------------------------------------------------------------------------- */
+
+static void note_seen(spring_env *e, const char *name, size_t n)
+{
+    for (size_t i = 0; i < e->nseen; i++)
+        if (strlen(e->profiles_seen[i]) == n && strncmp(e->profiles_seen[i], name, n) == 0)
+            return;
+    e->profiles_seen = xrealloc(e->profiles_seen, (e->nseen + 1) * sizeof *e->profiles_seen);
+    e->profiles_seen[e->nseen++] = xstrndup(name, n);
+}
+
+bool spring_env_profile_seen(const spring_env *e, const char *profile)
+{
+    for (size_t i = 0; i < e->nseen; i++)
+        if (strcmp(e->profiles_seen[i], profile) == 0)
+            return true;
+    return false;
+}
+
+static bool is_active(const char *const *profiles, size_t n, const char *name, size_t len)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strlen(profiles[i]) == len && strncmp(profiles[i], name, len) == 0)
+            return true;
+    return false;
+}
+
+/* One atom: "prod" or "!prod" (parentheses are dropped: lsim reads the
+ * expressions Boot's documentation shows, not nested ones). */
+static bool atom_matches(spring_env *e, const char *s, size_t n, const char *const *profiles,
+                         size_t np)
+{
+    while (n && (*s == ' ' || *s == '(')) {
+        s++;
+        n--;
+    }
+    while (n && (s[n - 1] == ' ' || s[n - 1] == ')'))
+        n--;
+    bool neg = n && *s == '!';
+    if (neg) {
+        s++;
+        n--;
+    }
+    note_seen(e, s, n);
+    return is_active(profiles, np, s, n) != neg;
+}
+
+/* "a & b | c, d": any comma or '|' part whose '&' atoms all match. */
+static bool expr_matches(spring_env *e, const char *expr, const char *const *profiles,
+                         size_t np)
+{
+    bool any = false;
+    const char *p = expr;
+    while (*p) {
+        size_t n = strcspn(p, ",|");
+        bool all = true;
+        const char *q = p, *end = p + n;
+        while (q < end) {
+            const char *amp = memchr(q, '&', (size_t)(end - q));
+            size_t m = amp ? (size_t)(amp - q) : (size_t)(end - q);
+            all = atom_matches(e, q, m, profiles, np) && all;
+            q += m + (amp ? 1 : 0);
+        }
+        any = any || all;
+        p = *end ? end + 1 : end;
+    }
+    return any;
+}
+
+static void commit(spring_env *e, doc_list *docs, const char *const *profiles, size_t np)
+{
+    for (size_t i = 0; i < docs->n; i++) {
+        sdoc *doc = &docs->v[i];
+        if (doc->on_profile && !expr_matches(e, doc->on_profile, profiles, np))
+            continue;
+        if (doc->is_legacy && !e->legacy_profiles) {
+            e->legacy_profiles = true;
+            e->legacy_file = doc->file;
+            e->legacy_line = doc->line;
+        }
+        for (size_t j = 0; j < doc->props.n; j++) {
+            xgrow((void **)&e->v, &e->cap, e->n + 1, sizeof *e->v);
+            e->v[e->n++] = doc->props.v[j];
+        }
+        doc->props.n = 0;
+    }
+}
+
+/* spring.profiles.active from the documents without a gate (last wins). */
+static char *files_active(const doc_list *docs)
+{
+    const char *v = NULL;
+    for (size_t i = 0; i < docs->n; i++)
+        for (size_t j = 0; !docs->v[i].on_profile && j < docs->v[i].props.n; j++)
+            if (strcmp(docs->v[i].props.v[j].relaxed, "spring.profiles.active") == 0)
+                v = docs->v[i].props.v[j].value;
+    return v ? xstrdup(v) : NULL;
+}
+
+static size_t split_commas(char *s, const char **out, size_t max)
+{
+    size_t n = 0;
+    for (char *save = NULL, *t = strtok_r(s, ", ", &save); t && n < max;
+         t = strtok_r(NULL, ", ", &save))
+        out[n++] = t;
+    return n;
+}
+
+static bool same_folder(const char *a, const char *b)
+{
+    const char *sa = strrchr(a, '/'), *sb = strrchr(b, '/');
+    size_t na = sa ? (size_t)(sa - a) : 0, nb = sb ? (size_t)(sb - b) : 0;
+    return na == nb && strncmp(a, b, na) == 0;
+}
+
+/* The files in the order given, but a .properties file after the .yml
+ * files of its folder: it beats them there, as in Boot. */
+static void file_order(const char *const *files, size_t n, size_t *order)
+{
+    for (size_t i = 0; i < n; i++) {
+        size_t j = i;
+        order[j] = i;
+        while (j > 0 && same_folder(files[order[j - 1]], files[i]) &&
+               !is_yaml_name(files[order[j - 1]]) && is_yaml_name(files[i])) {
+            order[j] = order[j - 1];
+            order[--j] = i;
+        }
+    }
+}
+
+/* A folder stands for the application.* files in it (Boot's names, in its
+ * order: a .properties file wins over the .yml beside it). */
+static int expand_folders(spring_env *e, const char *const *files, size_t n, const char ***out,
+                          size_t *nout, sim_diag *d)
+{
+    static const char *const names[] = { "application.yml", "application.yaml",
+                                          "application.properties" };
+    *out = xcalloc(3 * n + 1, sizeof **out);
+    *nout = 0;
+    for (size_t i = 0; i < n; i++) {
+        struct stat st;
+        if (stat(files[i], &st) != 0 || !S_ISDIR(st.st_mode)) {
+            (*out)[(*nout)++] = files[i];
+            continue;
+        }
+        size_t before = *nout;
+        for (size_t k = 0; k < 3; k++) {
+            char path[1200];
+            snprintf(path, sizeof path, "%s%s%s", files[i],
+                     files[i][strlen(files[i]) - 1] == '/' ? "" : "/", names[k]);
+            if (stat(path, &st) == 0 && S_ISREG(st.st_mode))
+                (*out)[(*nout)++] = keep_file(e, path);
+        }
+        if (*nout == before)
+            return diag_file(d, files[i], 0, 0, "a folder without application.properties, "
+                             "application.yml or application.yaml");
+    }
+    return SIM_OK;
+}
+
+/* Whether a property of the environment came from `path` already. */
+static bool was_read(const spring_env *e, const char *path)
+{
+    for (size_t i = 0; i < e->n; i++)
+        if (!e->v[i].is_env && strcmp(e->v[i].file, path) == 0)
+            return true;
+    return false;
+}
+
+int spring_env_load(spring_env *e, const char *const *given, size_t ngiven,
+                    const char *const *profiles, size_t nprofiles, sim_diag *d)
+{
+    doc_list docs = { 0 };
+    const char **files;
+    size_t nfiles;
+    int rc = expand_folders(e, given, ngiven, &files, &nfiles, d);
+    size_t *order = xcalloc(nfiles ? nfiles : 1, sizeof *order);
+    file_order(files, nfiles, order);
+    for (size_t i = 0; rc == SIM_OK && i < nfiles; i++)
+        rc = read_file(e, files[order[i]], &docs, d);
+    free(order);
+    const char *from_files[32];
+    char *active = NULL;
+    if (rc == SIM_OK && nprofiles == 0 && (active = files_active(&docs))) {
+        nprofiles = split_commas(active, from_files, 32);
+        profiles = from_files;
+    }
+    if (rc == SIM_OK)
+        commit(e, &docs, profiles, nprofiles);
+    spring_docs_free(&docs);
+    static const char *const exts[] = { ".yml", ".yaml", ".properties" };
+    for (size_t p = 0; rc == SIM_OK && p < nprofiles; p++)
+        for (size_t i = 0; rc == SIM_OK && i < nfiles; i++)
+            for (size_t x = 0; rc == SIM_OK && x < 3; x++) {
+                char path[1200];
+                sibling(files[i], profiles[p], exts[x], path, sizeof path);
+                FILE *f = fopen(path, "rb");
+                if (!f)
+                    continue;
+                fclose(f);
+                if (was_read(e, path))     /* application.yml and .properties share siblings */
+                    continue;
+                note_seen(e, profiles[p], strlen(profiles[p]));
+                rc = read_file(e, path, &docs, d);
+                if (rc == SIM_OK)
+                    commit(e, &docs, profiles, nprofiles);
+                spring_docs_free(&docs);
+            }
+    free(active);
+    free(files);
+    return rc;
+}
+
+int spring_env_read_text(spring_env *e, const char *name, const char *text, size_t len,
+                         const char *const *profiles, size_t nprofiles, sim_diag *d)
+{
+    doc_list docs = { 0 };
+    const char *file = keep_file(e, name);
+    int rc = is_yaml_name(name) ? spring_docs_read_yaml(file, text, len, &docs, d)
+                                : spring_docs_read_properties(file, text, len, &docs, d);
+    if (rc == SIM_OK)
+        commit(e, &docs, profiles, nprofiles);
+    spring_docs_free(&docs);
+    return rc;
+}
+
+void spring_env_free(spring_env *e)
+{
+    for (size_t i = 0; i < e->n; i++)
+        spring_prop_free(&e->v[i]);
+    free(e->v);
+    for (size_t i = 0; i < e->nfiles; i++)
+        free(e->files[i]);
+    free(e->files);
+    for (size_t i = 0; i < e->nseen; i++)
+        free(e->profiles_seen[i]);
+    free(e->profiles_seen);
+    memset(e, 0, sizeof *e);
+}
+
+/* ---- the environment ---------------------------------------------------------------------- */
+
+/* canonical: '.' -> '_', '-' dropped; legacy: '-' -> '_' as well. */
+static void env_form(const char *name, bool legacy, char *buf, size_t size)
+{
+    size_t o = 0;
+    for (const char *c = name; *c && o + 1 < size; c++) {
+        if (*c == '-' && !legacy)
+            continue;
+        buf[o++] = *c == '.' || *c == '-' ? '_' : (char)toupper((unsigned char)*c);
+    }
+    buf[o] = '\0';
+}
+
+void spring_env_add_environment(spring_env *e, const char *name)
+{
+    for (int legacy = 0; legacy < 2; legacy++) {
+        char var[256];
+        env_form(name, legacy, var, sizeof var);
+        const char *v = getenv(var);
+        if (!v)
+            continue;
+        xgrow((void **)&e->v, &e->cap, e->n + 1, sizeof *e->v);
+        e->v[e->n++] = (spring_prop){ .name = xstrdup(name), .relaxed = spring_relaxed(name),
+                                      .value = xstrdup(v), .file = keep_file(e, var),
+                                      .is_env = true };
+        return;
+    }
+}
+
+const spring_prop *spring_env_find(const spring_env *e, const char *name)
+{
+    char *r = spring_relaxed(name);
+    const spring_prop *found = NULL;
+    for (size_t i = e->n; i-- > 0 && !found;)
+        if (strcmp(e->v[i].relaxed, r) == 0)
+            found = &e->v[i];
+    free(r);
+    return found;
+}
+
+const spring_prop *spring_env_overridden(const spring_env *e, const spring_prop *p)
+{
+    for (size_t i = (size_t)(p - e->v); i-- > 0;)
+        if (strcmp(e->v[i].relaxed, p->relaxed) == 0)
+            return &e->v[i];
+    return NULL;
+}
+
+/* ---- placeholders -------------------------------------------------------------------------- */
+
+static int resolve_text(const spring_env *e, const spring_prop *p, const char *text, bool use_env,
+                        int depth, strbuf *out, sim_diag *d);
+
+static int resolve_one(const spring_env *e, const spring_prop *p, const char *inner, bool use_env,
+                       int depth, strbuf *out, sim_diag *d)
+{
+    const char *colon = strchr(inner, ':');
+    char *name = colon ? xstrndup(inner, (size_t)(colon - inner)) : xstrdup(inner);
+    const spring_prop *q = spring_env_find(e, name);
+    const char *v = q && q != p ? q->value : NULL;
+    char var[256];
+    if (!v && use_env && !(v = getenv(name))) {
+        env_form(name, true, var, sizeof var);
+        v = getenv(var);
+    }
+    int rc;
+    if (v)
+        rc = resolve_text(e, q, v, use_env, depth + 1, out, d);
+    else if (colon)
+        rc = resolve_text(e, p, colon + 1, use_env, depth + 1, out, d);
+    else
+        rc = diag_file(d, p->file, p->line, p->col, "%s: the placeholder ${%s} has no value: no "
+                       "property %s%s, and no default (write ${%s:DEFAULT})", p->name, name,
+                       name, use_env ? " or environment variable" : " (env: true also reads "
+                       "the environment)", name);
+    free(name);
+    return rc;
+}
+
+static int resolve_text(const spring_env *e, const spring_prop *p, const char *text, bool use_env,
+                        int depth, strbuf *out, sim_diag *d)
+{
+    if (depth > MAX_PLACEHOLDER_DEPTH)
+        return diag_file(d, p->file, p->line, p->col, "%s: placeholders refer to each other in a "
+                         "circle", p->name);
+    for (const char *c = text; *c;) {
+        if (c[0] == '\\' && c[1] == '$' && c[2] == '{') {
+            sb_add(out, "${");
+            c += 3;
+            continue;
+        }
+        if (c[0] != '$' || c[1] != '{') {
+            sb_addn(out, c++, 1);
+            continue;
+        }
+        int level = 1;
+        const char *end = c + 2;
+        for (; *end && level; end++)
+            level += end[0] == '{' && end[-1] == '$' ? 1 : end[0] == '}' ? -1 : 0;
+        if (level)
+            return diag_file(d, p->file, p->line, p->col, "%s: '${' without its '}'", p->name);
+        char *inner = xstrndup(c + 2, (size_t)(end - 1 - (c + 2)));
+        int rc = resolve_one(e, p, inner, use_env, depth, out, d);
+        free(inner);
+        if (rc != SIM_OK)
+            return rc;
+        c = end;
+    }
+    return SIM_OK;
+}
+
+int spring_env_resolve(const spring_env *e, const spring_prop *p, bool use_env, char **out,
+                       sim_diag *d)
+{
+    strbuf sb = { 0 };
+    sb_add(&sb, "");
+    int rc = resolve_text(e, p, p->value, use_env, 0, &sb, d);
+    *out = rc == SIM_OK ? sb_take(&sb) : NULL;
+    sb_free(&sb);
+    return rc;
+}
+
+/* ---- durations ------------------------------------------------------------------------------- */
+
+static const char *iso_duration(const char *s, int64_t *ns)
+{
+    int64_t total = 0;
+    bool in_time = false, any = false;
+    for (s++; *s;) {
+        if (*s == 'T' || *s == 't') {
+            in_time = true;
+            s++;
+            continue;
+        }
+        char *end;
+        errno = 0;
+        double v = strtod(s, &end);
+        if (end == s || errno)
+            return "is not an ISO-8601 duration (like PT30S)";
+        int u = toupper((unsigned char)*end);
+        double unit = u == 'D' && !in_time ? 86400e9 : u == 'H' && in_time ? 3600e9
+                    : u == 'M' && in_time ? 60e9 : u == 'S' && in_time ? 1e9 : 0;
+        if (unit == 0)
+            return "is not an ISO-8601 duration (like PT30S)";
+        double add = v * unit;
+        if (!(add > -4e18 && add < 4e18) || total > INT64_MAX / 2 || total < INT64_MIN / 2)
+            return "is out of range";
+        total += (int64_t)add;
+        any = true;
+        s = end + 1;
+    }
+    if (!any)
+        return "is not an ISO-8601 duration (like PT30S)";
+    *ns = total;
+    return NULL;
+}
+
+const char *spring_parse_duration(const char *text, int64_t *ns, bool *was_bare)
+{
+    const char *s = text;
+    bool neg = *s == '-';
+    if (*s == '+' || *s == '-')
+        s++;
+    *was_bare = false;
+    if (*s == 'P' || *s == 'p') {
+        const char *why = iso_duration(s, ns);
+        if (!why && neg)
+            *ns = -*ns;
+        return why;
+    }
+    const char *digits = s;
+    int64_t v = 0;
+    while (*s >= '0' && *s <= '9') {
+        if (v > INT64_MAX / 10 / 86400000000000LL)
+            return "is too large";
+        v = v * 10 + (*s++ - '0');
+    }
+    if (s == digits)
+        return "is not a duration (like 500ms, 2s or PT2S)";
+    if (*s == '.')
+        return "has a decimal point, which Spring Boot refuses in a duration (write 1500ms, "
+               "not 1.5s)";
+    static const struct { const char *u; int64_t ns; } units[] = {
+        { "ns", 1 }, { "us", 1000 }, { "ms", 1000000 }, { "s", 1000000000 },
+        { "m", 60000000000LL }, { "h", 3600000000000LL }, { "d", 86400000000000LL },
+    };
+    int64_t mult = 0;
+    if (!*s) {
+        mult = 1000000;
+        *was_bare = true;
+    }
+    for (size_t i = 0; !mult && i < sizeof units / sizeof units[0]; i++)
+        if (strcasecmp(s, units[i].u) == 0)
+            mult = units[i].ns;
+    if (!mult)
+        return "has a unit Spring Boot does not know (ns, us, ms, s, m, h, d)";
+    *ns = (neg ? -v : v) * mult;
+    return NULL;
+}

@@ -1,0 +1,242 @@
+#!/bin/sh
+# spring.sh LSIM -- a Spring application's own configuration as a scenario's
+# container: the worked examples of the Spring Boot notes through
+# container.spring and through `lsim import` (whose output runs), profiles,
+# the environment, traps as warnings, bad input with its exact message, and
+# a sweep's answer written back into the application's file.  Run from the
+# top of the repository.
+set -u
+LSIM=${1:-build/lsim}
+. tests/cli/lib.sh
+cli_begin spring
+S=tests/spring
+
+# origins ARGS...: what `lsim check` says of each container and broker setting.
+origins() {
+    "$LSIM" check "$@" 2>/dev/null | sed -n '/^# the container/,$p'
+}
+
+# settings FILE: the container and broker blocks of check's normal form,
+# without container.spring (the scenario and the import's output compare equal).
+settings() {
+    "$LSIM" check "$1" 2>/dev/null | awk '
+        /^(container|broker):/ { block = $1; next }
+        /^[^ ]/ { block = "" }
+        block != "" && /^  spring:/ { skip = 1; next }
+        skip && /^    / { next }
+        { skip = 0 }
+        block != "" { print block $0 }' | tr -d '"' | sort
+}
+
+# covers EXPECTED GOT: every line of EXPECTED is in GOT, and GOT has no other
+# line from a Spring file but the retry settings (applied once the container
+# models retry).  A default the container adds later does not break it.
+covers() {
+    ok=0
+    while IFS= read -r line; do
+        grep -qxF -- "$line" "$2" || { echo "    missing: $line"; ok=1; }
+    done <"$1"
+    grep -e '(spring\.' -e 'ships Spring' "$2" | grep -v '^#   retry\.' | while IFS= read -r line; do
+        grep -qxF -- "$line" "$1" || echo "    extra: $line"
+    done | grep . && ok=1
+    return $ok
+}
+
+# unretried FILE: import's output with the retry block as it reads once the
+# container models retry (import comments it out until then).
+unretried() {
+    sed -e '/does not model listener retry yet/d' -e 's/^  # retry:/  retry:/' \
+        -e 's/^    # \([^#]*\)# /    \1  # /' "$1"
+}
+
+# 1. The worked examples: the settings and warnings, exactly.
+for e in e1:2.7.18 e2:3.1.12 e3:3.2.12 e5:4.0.8 e6:2.7.18 e7:3.2.12; do
+    name=${e%%:*} boot=${e#*:}
+    count=$((count + 1))
+    origins $S/$name/scenario.yaml >"$TMP/$name.txt"
+    covers $S/$name/expected-origins.txt "$TMP/$name.txt" ||
+        fail "$name: check's settings differ from $S/$name/expected-origins.txt"
+    count=$((count + 1))
+    "$LSIM" check $S/$name/scenario.yaml 2>"$TMP/$name.warn" >/dev/null
+    grep -v 'settings from the Spring files are not applied' "$TMP/$name.warn" >"$TMP/$name.warn2"
+    cmp -s "$TMP/$name.warn2" $S/$name/expected-warnings.txt ||
+        { fail "$name: warnings differ"; diff $S/$name/expected-warnings.txt "$TMP/$name.warn2"; }
+    # ... and through lsim import: the same container, and the output runs.
+    count=$((count + 1))
+    files=$(ls $S/$name/application.*)
+    "$LSIM" import $files --boot "$boot" -o "$TMP/$name-import.yaml" 2>"$TMP/$name.iwarn" ||
+        fail "$name: import failed: $(cat "$TMP/$name.iwarn")"
+    unretried "$TMP/$name-import.yaml" >"$TMP/$name-import.norm"
+    cmp -s "$TMP/$name-import.norm" $S/$name/expected-import.yaml ||
+        { fail "$name: import output differs"; diff $S/$name/expected-import.yaml "$TMP/$name-import.norm"; }
+    settings $S/$name/scenario.yaml >"$TMP/$name.a"
+    settings "$TMP/$name-import.yaml" >"$TMP/$name.b"
+    cmp -s "$TMP/$name.a" "$TMP/$name.b" ||
+        { fail "$name: import gives another container than container.spring"; diff "$TMP/$name.a" "$TMP/$name.b"; }
+    "$LSIM" run "$TMP/$name-import.yaml" --detail summary --out "$TMP/$name.db" --quiet >/dev/null 2>&1 ||
+        fail "$name: the output of import does not run"
+    "$LSIM" run $S/$name/scenario.yaml --detail summary --out "$TMP/$name-spring.db" --quiet >/dev/null 2>&1 ||
+        fail "$name: the scenario with container.spring does not run"
+done
+
+# 1b. check resolves every concurrency string, in the container and in its changes.
+count=$((count + 1))
+got=$(origins scenarios/jms-concurrency-5-surprise.yaml | grep '^#   concurrency:')
+case $got in *'scenario line 40; setConcurrency("5") runs 1-5') ;; *) fail "check: concurrency 5: $got" ;; esac
+count=$((count + 1))
+got=$(origins scenarios/smlc-change.yaml | grep 'concurrency:' | sed 's/  */ /g')
+case $got in *'changes[0].concurrency: 2-6 scenario line 38; setConcurrency("2-6") runs 2-6'*) ;;
+    *) fail "check: the changes' concurrency: $got" ;; esac
+
+# 2. An unchanged application.yml with two profiles (and a profile-specific
+#    file): switching the profile changes the settings as Boot would.
+P=$S/profiles/scenario.yaml
+expect_counts() {
+    count=$((count + 1))
+    want=$1
+    shift
+    got=$(origins $P "$@" | awk '/^#   (concurrentConsumers|maxConcurrentConsumers|prefetchCount):/ { printf "%s ", $3 }')
+    [ "$got" = "$want" ] || fail "profiles $*: got '$got', expected '$want'"
+}
+expect_counts "2 16 5 "                                     # prod, as the scenario says
+expect_counts "2 6 20 " --set 'container.spring.profiles=[]'
+expect_counts "1 4 20 " --set 'container.spring.profiles=[staging]'
+expect_counts "1 4 20 " --set 'container.spring.profiles=[test]'       # staging | test
+expect_counts "2 16 7 " --set 'container.spring.profiles=[prod, eu]'  # application-eu.properties
+expect_counts "1 4 5 " --set 'container.spring.profiles=[prod, staging]'   # the later document wins
+count=$((count + 1))
+origins $P | grep -q '^#   consecutiveActiveTrigger: 3 *scenario line 14$' ||
+    fail "profiles: the scenario's own setting does not win"
+for p in prod staging; do
+    count=$((count + 1))
+    "$LSIM" run $P --set "container.spring.profiles=[$p]" --detail summary --out "$TMP/p-$p.db" --json --quiet \
+        >"$TMP/p-$p.json" || fail "profiles: run with $p"
+done
+count=$((count + 1))
+/usr/bin/python3 -c '
+import json, sys
+prod = json.load(open(sys.argv[1])); staging = json.load(open(sys.argv[2]))
+assert 2 <= prod["consumers_max"] <= 16, prod["consumers_max"]
+assert staging["consumers_max"] <= 4, staging["consumers_max"]
+assert prod["consumers_max"] > staging["consumers_max"], (prod["consumers_max"], staging["consumers_max"])
+' "$TMP/p-prod.json" "$TMP/p-staging.json" || fail "profiles: the runs do not follow the profiles"
+
+# 3. The environment, with env: true: Boot's two forms of a variable, and a
+#    placeholder's own variable.
+count=$((count + 1))
+got=$(SPRING_RABBITMQ_LISTENER_SIMPLE_MAX_CONCURRENCY=8 origins $P --set container.spring.env=true | grep '^#   maxConcurrentConsumers:')
+[ "$got" = "#   maxConcurrentConsumers: 8                environment variable SPRING_RABBITMQ_LISTENER_SIMPLE_MAX_CONCURRENCY" ] ||
+    fail "env (legacy form): $got"
+count=$((count + 1))
+got=$(SPRING_RABBITMQ_LISTENER_SIMPLE_MAXCONCURRENCY=12 "$LSIM" check $P --set container.spring.env=true 2>&1 >/dev/null)
+[ "$got" = "lsim: warning: environment variable SPRING_RABBITMQ_LISTENER_SIMPLE_MAXCONCURRENCY=12 overrides spring.rabbitmq.listener.simple.max-concurrency=16 at tests/spring/profiles/application.yml:20: environment variables win over every file" ] ||
+    fail "env (canonical form): $got"
+count=$((count + 1))
+got=$(LISTENER_MAX=9 origins $P --set 'container.spring.profiles=[]' --set container.spring.env=true | grep '^#   maxConcurrentConsumers:')
+[ "$got" = "#   maxConcurrentConsumers: 9                tests/spring/profiles/application.yml:10 (spring.rabbitmq.listener.simple.max-concurrency)" ] ||
+    fail "env placeholder: $got"
+count=$((count + 1))
+got=$(SPRING_RABBITMQ_LISTENER_SIMPLE_MAX_CONCURRENCY=8 origins $P | grep '^#   maxConcurrentConsumers:')
+case $got in *application.yml:20*) ;; *) fail "env read without env: true: $got" ;; esac
+
+count=$((count + 1))
+got=$(SPRING_RABBITMQ_LISTENER_TYPE=direct "$LSIM" check $S/e1/scenario.yaml 2>/dev/null | grep '^  kind: ' | head -1)
+[ "$got" = "  kind: smlc" ] || fail "env: the listener type read without env: true: $got"
+count=$((count + 1))
+got=$(SPRING_RABBITMQ_LISTENER_TYPE=direct "$LSIM" check $S/e1/scenario.yaml --set container.spring.env=true 2>/dev/null | grep '^  kind: direct')
+[ "$got" = "  kind: direct" ] || fail "env: the listener type from the environment: $got"
+
+# 3b. An application's own properties fed to container setters (--map, map:).
+count=$((count + 1))
+"$LSIM" import $S/map/application.properties --map message.bus.data.queue.concurrency=concurrency \
+    --map message.bus.receive.timeout=receiveTimeout -o "$TMP/map.yaml" 2>"$TMP/map.err" || fail "import --map"
+got=$(grep -E '^  (concurrency|receiveTimeout):' "$TMP/map.yaml" | sed 's/  */ /g')
+[ "$got" = ' concurrency: "10" # message.bus.data.queue.concurrency, tests/spring/map/application.properties:4
+ receiveTimeout: 2500ms # message.bus.receive.timeout, tests/spring/map/application.properties:5' ] ||
+    fail "import --map: $got"
+count=$((count + 1))
+"$LSIM" run "$TMP/map.yaml" --detail summary --out "$TMP/map.db" --quiet >/dev/null 2>"$TMP/map.err" ||
+    fail "import --map: the output does not run: $(cat "$TMP/map.err")"
+
+# 3c. A folder stands for the application.* files in it.
+count=$((count + 1))
+"$LSIM" import $S/profiles --profile eu 2>/dev/null | grep -q '^  prefetchCount: 7  *# spring.rabbitmq.listener.simple.prefetch, tests/spring/profiles/application-eu.properties:1$' ||
+    fail "import of a folder"
+
+# 4. Bad input: the exact message, exit status 2, nothing written.
+# expect_error STATUS MESSAGE -- COMMAND...
+expect_error() {
+    status=$1 message=$2
+    shift 3
+    count=$((count + 1))
+    rm -rf "$TMP/out" && mkdir -p "$TMP/out"
+    "$@" >"$TMP/stdout" 2>"$TMP/stderr"
+    got=$?
+    [ "$got" -eq "$status" ] || fail "$*: exit $got, expected $status"
+    if [ "$(cat "$TMP/stderr")" != "$message" ]; then
+        fail "$*: stderr was"
+        sed 's/^/    /' "$TMP/stderr"
+        echo "  expected"
+        echo "    $message"
+    fi
+    [ -z "$(ls -A "$TMP/out")" ] || fail "$*: left files: $(ls -A "$TMP/out")"
+}
+while IFS='|' read -r file message; do
+    expect_error 2 "$S/bad/$message" -- "$LSIM" run "$S/bad/$file" --out "$TMP/out/x.db"
+done < $S/bad_input.txt
+expect_error 2 "$S/bad/application.yml:1:1: this is a Spring Boot configuration, not an lsim scenario: \`lsim import $S/bad/application.yml\` prints the scenario's broker and container from it (or name it in a scenario's container.spring.files)" -- \
+    "$LSIM" run $S/bad/application.yml --out "$TMP/out/x.db"
+expect_error 2 "$S/e1/application.properties: this is a Spring Boot configuration, not an lsim scenario: \`lsim import $S/e1/application.properties\` prints the scenario's broker and container from it (or name it in a scenario's container.spring.files)" -- \
+    "$LSIM" run $S/e1/application.properties --out "$TMP/out/x.db"
+count=$((count + 1))
+"$LSIM" import $S/profiles/application.yml --profile prod --profile eu 2>/dev/null | head -2 >"$TMP/head.txt"
+[ "$(cat "$TMP/head.txt")" = "# lsim import $S/profiles/application.yml (Spring Boot 3.5, profiles prod, eu)
+name: orders" ] || fail "import: the header and spring.application.name: $(cat "$TMP/head.txt")"
+expect_error 2 "lsim: --map: 'message.bus.concurrency': expected PROPERTY=KEY, for example message.bus.concurrency=concurrency" -- \
+    "$LSIM" import $S/e1/application.properties --map message.bus.concurrency -o "$TMP/out/x.yaml"
+expect_error 2 "--boot: boot: '1.5' is not a Spring Boot line lsim knows (2.7, 3.0, 3.1, 3.2, 3.3, 3.4, 3.5, 4.0, or one of their releases like \"3.2.5\")" -- \
+    "$LSIM" import $S/e1/application.properties --boot 1.5 -o "$TMP/out/x.yaml"
+expect_error 2 "--profile: profile 'prd': no document says spring.config.activate.on-profile: prd and there is no application-prd.* beside the files" -- \
+    "$LSIM" import $S/profiles/application.yml --profile prd -o "$TMP/out/x.yaml"
+expect_error 2 "$S/warn: a folder without application.properties, application.yml or application.yaml" -- \
+    "$LSIM" import $S/warn -o "$TMP/out/x.yaml"
+expect_error 2 "$S/bad/no-such.yml: cannot open: No such file or directory" -- \
+    "$LSIM" import $S/bad/no-such.yml -o "$TMP/out/x.yaml"
+
+# 5. Traps: a warning naming the file and line, and the run goes on.
+while IFS='|' read -r file warning; do
+    count=$((count + 1))
+    "$LSIM" check "$S/warn/$file" >/dev/null 2>"$TMP/stderr" || fail "$file: check failed: $(cat "$TMP/stderr")"
+    grep -qxF "lsim: warning: $warning" "$TMP/stderr" ||
+        { fail "$file: no warning '$warning'; stderr was:"; sed 's/^/    /' "$TMP/stderr"; }
+done < $S/warn_input.txt
+
+# 6. Answers in the application's terms: check --set, and a sweep whose
+#    answer, written back into the application's file, gives that container.
+count=$((count + 1))
+got=$("$LSIM" check $S/e1/scenario.yaml --set container.maxConcurrentConsumers=12 --set container.startConsumerMinInterval=2s 2>/dev/null | sed -n '/^# in the application/,$p')
+want="# in the application's own terms:
+#   spring.rabbitmq.listener.simple.max-concurrency=12
+#   container.setStartConsumerMinInterval(2000);   // in a ContainerCustomizer: Spring Boot has no property for startConsumerMinInterval"
+[ "$got" = "$want" ] || fail "check --set in the application's terms: $got"
+count=$((count + 1))
+mkdir -p "$TMP/app"
+cp $S/e1/scenario.yaml $S/e1/application.properties "$TMP/app/"
+"$LSIM" sweep "$TMP/app/scenario.yaml" --vary container.maxConcurrentConsumers=3,5,7 --reps 3 \
+    --require 'p99_latency_ms<=400' --minimize consumers_max --out "$TMP/sweep.db" --quiet >"$TMP/sweep.txt" ||
+    fail "sweep over a Spring-configured scenario"
+line=$(sed -n '/^in the application/{n;p}' "$TMP/sweep.txt")
+case $line in
+    spring.rabbitmq.listener.simple.max-concurrency=*) ;;
+    *) fail "sweep: no property line in the answer: $(cat "$TMP/sweep.txt")" ;;
+esac
+best=$(sed -n 's/^best: point [0-9]*: container.maxConcurrentConsumers=\([0-9]*\)$/\1/p' "$TMP/sweep.txt")
+[ "$line" = "spring.rabbitmq.listener.simple.max-concurrency=$best" ] || fail "sweep: '$line' is not the best point ($best)"
+grep -v '^spring.rabbitmq.listener.simple.max-concurrency=' $S/e1/application.properties >"$TMP/app/application.properties"
+echo "$line" >>"$TMP/app/application.properties"
+count=$((count + 1))
+got=$("$LSIM" check "$TMP/app/scenario.yaml" 2>/dev/null | grep '^  maxConcurrentConsumers:')
+[ "$got" = "  maxConcurrentConsumers: $best" ] || fail "sweep answer read back: '$got', expected $best"
+
+echo "$count Spring configuration checks, $failures failed"
+[ "$failures" -eq 0 ]
