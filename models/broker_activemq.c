@@ -383,6 +383,15 @@ static amq_sub *skip_shrink(amq_skip *k, const sim_msg *m)
     return o;
 }
 
+/* Whether a and b together have at most AMQ_SKIP_GROUPS groups. */
+static bool skip_fits(const amq_skip *a, const amq_skip *b)
+{
+    int k = a->k;
+    for (int i = 0; i < b->k; i++)
+        k += skip_find(a, b->group[i]) < 0;
+    return k <= AMQ_SKIP_GROUPS;
+}
+
 static bool skip_all_full(const amq_skip *k)
 {
     for (int i = 0; i < k->k; i++)
@@ -456,29 +465,29 @@ static bool dispatch_list(sim_ctx *ctx, amq_queue *q, amq_list *l)
 {
     bool any = false;
     uint64_t changes = amqg_changes(q->groups);
-    amq_skip old = l->skip, now = { 0 };
-    bool has_old = old.n > 0 && old.changes == changes, is_recording = true;
+    amq_skip *old = &l->skip, now = { 0 };  /* old is changed in place as it is used */
+    bool has_old = old->n > 0 && old->changes == changes, is_recording = true;
     for (sim_msg *m = l->head, *next; m && q->n_open > 0; m = next) {
-        bool in_old = has_old && m == old.first;
-        if (in_old && amqg_changes(q->groups) != old.changes)
+        bool in_old = has_old && m == old->first;
+        if (in_old && amqg_changes(q->groups) != old->changes)
             has_old = in_old = false;   /* an owner changed during this pass */
-        if (in_old && skip_all_full(&old)) {
-            skip_touch(ctx, q, &old);
-            is_recording = is_recording && skip_merge(&now, &old);
-            next = old.last->next;
+        if (in_old && skip_all_full(old)) {
+            skip_touch(ctx, q, old);
+            is_recording = is_recording && skip_merge(&now, old);
+            next = old->last->next;
             has_old = false;
             continue;
         }
         if (in_old) {
-            m = skim(ctx, q, &old, &now, &is_recording);
+            m = skim(ctx, q, old, &now, &is_recording);
             if (!m)
                 break;
-            in_old = has_old = old.n > 0 && m == old.first;
+            in_old = has_old = old->n > 0 && m == old->first;
         }
         next = m->next;
         if (in_old) {
-            amq_sub *o = skip_shrink(&old, m);
-            has_old = old.n > 0;
+            amq_sub *o = skip_shrink(old, m);
+            has_old = old->n > 0;
             if (is_full(o)) {      /* what choose() would find: only the lookup happens */
                 touch(ctx, q, m->group);
                 is_recording = is_recording && skip_add(&now, m, o);
@@ -496,15 +505,16 @@ static bool dispatch_list(sim_ctx *ctx, amq_queue *q, amq_list *l)
         rotate(q, t);
         any = true;
     }
-    amq_skip both = now;
-    if (!is_recording || amqg_changes(q->groups) != changes)
-        l->skip = (amq_skip){ 0 };
+    if (!is_recording || amqg_changes(q->groups) != changes || (now.n == 0 && !has_old))
+        *old = (amq_skip){ 0 };
     else if (now.n == 0)
-        l->skip = has_old ? old : now;
-    else if (has_old && now.last->next == old.first && skip_merge(&both, &old))
-        l->skip = both;            /* the stretch this pass did not reach follows on */
-    else
-        l->skip = now;
+        ;                          /* the old stretch stays as it is */
+    else if (has_old && now.last->next == old->first && skip_fits(&now, old)) {
+        skip_merge(&now, old);     /* the stretch this pass did not reach follows on */
+        *old = now;
+    } else {
+        *old = now;
+    }
     l->skip.changes = changes;
     return any;
 }
