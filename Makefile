@@ -11,6 +11,8 @@
 #   make bench      lsim against the reference loops of BENCH_REF: the ratios
 #                   and peak memory (BENCH_BEFORE=other/lsim adds its column)
 #   make bench-more the other benchmarks (events/s, messages/s, SimPy, sweeps)
+#   make install    the binary, the man page and the bash completion under
+#                   $(DESTDIR)$(PREFIX) (PREFIX=/usr/local by default)
 #   make notebooks  execute the notebooks headless on fresh runs: HTML in output/
 #                   (FIGDIR=docs/img also saves their main figures there)
 
@@ -30,19 +32,22 @@ LDLIBS  = -lgsl -lgslcblas -lsqlite3 -lyaml -lm -pthread
 PYTHON  = /usr/bin/python3
 BUILD   = build
 FIGDIR  =
+PREFIX  = /usr/local
+DESTDIR =
 BENCH_REF    = ../shared/bench
 BENCH_BEFORE =
 # == end of settings ==
 
 SIM_OBJ = sim/mem.o sim/config.o sim/config_print.o sim/units.o sim/scenario.o sim/calendar.o sim/random.o sim/dist.o \
-          sim/stats.o sim/order.o sim/engine.o sim/message.o sim/summary.o sim/timeline.o \
+          sim/stats.o sim/order.o sim/engine.o sim/message.o sim/waiting.o sim/summary.o sim/timeline.o \
           sim/trace.o sim/workload_file.o sim/run.o sim/cli.o sim/cmd_run.o \
           sim/timeline_data.o sim/compare.o sim/compare_band.o sim/cmd_compare.o sim/fit.o sim/fit_measure.o sim/fit_replay.o sim/fit_tracemeta.o sim/cmd_fit.o \
-          sim/expr.o sim/sweep_spec.o sim/sweep_exec.o sim/sweep_merge.o sim/sweep_answer.o \
+          sim/expr.o sim/sweep_spec.o sim/sweep_exec.o sim/sweep_merge.o sim/sweep_answer.o sim/sweep_explain.o \
           sim/sweep_plan.o sim/plan_missing.o sim/plan_estimate.o \
           sim/plan_readme.o sim/plan_resume.o sim/sweep_parts.o sim/cmd_sweep.o sim/cmd_merge.o \
-          sim/svg.o sim/plot.o sim/plot_timeline.o sim/plot_gantt.o sim/plot_groups.o \
-          sim/cmd_plot.o sim/yaml_words.o sim/spring_docs.o sim/spring_props.o sim/cmd_import.o sim/sweep_spring.o
+          sim/svg.o sim/plot.o sim/plot_timeline.o sim/plot_gantt.o sim/plot_groups.o sim/plot_sweep.o \
+          sim/cmd_plot.o sim/report.o sim/report_kinds.o sim/cmd_report.o \
+          sim/yaml_words.o sim/spring_docs.o sim/spring_props.o sim/cmd_import.o sim/sweep_spring.o
 MDL_OBJ = models/registry.o models/world.o models/workload.o models/arrivals.o \
           models/arrivals_replay.o models/groups.o models/host.o models/broker_pull.o \
           models/container_competing.o models/java.o models/amqp_version.o models/rabbitmq_config.o models/broker_rabbitmq.o \
@@ -58,18 +63,22 @@ UNIT_TESTS = test_calendar test_config test_stats test_order test_random test_tr
              test_sweep test_svg test_plot test_broker_rabbitmq test_container_smlc \
              test_container_direct test_trace_smlc test_activemq test_dmlc test_jms_traces \
              test_fingerprints test_plan test_engine_pins test_fit_measure test_rabbitmq_failures \
-             test_spring test_activemq_window
+             test_spring test_waiting test_activemq_window
 UNIT_BIN = $(addprefix $(BUILD)/tests/,$(UNIT_TESTS))
 
 # clang and libclang-rt-14-dev (libFuzzer, clang's sanitizers: only recommended
 # by clang) for make fuzz; valgrind for make valgrind; procps (pgrep) for the
 # sweep tests; slurm-wlm, munge, openssh-server/-client and rsync for make
-# cluster-tests.
+# cluster-tests; groff-base (the man page checked) for the help tests;
+# chromium and python3-pil (headless page loads and screenshots) for the
+# report tests.
 DEBIAN_PACKAGES = build-essential pkg-config libgsl-dev libsqlite3-dev libyaml-dev \
                   libcmocka-dev sqlite3 python3 python3-simpy valgrind time parallel procps \
                   slurm-wlm slurm-wlm-basic-plugins munge openssh-server openssh-client rsync \
+                  groff-base \
                   clang libclang-rt-14-dev \
-                  jupyter-nbconvert python3-ipykernel python3-pandas python3-matplotlib
+                  jupyter-nbconvert python3-ipykernel python3-pandas python3-matplotlib \
+                  chromium python3-pil
 SUDO = $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 FUZZ_TARGETS = fuzz_scenario fuzz_trace fuzz_set fuzz_vary fuzz_require fuzz_replay fuzz_spring
@@ -79,8 +88,8 @@ FUZZ_BIN = $(addprefix $(BUILD)/tests/fuzz/,$(FUZZ_TARGETS))
 FUZZ_SAN = -fsanitize=fuzzer-no-link,address,undefined,float-cast-overflow \
            -fno-sanitize-recover=all -fno-omit-frame-pointer
 
-.PHONY: all deps run test unit cli-tests cluster-tests fuzz-regressions asan valgrind bench bench-more \
-        notebooks fuzz clean
+.PHONY: all deps install uninstall run test unit cli-tests cluster-tests fuzz-regressions asan valgrind \
+        bench bench-more notebooks fuzz clean
 
 all: $(BUILD)/lsim
 
@@ -110,6 +119,17 @@ deps:
 	$(SUDO) apt-get update
 	$(SUDO) apt-get install -y --no-install-recommends $(DEBIAN_PACKAGES)
 
+install: $(BUILD)/lsim
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
+	           $(DESTDIR)$(PREFIX)/share/bash-completion/completions
+	install -m 755 $(BUILD)/lsim $(DESTDIR)$(PREFIX)/bin/lsim
+	install -m 644 docs/lsim.1 $(DESTDIR)$(PREFIX)/share/man/man1/lsim.1
+	install -m 644 docs/lsim.bash-completion $(DESTDIR)$(PREFIX)/share/bash-completion/completions/lsim
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/bin/lsim $(DESTDIR)$(PREFIX)/share/man/man1/lsim.1 \
+	      $(DESTDIR)$(PREFIX)/share/bash-completion/completions/lsim
+
 run: $(BUILD)/lsim
 	$(BUILD)/lsim run scenarios/seed-competing-consumers.yaml
 
@@ -121,6 +141,10 @@ cli-tests: $(BUILD)/lsim
 	tests/cli/sweep.sh $(BUILD)/lsim
 	tests/cli/plot_test.sh $(BUILD)/lsim
 	tests/cli/traces.sh $(BUILD)/lsim
+	tests/cli/help.sh $(BUILD)/lsim
+	tests/cli/sweep_explain.sh $(BUILD)/lsim
+	tests/cli/report.sh $(BUILD)/lsim
+	tests/cli/long_runs.sh $(BUILD)/lsim
 	tests/cli/replay.sh $(BUILD)/lsim
 	tests/cli/rabbitmq_failures.sh $(BUILD)/lsim
 	tests/cli/spring.sh $(BUILD)/lsim

@@ -139,12 +139,6 @@ static void competing_start(sim_ctx *ctx, container *base)
     maybe_read(ctx, c);
 }
 
-static int64_t competing_prefetched(const container *base)
-{
-    (void)base;
-    return 0;                      /* a worker begins right after its hand-off */
-}
-
 static void competing_destroy(container *base)
 {
     competing *c = (competing *)base;
@@ -195,7 +189,7 @@ static int competing_create(sim_ctx *ctx, cfg_node *cfg, const container_env *en
 
 const container_ops container_competing = {
     .kind = "competing", .broker_kind = "pull", .create = competing_create,
-    .start = competing_start, .prefetched = competing_prefetched,
+    .start = competing_start,
     .destroy = competing_destroy,
 };
 

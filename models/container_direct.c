@@ -546,15 +546,6 @@ static void direct_start(sim_ctx *ctx, container *base)
         sim_schedule(ctx, d->monitor_interval, &ev_monitor, d, NULL);
 }
 
-static int64_t direct_prefetched(const container *base)
-{
-    const direct *d = (const direct *)base;
-    int64_t n = 0;
-    for (size_t i = 0; i < d->ncons; i++)
-        n += d->cons[i]->nwork;
-    return n;
-}
-
 static void direct_finish(sim_ctx *ctx, container *base)
 {
     direct *d = (direct *)base;
@@ -655,7 +646,7 @@ static int direct_create(sim_ctx *ctx, cfg_node *cfg, const container_env *env, 
 
 const container_ops container_direct = {
     .kind = "direct", .broker_kind = "rabbitmq", .create = direct_create, .start = direct_start,
-    .prefetched = direct_prefetched, .finish = direct_finish, .destroy = direct_destroy,
+    .finish = direct_finish, .destroy = direct_destroy,
 };
 
 static int direct_create(sim_ctx *ctx, cfg_node *cfg, const container_env *env, container **out,

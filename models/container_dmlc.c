@@ -74,6 +74,9 @@ typedef struct listener {          /* one DefaultMessageListenerContainer */
     invoker **s;                   /* scheduledInvokers, in the order scheduled */
     size_t ns, cap;
     int n_idle;
+    /* figures: messages received that asked for no new invoker, and why */
+    int64_t refused_max;           /* scheduledInvokers at maxConcurrentConsumers */
+    int64_t held_by_idle;          /* idleConsumerLimit invokers were idle */
 } listener;
 
 typedef struct dmlc {
@@ -146,6 +149,10 @@ static void maybe_scale_up(sim_ctx *ctx, listener *l)
 {
     if ((int64_t)l->ns < l->set.max && l->n_idle < l->set.idle_consumer_limit)
         new_invoker(ctx, l, "message-received");
+    else if ((int64_t)l->ns >= l->set.max)
+        l->refused_max++;
+    else
+        l->held_by_idle++;
 }
 
 /* ---- the consumer ----------------------------------------------------------------- */
@@ -390,9 +397,17 @@ static void dmlc_start(sim_ctx *ctx, container *base)
             new_invoker(ctx, &c->l[i], "initial");
 }
 
-static int64_t dmlc_prefetched(const container *base)
+/* What limited the scaling, summed over listeners and nodes (so that the
+ * maximum compares with consumers_max). */
+static void dmlc_finish(sim_ctx *ctx, container *base)
 {
-    return ((const dmlc *)base)->buffered;
+    const dmlc *c = (const dmlc *)base;
+    for (int i = 0; i < c->nl; i++) {
+        const listener *l = &c->l[i];
+        sim_metric_add(ctx, "dmlc_starts_refused_max", (double)l->refused_max);
+        sim_metric_add(ctx, "dmlc_starts_held_by_idle", (double)l->held_by_idle);
+        sim_metric_add(ctx, "dmlc_max_consumers", (double)l->set.max);
+    }
 }
 
 static void dmlc_destroy(container *base)
@@ -415,7 +430,7 @@ static int dmlc_create(sim_ctx *ctx, cfg_node *cfg, const container_env *env, co
 
 const container_ops container_dmlc = {
     .kind = "dmlc", .broker_kind = "activemq", .create = dmlc_create, .start = dmlc_start,
-    .prefetched = dmlc_prefetched, .destroy = dmlc_destroy,
+    .finish = dmlc_finish, .destroy = dmlc_destroy,
 };
 
 static int dmlc_create(sim_ctx *ctx, cfg_node *cfg, const container_env *env, container **out,

@@ -764,22 +764,13 @@ static void smlc_start(sim_ctx *ctx, container *base)
     sim_schedule(ctx, knob_draw(&s->start_latency, sim_now(ctx)), &ev_started, s, NULL);
 }
 
-static int64_t smlc_prefetched(const container *base)
-{
-    const smlc *s = (const smlc *)base;
-    int64_t n = 0;
-    for (size_t i = 0; i < s->ncons; i++)
-        if (s->cons[i]->state != SC_STOPPED)
-            n += s->cons[i]->nbuf + s->cons[i]->nover;
-    return n;
-}
-
 static void smlc_finish(sim_ctx *ctx, container *base)
 {
     smlc *s = (smlc *)base;
     for (size_t i = 0; i < s->ncons; i++)
         if (s->cons[i]->state != SC_STOPPED)
             consumer_metrics(ctx, s, s->cons[i]);
+    smlc_report_figures(ctx, s);
 }
 
 static void smlc_destroy(container *base)
@@ -811,7 +802,7 @@ static int smlc_create(sim_ctx *ctx, cfg_node *cfg, const container_env *env, co
 
 const container_ops container_smlc = {
     .kind = "smlc", .broker_kind = "rabbitmq", .create = smlc_create, .start = smlc_start,
-    .prefetched = smlc_prefetched, .finish = smlc_finish, .destroy = smlc_destroy,
+    .finish = smlc_finish, .destroy = smlc_destroy,
 };
 
 static int smlc_create(sim_ctx *ctx, cfg_node *cfg, const container_env *env, container **out,

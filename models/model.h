@@ -121,7 +121,6 @@ typedef struct container_ops {
     int  (*create)(sim_ctx *ctx, cfg_node *cfg, const container_env *env, container **out,
                    sim_diag *d);
     void (*start)(sim_ctx *ctx, container *c);        /* at env->start_at */
-    int64_t (*prefetched)(const container *c);        /* delivered, not begun */
     void (*finish)(sim_ctx *ctx, container *c);       /* may be NULL */
     void (*destroy)(container *c);
 } container_ops;

@@ -144,6 +144,9 @@ struct smlc {
     /* ---- figures ---- */
     int64_t dyn_starts, dyn_stops, refused_starts, refused_stops;
     int64_t refused_since;         /* refused starts since the last start */
+    int64_t refused_at_max;        /* considerAddingAConsumer at maxConcurrentConsumers */
+    int64_t held_by_trigger;       /* busy cycles that the interval and the maximum would
+                                      let start a consumer, the streak still short */
 };
 
 /* ---- smlc_scaling.c: the rules decide ---------------------------------------------
@@ -173,6 +176,9 @@ typedef struct smlc_plan {
     int n, cap;
     bool is_refused;               /* IllegalArgumentException: the rest of the call is undone */
 } smlc_plan;
+
+/* The summary figures of what limited the scaling (smlc_scaling.c). */
+void smlc_report_figures(sim_ctx *ctx, const smlc *s);
 
 static inline int64_t smlc_now_ms(const sim_ctx *ctx)
 {

@@ -92,6 +92,8 @@ static smlc_decision stop_one(smlc_consumer *k, const char *reason, const char *
 
 static smlc_decision consider_adding(sim_ctx *ctx, smlc *s, smlc_consumer *k, int counter)
 {
+    if (s->max > 0 && s->size >= s->max)
+        s->refused_at_max++;
     if (s->max == 0 || s->size >= s->max)
         return keep;
     int64_t now = smlc_now_ms(ctx);
@@ -144,6 +146,20 @@ smlc_decision smlc_after_add(sim_ctx *ctx, smlc *s, smlc_consumer *k)
  * Javadoc (consumers above the minimum stop after their current message,
  * whatever the idle trigger and interval) applies in both semantics. */
 
+/* The figures of smlc_report_figures, for the documented rules. */
+static void documented_refusals(smlc *s, const smlc_consumer *k, int64_t now)
+{
+    bool interval_ok = now - s->last_started_ms >= s->start_interval_ms;
+    if (k->msgs < s->active_trigger) {
+        if (s->size < s->max && interval_ok)
+            s->held_by_trigger++;
+    } else if (s->max > 0 && s->size >= s->max) {
+        s->refused_at_max++;
+    } else if (!interval_ok) {
+        s->refused_starts++;
+    }
+}
+
 static smlc_decision documented(sim_ctx *ctx, smlc *s, smlc_consumer *k, bool received)
 {
     if (!k->is_member)
@@ -152,6 +168,7 @@ static smlc_decision documented(sim_ctx *ctx, smlc *s, smlc_consumer *k, bool re
     if (received) {
         k->idles = 0;
         k->msgs++;
+        documented_refusals(s, k, now);
         if (k->msgs >= s->active_trigger && s->size < s->max &&
             now - s->last_started_ms >= s->start_interval_ms) {
             char *detail = rule_detail(ctx, s, k, true, k->msgs);
@@ -173,6 +190,33 @@ static smlc_decision documented(sim_ctx *ctx, smlc *s, smlc_consumer *k, bool re
     return keep;
 }
 
+/* Whether the interval and the maximum would let a consumer start now (the
+ * trigger aside): what a busy cycle with a short streak is held back from. */
+static bool would_start(const sim_ctx *ctx, const smlc *s)
+{
+    if (s->max == 0 || s->size >= s->max)
+        return false;
+    return s->last_started_ms == SMLC_NEVER ||
+           s->last_started_ms + s->start_interval_ms < smlc_now_ms(ctx);
+}
+
+/* Summed over the nodes (each node's container adds its own), so that the
+ * maximum compares with consumers_max, the count over every node. */
+static void add_metric(sim_ctx *ctx, const char *name, double v)
+{
+    sim_metric_add(ctx, name, v);
+}
+
+void smlc_report_figures(sim_ctx *ctx, const smlc *s)
+{
+    add_metric(ctx, "smlc_starts", (double)s->dyn_starts);
+    add_metric(ctx, "smlc_starts_refused_interval", (double)s->refused_starts);
+    add_metric(ctx, "smlc_starts_refused_max", (double)s->refused_at_max);
+    add_metric(ctx, "smlc_cycles_held_by_trigger", (double)s->held_by_trigger);
+    add_metric(ctx, "smlc_max_consumers", (double)(s->max > 0 ? s->max : s->concurrent));
+    add_metric(ctx, "smlc_prefetch", (double)s->prefetch);
+}
+
 /* ---- checkAdjust --------------------------------------------------------------------- */
 
 smlc_decision smlc_check_adjust(sim_ctx *ctx, smlc *s, smlc_consumer *k, bool received)
@@ -186,6 +230,8 @@ smlc_decision smlc_check_adjust(sim_ctx *ctx, smlc *s, smlc_consumer *k, bool re
             return keep;
         k->idles = 0;
         int old = k->msgs++;
+        if (old <= s->active_trigger && would_start(ctx, s))
+            s->held_by_trigger++;
         if (old > s->active_trigger) {
             smlc_decision d = consider_adding(ctx, s, k, old);
             k->msgs = 0;           /* even when nothing was added */

@@ -4,8 +4,7 @@
  * One broker; one workload per queue (`queue:` for one, `queues:` for a
  * list); `nodes` container instances, each with its own host (CPU) and start
  * time, all consuming the same queues.  The kinds come from registry.c.  The world is what the engine
- * sees (sim_model_ops); it answers the engine's samples by asking the broker
- * for the queue depth and each node's container for what it has prefetched.
+ * sees (sim_model_ops).
  */
 #include "mem.h"
 #include "model.h"
@@ -212,15 +211,6 @@ static int world_start(sim_ctx *ctx, void *self)
     return SIM_OK;
 }
 
-static void world_sample(const void *self, int node, sim_sample *out)
-{
-    const world *w = self;
-    for (int i = 0; i < w->nqueues; i++)
-        out->queue_depth += w->broker->ops->depth(w->broker, w->queues[i]);
-    const container *c = w->nodes[node - 1].container;
-    out->prefetched = c->ops->prefetched(c);
-}
-
 static void world_finish(sim_ctx *ctx, void *self)
 {
     world *w = self;
@@ -234,6 +224,6 @@ static void world_finish(sim_ctx *ctx, void *self)
 }
 
 const sim_model_ops model_world = {
-    .kind = "world", .create = world_create, .start = world_start, .sample = world_sample,
+    .kind = "world", .create = world_create, .start = world_start,
     .finish = world_finish, .destroy = world_destroy,
 };

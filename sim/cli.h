@@ -6,6 +6,7 @@
 
 #include <signal.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "config.h"
 
@@ -13,6 +14,7 @@
 #define CLI_FAILURE  1             /* I/O failure while running */
 #define CLI_USAGE    2             /* bad usage or bad input */
 #define CLI_OUTSIDE  3             /* compare: outside a tolerance */
+#define CLI_NONE_MEETS 4           /* sweep: no point meets every --require */
 
 int cli_main(int argc, char **argv);
 
@@ -23,6 +25,7 @@ int cmd_fit(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
 int cmd_plot(int argc, char **argv);
+int cmd_report(int argc, char **argv);
 int cmd_import(int argc, char **argv);
 
 /* SIGINT and SIGTERM set a flag that runs poll (run_spec.interrupted):
@@ -31,6 +34,9 @@ void cli_catch_signals(void);
 volatile const sig_atomic_t *cli_interrupted(void);
 /* --max-memory: "512M", "2G", "100000K" or bytes; 0 on a bad value. */
 size_t cli_parse_size(const char *s);
+/* About 1 GB: a run whose message rows would pass it warns before it gets
+ * far (the environment variable LSIM_ROWS_WARN_BYTES changes it, for tests). */
+uint64_t cli_rows_warn_bytes(void);
 /* Half of the machine's memory: the default limit for messages in flight. */
 size_t cli_default_memory(void);
 

@@ -60,8 +60,10 @@ static int merge(const char *dir, char **paths, size_t n, const char *out, bool 
         snprintf(err + len, errsize - len, ": run those lines of %s/jobs.txt again", dir);
         plan_missing_advice(&sv, s.nruns, dir, err, errsize);
     } else {
-        int frc = sweep_fold(&s, &sv, out, json, err, errsize);
-        rc = frc == SIM_OK ? CLI_OK : frc == SIM_EINPUT ? CLI_USAGE : CLI_FAILURE;
+        bool none = false;
+        int frc = sweep_fold(&s, &sv, out, json, &none, err, errsize);
+        rc = frc == SIM_OK ? (none ? CLI_NONE_MEETS : CLI_OK)
+                           : frc == SIM_EINPUT ? CLI_USAGE : CLI_FAILURE;
     }
     sweep_spec_fini(&s);
     merge_survey_fini(&sv);

@@ -1,5 +1,5 @@
-/* cmd_plot.c -- `lsim plot FILE.db --kind timeline|gantt|groups -o FILE.svg
- * [--run N]`: a picture of one run of a database as standalone SVG, for
+/* cmd_plot.c -- `lsim plot FILE.db --kind timeline|gantt|groups|sweep -o FILE.svg
+ * [--run N] [--from TIME] [--to TIME]`: a picture of one run of a database as standalone SVG, for
  * a user without Jupyter (the notebooks in notebooks/ draw the same).
  *
  * Exit status: 2 for bad usage or a database that cannot give the picture
@@ -24,6 +24,7 @@ static const struct {
     { "timeline", plot_timeline },
     { "gantt", plot_gantt },
     { "groups", plot_groups },
+    { "sweep", plot_sweep },
 };
 
 #define NKINDS (sizeof kinds / sizeof kinds[0])
@@ -32,7 +33,21 @@ typedef struct plot_args {
     const char *db, *out;
     int kind;                      /* index in kinds, -1 unset */
     int64_t run;                   /* -1: the first */
+    double from, to;               /* the window, ms; to < 0: the end */
 } plot_args;
+
+/* --from 90s, --to 5m: a duration from the run's start, in ms. */
+static int parse_time(const char *option, const char *v, double *ms)
+{
+    int64_t ns;
+    const char *why = parse_duration(v, &ns);
+    if (why) {
+        fprintf(stderr, "lsim: %s: '%s' %s\n", option, v, why);
+        return CLI_USAGE;
+    }
+    *ms = (double)ns / 1e6;
+    return 0;
+}
 
 static int parse_kind(const char *v, plot_args *a)
 {
@@ -41,7 +56,7 @@ static int parse_kind(const char *v, plot_args *a)
             a->kind = (int)k;
             return 0;
         }
-    return cli_bad_usage("--kind: '%s' is not one of timeline, gantt, groups", v);
+    return cli_bad_usage("--kind: '%s' is not one of timeline, gantt, groups, sweep", v);
 }
 
 static int parse_run(const char *v, plot_args *a)
@@ -57,7 +72,7 @@ static int parse_run(const char *v, plot_args *a)
 
 static int parse_plot_args(int argc, char **argv, plot_args *a)
 {
-    *a = (plot_args){ .kind = -1, .run = -1 };
+    *a = (plot_args){ .kind = -1, .run = -1, .to = -1 };
     for (int i = 0; i < argc; i++) {
         int err = 0, rc = 0;
         const char *v;
@@ -68,6 +83,10 @@ static int parse_plot_args(int argc, char **argv, plot_args *a)
             a->out = v;
         else if ((v = cli_option(argc, argv, &i, "--run", &err)))
             rc = parse_run(v, a);
+        else if ((v = cli_option(argc, argv, &i, "--from", &err)))
+            rc = parse_time("--from", v, &a->from);
+        else if ((v = cli_option(argc, argv, &i, "--to", &err)))
+            rc = parse_time("--to", v, &a->to);
         else if (err)
             return CLI_USAGE;
         else if (argv[i][0] == '-' && argv[i][1])
@@ -81,9 +100,9 @@ static int parse_plot_args(int argc, char **argv, plot_args *a)
     }
     if (!a->db)
         return cli_bad_usage("%s", "which database? (lsim plot FILE.db --kind "
-                                   "timeline|gantt|groups -o FILE.svg)");
+                                   "timeline|gantt|groups|sweep -o FILE.svg)");
     if (a->kind < 0)
-        return cli_bad_usage("%s", "--kind is required: timeline, gantt or groups");
+        return cli_bad_usage("%s", "--kind is required: timeline, gantt, groups or sweep");
     if (!a->out)
         return cli_bad_usage("%s", "-o FILE.svg is required");
     return 0;
@@ -128,6 +147,8 @@ int cmd_plot(int argc, char **argv)
     plot_src p;
     svg s = { 0 };
     rc = plot_open(&p, a.db, a.run);
+    if (rc == SIM_OK)
+        rc = plot_set_window(&p, a.from, a.to);
     if (rc == SIM_OK)
         rc = kinds[a.kind].draw(&p, &s);
     if (rc != SIM_OK) {

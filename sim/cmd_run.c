@@ -9,6 +9,7 @@
 #include "trace.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -114,6 +115,25 @@ static void print_warnings(const sim_ctx *ctx, bool quiet)
         fprintf(stderr, "lsim: warning: %s\n", ctx->warnings[i]);
 }
 
+/* A quantile (p50_..., p99_...) comes from the histogram, whose buckets
+ * are 1/1024 of an octave wide (stats.h): it is exact to about four
+ * significant digits, so it is printed with four (80.00000074 -> 80). */
+static bool is_quantile(const char *name)
+{
+    size_t n = strspn(name + (name[0] == 'p'), "0123456789");
+    return name[0] == 'p' && n > 0 && name[1 + n] == '_';
+}
+
+static void format_metric(const char *name, double v, char *buf, size_t size)
+{
+    if (is_quantile(name) && v != 0 && isfinite(v)) {
+        double scale = pow(10, 3 - floor(log10(fabs(v))));
+        snprintf(buf, size, "%.10g", round(v * scale) / scale);
+    } else {
+        snprintf(buf, size, "%.10g", v);
+    }
+}
+
 static void print_summary(const run *r, const char *db, bool json)
 {
     const sim_ctx *ctx = r->ctx;
@@ -137,8 +157,11 @@ static void print_summary(const run *r, const char *db, bool json)
         return;
     }
     printf("%s (seed %llu)\n", r->name, (unsigned long long)ctx->seed);
-    for (size_t i = 0; i < ctx->nmetrics; i++)
-        printf("  %-22s %.10g\n", ctx->metrics[i].name, ctx->metrics[i].value);
+    for (size_t i = 0; i < ctx->nmetrics; i++) {
+        char v[64];
+        format_metric(ctx->metrics[i].name, ctx->metrics[i].value, v, sizeof v);
+        printf("  %-22s %s\n", ctx->metrics[i].name, v);
+    }
     if (db)
         printf("database: %s\n", db);
 }
@@ -159,6 +182,7 @@ static int build(const run_args *a, cfg_doc *doc, run **r, bool progress)
         .root = registry_root(), .doc = doc, .scenario_path = a->scenario,
         .detail = a->detail, .progress = progress, .run_id = 1, .point = -1,
         .replication = -1, .interrupted = cli_interrupted(), .mem_limit = a->mem_limit,
+        .rows_warn_bytes = a->quiet ? 0 : cli_rows_warn_bytes(),
     };
     if (run_build(&spec, r, &d) != SIM_OK)
         return cli_report(&d);

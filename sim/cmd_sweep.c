@@ -1,10 +1,12 @@
 /* cmd_sweep.c -- `lsim sweep`: a grid of points, replications, an answer.
  *
  *   lsim sweep SCENARIO --vary KEY=V1,V2,... [--vary ...] [--reps R] [-j N]
- *              [--require EXPR]... [--minimize METRIC | --maximize METRIC]
+ *              [--require EXPR]... [--minimize METRIC | --maximize METRIC] [--show METRIC,...]
  *              [--seed N] [--set KEY=VALUE]... [--detail summary|samples|messages]
  *              [--out FILE.db | --plan DIR] [--resume] [--json] [--quiet]
  *   lsim sweep ... --shard K --out FILE.db      (one run: what a plan's job runs)
+ *
+ * Exit status 4 (CLI_NONE_MEETS) when no point meets every --require.
  *
  * Everything the user can get wrong is checked before any run starts and
  * before any file exists: the expressions, the metric names, and every
@@ -95,6 +97,10 @@ static int parse_option(int argc, char **argv, int *i, sweep_args *a, sweep_spec
         if (one_line("--set", v))
             return CLI_USAGE;
         sweep_spec_add_set(s, v);
+    } else if ((v = cli_option(argc, argv, i, "--show", &err))) {
+        if (one_line("--show", v))
+            return CLI_USAGE;
+        sweep_spec_add_shows(s, v);
     } else if ((v = cli_option(argc, argv, i, "--minimize", &err))) {
         return set_objective(s, v, false);
     } else if ((v = cli_option(argc, argv, i, "--maximize", &err))) {
@@ -218,6 +224,9 @@ static int check_metrics(const sweep_spec *s, const sim_ctx *engine, const sim_c
     if (s->objective && check_metric(s->maximize ? "--maximize" : "--minimize", s->objective,
                                      NULL, engine, probe, unknown))
         return CLI_USAGE;
+    for (size_t i = 0; i < s->nshows; i++)
+        if (check_metric("--show", s->shows[i], NULL, engine, probe, unknown))
+            return CLI_USAGE;
     return 0;
 }
 
@@ -381,7 +390,7 @@ static int run_plan(const sweep_args *a, const sweep_spec *s)
 
 /* Folds the finished shards of the folder into `out`. */
 static int fold_parts(const sweep_spec *s, const sweep_parts *p, const char *out, bool json,
-                      char *err, size_t errsize)
+                      bool *none_meets, char *err, size_t errsize)
 {
     char **paths;
     size_t n;
@@ -391,7 +400,7 @@ static int fold_parts(const sweep_spec *s, const sweep_parts *p, const char *out
     int rc = SIM_EIO;
     if (merge_survey(paths, n, &sv, err, errsize) == 0 &&
         merge_check_complete(&sv, s->nruns, err, errsize) == 0)
-        rc = sweep_fold(s, &sv, out, json, err, errsize);
+        rc = sweep_fold(s, &sv, out, json, none_meets, err, errsize);
     merge_survey_fini(&sv);
     for (size_t i = 0; i < n; i++)
         free(paths[i]);
@@ -428,8 +437,9 @@ static int run_local(const sweep_args *a, const sweep_spec *s, const char *out)
     sweep_exec_opts opts = { .jobs = (int)a->jobs, .progress = !a->quiet && isatty(2),
                              .dir = p.dir, .interrupted = cli_interrupted() };
     rc = sweep_execute(s, &todo, &opts, err, sizeof err);
+    bool none_meets = false;
     if (rc == SIM_OK)
-        rc = fold_parts(s, &p, out, a->json, err, sizeof err);
+        rc = fold_parts(s, &p, out, a->json, &none_meets, err, sizeof err);
     if (err[0])
         fprintf(stderr, "lsim: %s\n", err);
     int64_t kept = rc == SIM_OK ? 0 : parts_count_done(&p);
@@ -441,7 +451,7 @@ static int run_local(const sweep_args *a, const sweep_spec *s, const char *out)
         fprintf(stderr, "lsim: the runs done so far are kept in %s: run the same command with "
                 "--resume to finish the sweep\n", p.dir);
     parts_close(&p, kept == 0);
-    return exit_status(rc);
+    return rc == SIM_OK && none_meets ? CLI_NONE_MEETS : exit_status(rc);
 }
 
 int cmd_sweep(int argc, char **argv)

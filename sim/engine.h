@@ -36,6 +36,18 @@ typedef struct node_state {
     size_t ncons, cap;
 } node_state;
 
+/* Where messages wait (waiting.c). */
+typedef struct waiting_counts {    /* one node's, on one queue */
+    int64_t consumers, busy, prefetched, unacked;
+} waiting_counts;
+
+typedef struct waiting {
+    waiting_counts *nq;            /* [queue * nnodes + node - 1] */
+    int64_t *ready;                /* [queue]: ready in the broker */
+    int nqueues;
+    level ready_all, prefetched_all, unacked_all;
+} waiting;
+
 typedef struct name_table {        /* interned strings, index by id */
     char **names;
     size_t n, cap;
@@ -80,6 +92,8 @@ struct sim_ctx {
     } name_hash[64];               /* cache: hashing a name costs more than an event */
     volatile const sig_atomic_t *interrupted;   /* set from a signal handler: stop soon */
     size_t mem_limit;              /* bytes the growing structures may take; 0: none */
+    uint64_t rows_warn_bytes;      /* projected message rows past this: a warning; 0: none */
+    sim_time rows_check_at;        /* when warn_rows() projects them (1 % of the run) */
     sim_time end_at;               /* SIM_NEVER until known */
     sim_time workload_end;
     int open_sources;
@@ -104,11 +118,26 @@ struct sim_ctx {
     order_tracker order;
     node_state *nodes;
     level consumers_all;           /* alive on every node together */
+    waiting waiting;
     metric *metrics;               /* the summary, built by summary.c */
     size_t nmetrics, capmetrics;
     char **warnings;
     size_t nwarnings, capwarnings;
 };
+
+/* waiting.c: the message calls of message.c and engine.c report here. */
+void waiting_published(sim_ctx *ctx, sim_msg *m);
+void waiting_delivered(sim_ctx *ctx, sim_msg *m, int node);
+void waiting_begin(sim_ctx *ctx, sim_msg *m, int node);
+void waiting_end(sim_ctx *ctx, const sim_msg *m, int node);
+void waiting_requeued(sim_ctx *ctx, sim_msg *m);
+void waiting_done(sim_ctx *ctx, sim_msg *m);
+void waiting_consumers(sim_ctx *ctx, int node, int queue, int64_t delta);
+void waiting_fini(sim_ctx *ctx);
+/* The number of queues the samples cover (every queue registered). */
+int waiting_queues(const sim_ctx *ctx);
+waiting_counts waiting_at(sim_ctx *ctx, int node, int queue);
+int64_t waiting_ready(sim_ctx *ctx, int queue);
 
 sim_ctx *sim_ctx_create(uint64_t seed);
 void sim_ctx_destroy(sim_ctx *ctx);

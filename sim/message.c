@@ -71,6 +71,7 @@ void sim_msg_published(sim_ctx *ctx, sim_msg *m)
     m->key_seq = order_issue(order_key_of(&ctx->order, m->queue, m->group));
     ctx->live++;
     ctx->published++;
+    waiting_published(ctx, m);
     if (ctx->tw)
         trace_write_message(ctx->tw, ctx->now, "publish", 0, 0, m->id,
                             sim_group_name(ctx, m->group), sim_queue_name(ctx, m->queue));
@@ -78,6 +79,7 @@ void sim_msg_published(sim_ctx *ctx, sim_msg *m)
 
 void sim_msg_delivered(sim_ctx *ctx, sim_msg *m, int node, int consumer)
 {
+    waiting_delivered(ctx, m, node);
     if (m->deliveries++ > 0)
         ctx->redeliveries++;
     m->t_deliver = ctx->now;
@@ -90,6 +92,7 @@ void sim_msg_delivered(sim_ctx *ctx, sim_msg *m, int node, int consumer)
 
 void sim_msg_requeued(sim_ctx *ctx, sim_msg *m)
 {
+    waiting_requeued(ctx, m);
     m->requeues++;
     m->flags |= SIM_MSG_REDELIVERED;
     ctx->requeues++;
@@ -100,6 +103,7 @@ void sim_msg_requeued(sim_ctx *ctx, sim_msg *m)
 
 void sim_msg_begin(sim_ctx *ctx, sim_msg *m, int node, int consumer)
 {
+    waiting_begin(ctx, m, node);
     m->t_begin = ctx->now;
     m->node = node;
     m->consumer = consumer;
@@ -123,6 +127,7 @@ static void listener_ended(sim_ctx *ctx, sim_msg *m, int node, int consumer, sim
                            bool ok)
 {
     node_state *ns = &ctx->nodes[node - 1];
+    waiting_end(ctx, m, node);
     level_change(&ns->busy, ctx->now, -1);
     consumer_rec *c = &ns->cons[consumer - 1];
     c->messages++;
@@ -241,6 +246,7 @@ void sim_msg_done(sim_ctx *ctx, sim_msg *m)
         hist_add(&ctx->wait, m->t_begin - m->t_publish);
     }
     m->fate = "acked";
+    waiting_done(ctx, m);
     release(ctx, m);
 }
 
@@ -251,6 +257,7 @@ void sim_msg_lost(sim_ctx *ctx, sim_msg *m, const char *fate)
     else
         ctx->dropped++;
     m->fate = fate;
+    waiting_done(ctx, m);
     release(ctx, m);
 }
 

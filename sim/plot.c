@@ -37,7 +37,61 @@ sqlite3_stmt *plot_query(plot_src *p, const char *sql)
     }
     if (sqlite3_bind_parameter_count(st) >= 1)
         sqlite3_bind_int64(st, 1, p->run);
+    if (sqlite3_bind_parameter_count(st) >= 3) {
+        sqlite3_bind_double(st, 2, p->t_from);
+        sqlite3_bind_double(st, 3, p->t_to);
+    }
     return st;
+}
+
+static void choose_time_unit(plot_src *p);
+
+bool plot_has_column(plot_src *p, const char *table, const char *column)
+{
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(p->db, "SELECT 1 FROM pragma_table_info(?1) WHERE name = ?2", -1, &st,
+                           NULL) != SQLITE_OK) {
+        sqlite3_finalize(st);
+        return false;
+    }
+    sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, column, -1, SQLITE_STATIC);
+    bool has = sqlite3_step(st) == SQLITE_ROW;
+    sqlite3_finalize(st);
+    return has;
+}
+
+int plot_set_window(plot_src *p, double from, double to)
+{
+    if (to < 0)
+        to = p->t_end;
+    if (from >= p->t_end)
+        return plot_fail(p, "--from: the run ends at %.0f ms", p->t_end);
+    if (to <= from)
+        return plot_fail(p, "--to must come after --from");
+    p->t_from = from;
+    p->t_to = to;
+    p->is_windowed = from > 0 || to < p->t_end;
+    choose_time_unit(p);
+    return SIM_OK;
+}
+
+/* The unit that gives a window between 3 and 180 of them. */
+static void choose_time_unit(plot_src *p)
+{
+    double span = p->t_to - p->t_from;
+    p->tu = span >= 3 * 3600e3 ? 3600e3 : span >= 3 * 60e3 ? 60e3 : span >= 3e3 ? 1e3 : 1;
+    p->tu_name = p->tu == 3600e3 ? "h" : p->tu == 60e3 ? "min" : p->tu == 1e3 ? "s" : "ms";
+}
+
+void plot_time_label(const plot_src *p, double ms, char *buf, size_t size)
+{
+    snprintf(buf, size, "%g %s", round(ms / p->tu * 1000) / 1000, p->tu_name);
+}
+
+void plot_time_axis(const plot_src *p, char *buf, size_t size)
+{
+    snprintf(buf, size, "time (%s)", p->tu_name);
 }
 
 int plot_step(plot_src *p, sqlite3_stmt *st)
@@ -131,6 +185,9 @@ static void find_end(plot_src *p)
     max_of(p, "messages", "SELECT max(t_end) FROM messages WHERE run = ?1", &t);
     max_of(p, "consumers", "SELECT max(t_stop) FROM consumers WHERE run = ?1", &t);
     p->t_end = t > 0 ? t : 1;
+    p->t_from = 0;
+    p->t_to = p->t_end;
+    choose_time_unit(p);
 }
 
 int plot_open(plot_src *p, const char *path, int64_t run)

@@ -26,6 +26,10 @@ typedef struct plot_src {
     int64_t seed;
     char *scenario;                /* owned */
     double t_end;                  /* the end of the run, ms */
+    double t_from, t_to;           /* the window drawn, ms (--from/--to; the whole run) */
+    bool is_windowed;
+    double tu;                     /* the time axis' unit in ms (1000: seconds, 60000, ...) */
+    const char *tu_name;           /* "s", "min", "h" */
     char *warning;                 /* owned; a remark for the user, or NULL */
     char err[1024];
 } plot_src;
@@ -34,12 +38,18 @@ typedef struct plot_src {
 int plot_open(plot_src *p, const char *path, int64_t run);
 void plot_close(plot_src *p);
 
+/* Draws only [from, to] ms of the run (to < 0: its end).  SIM_EINPUT with a
+ * message when the window holds nothing of the run. */
+int plot_set_window(plot_src *p, double from, double to);
+
 /* Fills p->err ("DB: " + message) and returns SIM_EINPUT. */
 int plot_fail(plot_src *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 bool plot_has_table(plot_src *p, const char *table);
 /* SIM_OK if the table exists, else a message naming it. */
 int plot_need_table(plot_src *p, const char *table);
-/* Prepares `sql` with ?1 bound to the run; NULL (and p->err) on failure. */
+bool plot_has_column(plot_src *p, const char *table, const char *column);
+/* Prepares `sql` with ?1 bound to the run and, when it has them, ?2 and ?3
+ * to the window's start and end (ms); NULL (and p->err) on failure. */
 struct sqlite3_stmt *plot_query(plot_src *p, const char *sql);
 /* sqlite3_step: 1 a row, 0 done, -1 an error (in p->err; the statement is
  * finalized then). */
@@ -74,8 +84,14 @@ void plot_lane_name(const plot_lane *l, char *buf, size_t size);
 /* Orders group names naturally ("g2" before "g10"). */
 int plot_natural_cmp(const char *a, const char *b);
 
+/* "12 s", "5 min", "1.5 h": a time of the run in ms, in the time axis' unit. */
+void plot_time_label(const plot_src *p, double ms, char *buf, size_t size);
+/* "time (min)": the time axis' title. */
+void plot_time_axis(const plot_src *p, char *buf, size_t size);
+
 int plot_timeline(plot_src *p, svg *s);
 int plot_gantt(plot_src *p, svg *s);
 int plot_groups(plot_src *p, svg *s);
+int plot_sweep(plot_src *p, svg *s);
 
 #endif

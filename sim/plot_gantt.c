@@ -10,7 +10,10 @@
  * run.  Groups take the palette's colours in natural order (g1, g2, ...,
  * g10; the palette has ten colours, so g1 and g11 share one); messages
  * without a group are blue when no message has one, grey otherwise.  Past MAX_BARS messages only the first MAX_BARS (by begin
- * time) are drawn, and the subtitle and a warning say so.
+ * time) are drawn, and the subtitle and a warning say so.  A bar narrower
+ * than MIN_BAR_W is drawn MIN_BAR_W wide without its white outline (class
+ * "bar thin"), or the outline would be all there is of it.  --from/--to
+ * draw the messages that run during the window, cut at its edges.
  */
 #include "plot.h"
 
@@ -27,6 +30,7 @@
 #define TOP 70.0
 #define MAX_BARS 20000
 #define MAX_LEGEND 24
+#define MIN_BAR_W 2.0
 
 typedef struct bar {
     int64_t msg;
@@ -90,20 +94,24 @@ static int group_index(const gantt *g, const char *name)
 static int read_bars(plot_src *p, gantt *g)
 {
     sqlite3_stmt *st = plot_query(p, "SELECT count(*) FROM messages WHERE run = ?1"
-                                     " AND t_begin IS NOT NULL AND consumer IS NOT NULL");
+                                     " AND t_begin IS NOT NULL AND consumer IS NOT NULL"
+                                     " AND t_begin <= ?3 AND (t_end IS NULL OR t_end >= ?2)");
     if (!st || plot_step(p, st) < 0)
         return SIM_EINPUT;
     g->total = sqlite3_column_int64(st, 0);
     sqlite3_finalize(st);
     if (g->total == 0)
-        return plot_fail(p, "no message began in run %lld (run it with --detail messages)",
-                         (long long)p->run);
+        return plot_fail(p, p->is_windowed ? "no message of run %lld runs in the window "
+                                             "--from/--to"
+                                           : "no message began in run %lld (run it with "
+                                             "--detail messages)", (long long)p->run);
     st = plot_query(p, "SELECT msg, grp, node, consumer, t_begin, t_end FROM messages"
                        " WHERE run = ?1 AND t_begin IS NOT NULL AND consumer IS NOT NULL"
-                       " ORDER BY t_begin, msg LIMIT ?2");
+                       " AND t_begin <= ?3 AND (t_end IS NULL OR t_end >= ?2)"
+                       " ORDER BY t_begin, msg LIMIT ?4");
     if (!st)
         return SIM_EINPUT;
-    sqlite3_bind_int(st, 2, MAX_BARS);
+    sqlite3_bind_int(st, 4, MAX_BARS);
     int rc;
     while ((rc = plot_step(p, st)) == 1) {
         xgrow((void **)&g->bars, &g->bars_cap, g->nbars + 1, sizeof *g->bars);
@@ -134,7 +142,15 @@ static const char *bar_color(const gantt *g, int group)
     return g->ngroups ? "#b0b0b0" : svg_color(0);
 }
 
-static void draw_lanes(svg *s, const svg_panel *pn, const gantt *g, double lane_h)
+/* A time in ms as an x inside the panel. */
+static double x_of(const plot_src *p, const svg_panel *pn, double ms)
+{
+    double x = svg_map(&pn->sx, ms / p->tu);
+    return x < pn->x ? pn->x : x > pn->x + pn->w ? pn->x + pn->w : x;
+}
+
+static void draw_lanes(const plot_src *p, svg *s, const svg_panel *pn, const gantt *g,
+                       double lane_h)
 {
     int every = lane_h >= 11 ? 1 : (int)ceil(11 / lane_h);
     for (size_t i = 0; i < g->nlanes; i++) {
@@ -142,10 +158,11 @@ static void draw_lanes(svg *s, const svg_panel *pn, const gantt *g, double lane_
         double y = pn->y + (double)i * lane_h;
         if (i > 0 && l->node != g->lanes[i - 1].node)
             svg_line(s, pn->x, y, pn->x + pn->w, y, "#999999", 1, true);
-        if (!isnan(l->t_start)) {
-            double t1 = isnan(l->t_stop) ? pn->sx.d1 : l->t_stop / 1000;
-            svg_line(s, svg_map(&pn->sx, l->t_start / 1000), y + lane_h / 2,
-                     svg_map(&pn->sx, t1), y + lane_h / 2, "#cccccc", 1, false);
+        if (!isnan(l->t_start) && (isnan(l->t_stop) || l->t_stop >= p->t_from) &&
+            l->t_start <= p->t_to) {
+            double t1 = isnan(l->t_stop) ? p->t_to : l->t_stop;
+            svg_line(s, x_of(p, pn, l->t_start), y + lane_h / 2, x_of(p, pn, t1),
+                     y + lane_h / 2, "#cccccc", 1, false);
         }
         if (i % (size_t)every == 0) {
             char name[48];
@@ -156,11 +173,11 @@ static void draw_lanes(svg *s, const svg_panel *pn, const gantt *g, double lane_
     }
 }
 
-static void draw_bar(svg *s, const svg_panel *pn, const gantt *g, const bar *b,
-                     double lane_h)
+static void draw_bar(const plot_src *p, svg *s, const svg_panel *pn, const gantt *g,
+                     const bar *b, double lane_h)
 {
-    double t1 = isnan(b->t_end) ? pn->sx.d1 * 1000 : b->t_end;
-    double x0 = svg_map(&pn->sx, b->t_begin / 1000), x1 = svg_map(&pn->sx, t1 / 1000);
+    double t1 = isnan(b->t_end) ? p->t_to : b->t_end;
+    double x0 = x_of(p, pn, b->t_begin), x1 = x_of(p, pn, t1);
     double pad = lane_h >= 8 ? 2 : 0.5;
     double y = pn->y + (double)b->lane * lane_h + pad;
     const plot_lane *l = &g->lanes[b->lane];
@@ -172,8 +189,10 @@ static void draw_bar(svg *s, const svg_panel *pn, const gantt *g, const bar *b,
     snprintf(tip, sizeof tip, "msg %lld, group %s, node %d consumer %d: %.3f ms to %s",
              (long long)b->msg, b->group >= 0 ? g->groups[b->group] : "-", l->node,
              l->consumer, b->t_begin, ends);
-    svg_rect(s, x0, y, x1 - x0 >= 0.8 ? x1 - x0 : 0.8, lane_h - 2 * pad, bar_color(g, b->group),
-             "bar", tip);
+    bool thin = x1 - x0 < MIN_BAR_W;
+    svg_rect(s, thin && x0 + MIN_BAR_W > pn->x + pn->w ? pn->x + pn->w - MIN_BAR_W : x0, y,
+             thin ? MIN_BAR_W : x1 - x0, lane_h - 2 * pad, bar_color(g, b->group),
+             thin ? "bar thin" : "bar", tip);
     char label[32];
     int n = snprintf(label, sizeof label, "%lld", (long long)b->msg);
     if (lane_h >= 14 && x1 - x0 >= 7.0 * n + 6)
@@ -208,14 +227,16 @@ static void draw(plot_src *p, svg *s, const gantt *g)
     plot_begin(p, s, WIDTH, height, "one bar per message, one lane per consumer");
     svg_panel pn = {
         .x = PANEL_X, .y = TOP, .w = PANEL_W, .h = chart_h,
-        .sx = { 0, p->t_end / 1000, PANEL_X, PANEL_X + PANEL_W },
+        .sx = { p->t_from / p->tu, p->t_to / p->tu, PANEL_X, PANEL_X + PANEL_W },
     };
-    svg_axes_x(s, &pn, "time (s)");
+    char xlabel[32];
+    plot_time_axis(p, xlabel, sizeof xlabel);
+    svg_axes_x(s, &pn, xlabel);
     svg_text_vertical(s, 18, TOP + chart_h / 2, "middle", "label", "node/consumer");
-    draw_lanes(s, &pn, g, lane_h);
+    draw_lanes(p, s, &pn, g, lane_h);
     for (size_t i = 0; i < g->nbars; i++)
         if (g->bars[i].lane >= 0)
-            draw_bar(s, &pn, g, &g->bars[i], lane_h);
+            draw_bar(p, s, &pn, g, &g->bars[i], lane_h);
     draw_legend(s, g);
 }
 

@@ -114,7 +114,7 @@ static size_t row_of(const heat *h, const char *name)
 
 static const char *const counts_sql =
     "SELECT coalesce(nullif(grp, ''), '(no group)'), node, consumer, count(*) FROM messages"
-    " WHERE run = ?1 AND consumer IS NOT NULL AND t_begin IS NOT NULL GROUP BY 1, 2, 3"
+    " WHERE run = ?1 AND consumer IS NOT NULL AND t_begin BETWEEN ?2 AND ?3 GROUP BY 1, 2, 3"
     " ORDER BY 1";
 
 /* Two passes over the counts: the groups' totals, then the cells. */
@@ -276,6 +276,8 @@ static void draw_bars(svg *s, const heat *h, double y, double ht, const double *
                  "#222222", 1.2, true);
 }
 
+static void draw_starvation(svg *s, const heat *h, double starve_y);
+
 static void draw(plot_src *p, svg *s, const heat *h)
 {
     double cell_h = 380.0 / (double)h->ngroups;
@@ -303,12 +305,39 @@ static void draw(plot_src *p, svg *s, const heat *h)
     svg_legend_item even = { SVG_LEGEND_DASH, "#222222", "even share" };
     double ly = svg_legend(s, LEGEND_X, share_y + 12, "messages per consumer", &even, 1);
     svg_text(s, LEGEND_X, ly, "start", "note", "bar colour: node");
-    if (h->starved) {
-        draw_bars(s, h, starve_y, 130, h->starved, h->starved_name, 0);
-        svg_text(s, LEGEND_X, starve_y + 12, "start", "label", "starvation");
-        svg_text(s, LEGEND_X, starve_y + 30, "start", "note", "consumer_metrics:");
-        svg_text(s, LEGEND_X, starve_y + 46, "start", "note", h->starved_name);
+    if (h->starved)
+        draw_starvation(s, h, starve_y);
+}
+
+/* A figure in ms (its name ends in _ms) reads in s or min once it is large. */
+static void draw_starvation(svg *s, const heat *h, double starve_y)
+{
+    double top = 0, unit = 1;
+    for (size_t l = 0; l < h->nlanes; l++)
+        top = top > h->starved[l] ? top : h->starved[l];
+    size_t len = strlen(h->starved_name);
+    bool in_ms = len > 3 && strcmp(h->starved_name + len - 3, "_ms") == 0;
+    const char *unit_name = "ms";
+    if (in_ms && top >= 600e3) {
+        unit = 60e3;
+        unit_name = "min";
+    } else if (in_ms && top >= 10e3) {
+        unit = 1e3;
+        unit_name = "s";
     }
+    double *v = xcalloc(h->nlanes, sizeof *v);
+    for (size_t l = 0; l < h->nlanes; l++)
+        v[l] = h->starved[l] / unit;
+    char label[96];
+    if (in_ms)
+        snprintf(label, sizeof label, "%.*s (%s)", (int)(len - 3), h->starved_name, unit_name);
+    else
+        snprintf(label, sizeof label, "%s", h->starved_name);
+    draw_bars(s, h, starve_y, 130, v, label, 0);
+    free(v);
+    svg_text(s, LEGEND_X, starve_y + 12, "start", "label", "starvation");
+    svg_text(s, LEGEND_X, starve_y + 30, "start", "note", "consumer_metrics:");
+    svg_text(s, LEGEND_X, starve_y + 46, "start", "note", h->starved_name);
 }
 
 int plot_groups(plot_src *p, svg *s)

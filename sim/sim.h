@@ -146,12 +146,6 @@ void sim_scaling(sim_ctx *ctx, int node, const char *action, int consumers_after
  * ...), written to the consumer_metrics table at the end of the run. */
 void sim_consumer_metric(sim_ctx *ctx, int node, int consumer, const char *name, double value);
 
-/* What a sample asks of the models, per node. */
-typedef struct sim_sample {
-    int64_t queue_depth;           /* ready in the broker */
-    int64_t prefetched;            /* delivered, not yet begun, on this node */
-} sim_sample;
-
 /* ---- the arrival side ------------------------------------------------- */
 
 /* Arrival sources announce themselves, so the engine knows when all work
@@ -179,8 +173,14 @@ void sim_resolve_path(const sim_ctx *ctx, const char *path, char *buf, size_t si
 
 /* A model's own summary metric (from its finish()). */
 void sim_metric(sim_ctx *ctx, const char *name, double value);
+/* Adds value to the metric (0 until set): a figure every node adds to. */
+void sim_metric_add(sim_ctx *ctx, const char *name, double value);
 
-/* ---- the root model ----------------------------------------------------
+/* The samples need nothing of the models: the engine follows every message
+ * through the calls above (published, delivered, begin, end, requeued,
+ * done) and knows where each one waits (sim/waiting.c).
+ *
+ * ---- the root model ----------------------------------------------------
  * The engine knows one model, the root, only through this table: it builds
  * the brokers, containers and workloads below it from the scenario.
  */
@@ -188,7 +188,6 @@ typedef struct sim_model_ops {
     const char *kind;
     int  (*create)(sim_ctx *ctx, cfg_node *scenario, void **self, sim_diag *d);
     int  (*start)(sim_ctx *ctx, void *self);
-    void (*sample)(const void *self, int node, sim_sample *out);
     void (*finish)(sim_ctx *ctx, void *self);  /* at the end: add metrics */
     void (*destroy)(void *self);               /* accepts NULL and half-built */
 } sim_model_ops;

@@ -81,6 +81,13 @@ void sim_summarise(sim_ctx *ctx)
     sim_metric(ctx, "dead_lettered", (double)ctx->dead_lettered);
     sim_metric(ctx, "consumer_timeouts", (double)ctx->consumer_timeouts);
     sim_metric(ctx, "events", (double)ctx->events);
+    /* Where messages waited (waiting.c): in the broker, in consumers' buffers. */
+    const waiting *w = &ctx->waiting;
+    sim_metric(ctx, "ready_max", (double)w->ready_all.max);
+    sim_metric(ctx, "prefetched_max", (double)w->prefetched_all.max);
+    sim_metric(ctx, "prefetched_mean",
+               seconds > 0 ? level_area(&w->prefetched_all, ctx->now) / 1e9 / seconds : 0);
+    sim_metric(ctx, "unacked_max", (double)w->unacked_all.max);
     models_last(ctx, nmodel);
     warn_losses(ctx, duplicates);
 }

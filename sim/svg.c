@@ -24,6 +24,7 @@ static const char *const style =
     ".note{font-style:italic;fill:#888}"
     ".barlabel{font-size:10px;fill:#fff}"
     ".bar{stroke:#fff;stroke-width:0.6}"
+    ".bar.thin{stroke:none}"
     ".mark{font-size:10px;paint-order:stroke;stroke:#fff;stroke-width:3px;"
     "stroke-linejoin:round}"
     "</style>";

@@ -66,7 +66,7 @@ static int load(sqlite3 *db, const sweep_spec *s, sweep_answer *a, char *err, si
 
 /* The interval's bound that a requirement is judged by (the mean without
  * an interval). */
-static double bound_of(const point_metric *m, const requirement *r)
+double answer_bound(const point_metric *m, const requirement *r)
 {
     if (m->n < 2)
         return m->c.mean;
@@ -85,7 +85,7 @@ static void judge(point_stats *p, const sweep_spec *s)
             p->shortfall = INFINITY;
             continue;
         }
-        double b = bound_of(m, r);
+        double b = answer_bound(m, r);
         if (m->n >= 2 && req_holds(r, b))
             continue;
         p->meets = false;
@@ -150,11 +150,17 @@ int answer_compute(sqlite3 *db, const sweep_spec *s, sweep_answer *a, char *err,
         return -1;
     for (int64_t p = 0; p < a->npoints; p++) {
         point_stats *ps = &a->points[p];
-        for (size_t i = 0; i < ps->nm; i++)
-            ps->m[i].c = stats_ci(ps->m[i].x, ps->m[i].n, SWEEP_CONFIDENCE);
+        for (size_t i = 0; i < ps->nm; i++) {
+            point_metric *m = &ps->m[i];
+            m->c = stats_ci(m->x, m->n, SWEEP_CONFIDENCE);
+            m->identical = m->n >= 2;
+            for (size_t r = 1; r < m->n; r++)
+                m->identical = m->identical && m->x[r] == m->x[0];
+        }
         judge(ps, s);
     }
     choose(a, s);
+    explain_compute(s, a, &a->why);
     return 0;
 }
 
@@ -168,6 +174,7 @@ void answer_fini(sweep_answer *a)
         free(a->points[p].m);
     }
     free(a->points);
+    explain_fini(&a->why);
     memset(a, 0, sizeof *a);
 }
 
@@ -262,6 +269,12 @@ static int write_answer(sqlite3 *db, const sweep_spec *s, const sweep_answer *a)
         rc = write_role(st, s, "runner_up", a->runner_up);
     if (rc == 0)
         rc = write_role(st, s, "closest", a->closest);
+    if (rc == 0 && a->why.is_set) {
+        strbuf b = { 0 };
+        explain_json(&b, s, &a->why);
+        rc = write_answer_row(st, "explanation", b.s);
+        sb_free(&b);
+    }
     sqlite3_finalize(st);
     return rc;
 }
@@ -282,7 +295,7 @@ int answer_write(sqlite3 *db, const sweep_spec *s, const sweep_answer *a)
 
 /* Four significant digits, but whole numbers below 10^12 in full (a p99
  * of 79170 ms reads better than 7.917e+04). */
-static void format_number(double v, char *buf, size_t size)
+void answer_format_number(double v, char *buf, size_t size)
 {
     if (fabs(v) >= 1e4 && fabs(v) < 1e12)
         snprintf(buf, size, "%.0f", v);
@@ -290,27 +303,28 @@ static void format_number(double v, char *buf, size_t size)
         snprintf(buf, size, "%.4g", v);
 }
 
-/* "412.3 [398.1, 426.5]", or the mean alone without an interval. */
-static void format_cell(const point_metric *m, char *buf, size_t size)
+/* "412.3 [398.1, 426.5]", or the mean alone without an interval (one
+ * replication, or replications all alike). */
+void answer_format_cell(const point_metric *m, char *buf, size_t size)
 {
     char mean[32], lo[32], hi[32];
     if (!m) {
         snprintf(buf, size, "-");
         return;
     }
-    format_number(m->c.mean, mean, sizeof mean);
-    if (m->n < 2) {
+    answer_format_number(m->c.mean, mean, sizeof mean);
+    if (m->n < 2 || m->identical) {
         snprintf(buf, size, "%s", mean);
         return;
     }
-    format_number(m->c.mean - m->c.half, lo, sizeof lo);
-    format_number(m->c.mean + m->c.half, hi, sizeof hi);
+    answer_format_number(m->c.mean - m->c.half, lo, sizeof lo);
+    answer_format_number(m->c.mean + m->c.half, hi, sizeof hi);
     snprintf(buf, size, "%s [%s, %s]", mean, lo, hi);
 }
 
 /* The metrics worth a column: those required and the objective (or, when
  * nothing is asked, latency and consumers). */
-static size_t shown_metrics(const sweep_spec *s, const char **out, size_t max)
+size_t answer_shown_metrics(const sweep_spec *s, const char **out, size_t max)
 {
     size_t n = 0;
     for (size_t i = 0; i <= s->nreqs && n < max; i++) {
@@ -325,19 +339,26 @@ static size_t shown_metrics(const sweep_spec *s, const char **out, size_t max)
         out[n++] = "p99_latency_ms";
         out[n++] = "consumers_mean";
     }
+    for (size_t i = 0; i < s->nshows && n < max; i++) {
+        bool dup = false;
+        for (size_t j = 0; !dup && j < n; j++)
+            dup = strcmp(out[j], s->shows[i]) == 0;
+        if (!dup)
+            out[n++] = s->shows[i];
+    }
     return n;
 }
 
 static void print_figures(const sweep_spec *s, const sweep_answer *a, int64_t point)
 {
     const char *names[32];
-    size_t n = shown_metrics(s, names, 32);
+    size_t n = answer_shown_metrics(s, names, 32);
     char *label = sweep_point_label(s, point);
     printf("point %lld%s%s\n", (long long)point, label[0] ? ": " : "", label);
     free(label);
     for (size_t i = 0; i < n; i++) {
         char cell[128];
-        format_cell(answer_metric(&a->points[point], names[i]), cell, sizeof cell);
+        answer_format_cell(answer_metric(&a->points[point], names[i]), cell, sizeof cell);
         printf("    %-20s %s\n", names[i], cell);
     }
 }
@@ -358,7 +379,7 @@ static int metric_width(const sweep_answer *a, const char *name)
     size_t w = strlen(name);
     for (int64_t p = 0; p < a->npoints; p++) {
         char cell[128];
-        format_cell(answer_metric(&a->points[p], name), cell, sizeof cell);
+        answer_format_cell(answer_metric(&a->points[p], name), cell, sizeof cell);
         if (strlen(cell) > w)
             w = strlen(cell);
     }
@@ -369,7 +390,7 @@ static void print_table(const sweep_spec *s, const sweep_answer *a)
 {
     const char *names[32];
     int widths[32];
-    size_t n = shown_metrics(s, names, 32);
+    size_t n = answer_shown_metrics(s, names, 32);
     printf("%5s", "point");
     for (size_t v = 0; v < s->nvaries; v++)
         printf("  %-*s", key_width(&s->varies[v]), s->varies[v].key);
@@ -384,11 +405,42 @@ static void print_table(const sweep_spec *s, const sweep_answer *a)
             printf("  %-*s", key_width(&s->varies[v]), sweep_value(s, p, v));
         for (size_t i = 0; i < n; i++) {
             char cell[128];
-            format_cell(answer_metric(&a->points[p], names[i]), cell, sizeof cell);
+            answer_format_cell(answer_metric(&a->points[p], names[i]), cell, sizeof cell);
             printf("  %-*s", i + 1 < n || s->nreqs ? widths[i] : 0, cell);
         }
         printf("%s\n", !s->nreqs ? "" : a->points[p].meets ? "  yes" : "  no");
     }
+}
+
+/* How many of the table's cells have identical replications, of how many
+ * with two or more. */
+void answer_count_identical(const sweep_spec *s, const sweep_answer *a, size_t *same,
+                            size_t *cells)
+{
+    const char *names[32];
+    size_t n = answer_shown_metrics(s, names, 32);
+    *same = *cells = 0;
+    for (int64_t p = 0; p < a->npoints; p++)
+        for (size_t i = 0; i < n; i++) {
+            const point_metric *m = answer_metric(&a->points[p], names[i]);
+            if (m && m->n >= 2) {
+                (*cells)++;
+                *same += m->identical;
+            }
+        }
+}
+
+static void say_identical(const sweep_spec *s, const sweep_answer *a)
+{
+    size_t same, cells;
+    answer_count_identical(s, a, &same, &cells);
+    if (same == 0)
+        return;
+    if (same == cells)
+        printf("the %lld replications of every point are identical (nothing in the scenario is "
+               "random): no intervals\n", (long long)s->reps);
+    else
+        printf("a figure without an interval: its replications are identical\n");
 }
 
 static void print_text(const sweep_spec *s, const sweep_answer *a, const char *db_path)
@@ -404,6 +456,7 @@ static void print_text(const sweep_spec *s, const sweep_answer *a, const char *d
         printf("%s %s\n", s->maximize ? "maximize" : "minimize", s->objective);
     printf("\n");
     print_table(s, a);
+    say_identical(s, a);
     printf("\n");
     if (a->kind == ANSWER_BEST) {
         printf("best: ");
@@ -420,6 +473,7 @@ static void print_text(const sweep_spec *s, const sweep_answer *a, const char *d
                              "more)" : "");
         printf("closest: ");
         print_figures(s, a, a->closest);
+        explain_print(s, &a->why);
     }
     sweep_spring_print(s, a->kind == ANSWER_BEST ? a->best : a->kind == ANSWER_NONE_MEETS
                                                             ? a->closest : -1);
@@ -453,7 +507,8 @@ static void json_point(strbuf *b, const sweep_spec *s, const sweep_answer *a, in
         bool has_ci = m->n >= 2;
         sb_add(b, i ? "," : "");
         sb_add_json_string(b, m->name);
-        sb_addf(b, ":{\"n\":%zu,\"mean\":", m->n);
+        sb_addf(b, ":{\"n\":%zu,\"identical\":%s,\"mean\":", m->n,
+                m->identical ? "true" : "false");
         json_number(b, m->c.mean);
         sb_add(b, ",\"sd\":");
         json_number(b, has_ci ? m->c.sd : NAN);
@@ -496,6 +551,8 @@ static void print_json(const sweep_spec *s, const sweep_answer *a, const char *d
     json_point(&b, s, a, a->runner_up);
     sb_add(&b, ",\"closest\":");
     json_point(&b, s, a, a->closest);
+    sb_add(&b, ",\"explanation\":");
+    explain_json(&b, s, &a->why);
     sb_add(&b, ",\"table\":[");
     for (int64_t p = 0; p < a->npoints; p++) {
         sb_add(&b, p ? "," : "");

@@ -17,6 +17,7 @@
 #define LSIM_SIM_SWEEP_ANSWER_H
 
 #include "stats.h"
+#include "sweep_explain.h"
 #include "sweep_spec.h"
 
 #include <stdbool.h>
@@ -28,6 +29,7 @@ typedef struct point_metric {
     double *x;                     /* one value per replication that has it */
     size_t n;
     ci c;
+    bool identical;                /* n >= 2 replications, every one the same value */
 } point_metric;
 
 typedef struct point_stats {
@@ -44,6 +46,7 @@ typedef struct sweep_answer {
     int64_t npoints;
     int kind;                      /* ANSWER_* */
     int64_t best, runner_up, closest;   /* points, or -1 */
+    sweep_explanation why;         /* when none meets (sweep_explain.h) */
 } sweep_answer;
 
 /* Reads the summary of every run in db and computes the answer. */
@@ -52,10 +55,26 @@ int answer_compute(struct sqlite3 *db, const sweep_spec *s, sweep_answer *a, cha
 /* Writes points and point_params, and the answer rows of the sweep table
  * (whose settings rows are already there).  0 or -1. */
 int answer_write(struct sqlite3 *db, const sweep_spec *s, const sweep_answer *a);
-/* The answer on standard output: a table, or one JSON object. */
+/* The answer on standard output: a table (with the metrics of --show as
+ * more columns, spec->shows), or one JSON object. */
 void answer_print(const sweep_spec *s, const sweep_answer *a, const char *db_path, bool json);
 void answer_fini(sweep_answer *a);
 
 const point_metric *answer_metric(const point_stats *p, const char *name);
+/* The value a requirement is judged by: the interval's bound, or the mean
+ * without an interval. */
+double answer_bound(const point_metric *m, const requirement *r);
+/* "412.3 [398.1, 426.5]", or the mean alone (no interval, or identical
+ * replications); "-" for NULL. */
+void answer_format_cell(const point_metric *m, char *buf, size_t size);
+/* The metrics of the table's columns: the required ones, the objective,
+ * --show's (at most max). */
+size_t answer_shown_metrics(const sweep_spec *s, const char **out, size_t max);
+/* How many of the table's cells have identical replications, of how many
+ * with two or more. */
+void answer_count_identical(const sweep_spec *s, const sweep_answer *a, size_t *same,
+                            size_t *cells);
+/* Four significant digits, but whole numbers below 10^12 in full. */
+void answer_format_number(double v, char *buf, size_t size);
 
 #endif

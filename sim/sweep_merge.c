@@ -370,7 +370,7 @@ static int merge_copy(const shard_survey *sv, sqlite3 *out, char *err, size_t er
 /* ---- the sweep database ------------------------------------------------------------ */
 
 int sweep_fold(const sweep_spec *s, const shard_survey *sv, const char *out, bool json,
-               char *err, size_t errsize)
+               bool *none_meets, char *err, size_t errsize)
 {
     timeline *tl = timeline_open(out, err, errsize);
     if (!tl)
@@ -397,6 +397,8 @@ int sweep_fold(const sweep_spec *s, const shard_survey *sv, const char *out, boo
     }
     if (rc == 0)
         answer_print(s, &a, out, json);
+    if (none_meets)
+        *none_meets = rc == 0 && a.kind == ANSWER_NONE_MEETS;
     answer_fini(&a);
     return rc == 0 ? SIM_OK : SIM_EIO;
 }

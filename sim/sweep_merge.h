@@ -39,10 +39,11 @@ void merge_survey_fini(shard_survey *sv);
 
 /* Writes the sweep database `out` from the shards: settings, every run's
  * rows, points, point_params and the answer; prints the answer (text or
- * JSON) on standard output.  Returns SIM_OK, or with the reason in err (no
+ * JSON) on standard output; *none_meets (may be NULL) tells whether no
+ * point met the requirements.  Returns SIM_OK, or with the reason in err (no
  * database is left behind) SIM_EINPUT when `out` cannot be created and
  * SIM_EIO on a failure while writing. */
 int sweep_fold(const sweep_spec *s, const shard_survey *sv, const char *out, bool json,
-               char *err, size_t errsize);
+               bool *none_meets, char *err, size_t errsize);
 
 #endif

@@ -34,6 +34,9 @@ void sweep_spec_fini(sweep_spec *s)
         requirement_fini(&s->reqs[i]);
     free(s->reqs);
     free(s->objective);
+    for (size_t i = 0; i < s->nshows; i++)
+        free(s->shows[i]);
+    free(s->shows);
     memset(s, 0, sizeof *s);
 }
 
@@ -41,6 +44,25 @@ void sweep_spec_add_set(sweep_spec *s, const char *assignment)
 {
     s->sets = xrealloc(s->sets, (s->nsets + 1) * sizeof *s->sets);
     s->sets[s->nsets++] = xstrdup(assignment);
+}
+
+void sweep_spec_add_shows(sweep_spec *s, const char *list)
+{
+    const char *p = list;
+    while (*p) {
+        size_t n = strcspn(p, ", ");
+        bool dup = n == 0;
+        for (size_t i = 0; !dup && i < s->nshows; i++)
+            dup = strlen(s->shows[i]) == n && strncmp(s->shows[i], p, n) == 0;
+        if (!dup) {
+            s->shows = xrealloc(s->shows, (s->nshows + 1) * sizeof *s->shows);
+            s->shows[s->nshows] = xmalloc(n + 1);
+            memcpy(s->shows[s->nshows], p, n);
+            s->shows[s->nshows++][n] = '\0';
+        }
+        p += n;
+        p += strspn(p, ", ");
+    }
 }
 
 void sweep_spec_add_vary(sweep_spec *s, vary *v)

@@ -47,6 +47,9 @@ typedef struct sweep_spec {
     size_t nreqs;
     char *objective;               /* metric to minimise or maximise; NULL: none */
     bool maximize;
+    char **shows;                  /* --show: more columns in the printed table (not a
+                                      setting: the database is the same without) */
+    size_t nshows;
 
     /* ---- derived by sweep_spec_finish() ---- */
     int64_t npoints, nruns;
@@ -54,6 +57,8 @@ typedef struct sweep_spec {
 
 void sweep_spec_fini(sweep_spec *s);
 void sweep_spec_add_set(sweep_spec *s, const char *assignment);
+/* --show METRIC,...: each name once. */
+void sweep_spec_add_shows(sweep_spec *s, const char *list);
 /* Takes ownership of *v / *r (left zeroed). */
 void sweep_spec_add_vary(sweep_spec *s, vary *v);
 void sweep_spec_add_require(sweep_spec *s, requirement *r);

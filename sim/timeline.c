@@ -49,7 +49,7 @@ enum { B_MESSAGES, B_CONSUMERS, B_SCALING, B_SAMPLES, B_SUMMARY, B_RUNS, B_CMETR
 
 static const struct { const char *table; int ncols; } tables[NBATCH] = {
     [B_MESSAGES] = { "messages", 13 }, [B_CONSUMERS] = { "consumers", 9 },
-    [B_SCALING] = { "scaling", 7 },    [B_SAMPLES] = { "samples", 7 },
+    [B_SCALING] = { "scaling", 7 },    [B_SAMPLES] = { "samples", 9 },
     [B_SUMMARY] = { "summary", 3 },    [B_RUNS] = { "runs", 9 },
     [B_CMETRICS] = { "consumer_metrics", 5 },
 };
@@ -91,7 +91,7 @@ static const char *const schema =
     "CREATE TABLE scaling(run INTEGER, t REAL, node INTEGER, action TEXT,"
     " consumers_after INTEGER, rule TEXT, detail TEXT);"
     "CREATE TABLE samples(run INTEGER, t REAL, node INTEGER, queue_depth INTEGER,"
-    " consumers INTEGER, busy INTEGER, prefetched INTEGER);"
+    " consumers INTEGER, busy INTEGER, prefetched INTEGER, queue TEXT, unacked INTEGER);"
     "CREATE TABLE summary(run INTEGER, metric TEXT, value REAL);"
     "CREATE TABLE consumer_metrics(run INTEGER, node INTEGER, consumer INTEGER, metric TEXT,"
     " value REAL);";
@@ -435,17 +435,18 @@ void timeline_scaling(timeline *tl, int64_t run, int64_t t, int node, const char
     v[6] = vcopy(detail);
 }
 
-void timeline_sample(timeline *tl, int64_t run, int64_t t, int node, int64_t queue_depth,
-                     int64_t consumers, int64_t busy, int64_t prefetched)
+void timeline_sample(timeline *tl, int64_t run, int64_t t, const tl_sample *s)
 {
     value *v = row(tl, B_SAMPLES);
     v[0] = vint(run);
     v[1] = vms(t);
-    v[2] = vint(node);
-    v[3] = vint(queue_depth);
-    v[4] = vint(consumers);
-    v[5] = vint(busy);
-    v[6] = vint(prefetched);
+    v[2] = vint(s->node);
+    v[3] = vint(s->ready);
+    v[4] = vint(s->consumers);
+    v[5] = vint(s->busy);
+    v[6] = vint(s->prefetched);
+    v[7] = vtext(s->queue);
+    v[8] = vint(s->unacked);
 }
 
 void timeline_summary(timeline *tl, int64_t run, const char *metric, double value_)

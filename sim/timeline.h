@@ -42,6 +42,16 @@ typedef struct tl_consumer {
     const char *stop_reason;
 } tl_consumer;
 
+/* A sample of one node and queue (samples table). */
+typedef struct tl_sample {
+    int node;
+    const char *queue;
+    int64_t ready;                 /* ready in the broker (the queue_depth column) */
+    int64_t consumers, busy;       /* this node's, on this queue */
+    int64_t prefetched;            /* delivered to this node's consumers, not begun */
+    int64_t unacked;               /* delivered, not yet acknowledged (prefetched included) */
+} tl_sample;
+
 typedef struct tl_run {
     int64_t run;
     const char *scenario;
@@ -60,8 +70,7 @@ void timeline_message(timeline *tl, int64_t run, const tl_message *m);
 void timeline_consumer(timeline *tl, int64_t run, const tl_consumer *c);
 void timeline_scaling(timeline *tl, int64_t run, int64_t t, int node, const char *action,
                       int consumers_after, const char *rule, const char *detail);
-void timeline_sample(timeline *tl, int64_t run, int64_t t, int node, int64_t queue_depth,
-                     int64_t consumers, int64_t busy, int64_t prefetched);
+void timeline_sample(timeline *tl, int64_t run, int64_t t, const tl_sample *s);
 void timeline_summary(timeline *tl, int64_t run, const char *metric, double value);
 void timeline_consumer_metric(timeline *tl, int64_t run, int node, int consumer,
                               const char *metric, double value);

@@ -12,8 +12,17 @@ viewBox; a <title>; numeric tick labels on its axes.  Expectations (KEY=VALUE):
   times=SPEC       gantt: "1:1.000-1001.000": message 1 began and ended then (ms)
   nodes=N          timeline: the legend names N nodes
   scaling=N        timeline: N scaling markers (0: the "no decisions" note)
+  waiting=R:P      timeline, one queue: the panel of waiting messages draws the
+                   ready line (solid) with at most R pixels of rise above its
+                   lowest point, and the prefetched line (dashed) with at least
+                   P; its legend names both
   cells=N          groups: N heat-map cells; cellsum=N: their counts add up to N
   rows=N           groups: N heat-map rows
+  points=N         sweep: N point markers per panel (<rect class="point">, with a
+                   title "point K: ..."); panels=N: N panels
+  misses=N         sweep: N of the markers (over every panel) are hollow (miss the
+                   requirement)
+  answer=WORD      sweep: the ringed point is labelled WORD (answer, closest)
 
 Exits 1 with one line per failed check.
 """
@@ -104,6 +113,25 @@ def check_timeline(root, key, value, errors):
             errors.append("%d scaling markers, expected %s" % (len(marks), value))
         if int(value) == 0 and "no decisions recorded" not in texts(root):
             errors.append("no note saying that no scaling decision was recorded")
+    elif key == "waiting":
+        rmax, pmin = (float(x) for x in value.split(":"))
+        lines = list(root.iter(NS + "polyline"))
+        if len(lines) < 2:
+            errors.append("fewer than two lines")
+            return
+        ready, pre = lines[0], lines[1]   # the first panel's lines, drawn first
+        def rise(line):
+            ys = [float(p.split(",")[1]) for p in line.get("points").split()]
+            return max(ys) - min(ys)
+        if ready.get("stroke-dasharray") or not pre.get("stroke-dasharray"):
+            errors.append("the first two lines are not ready (solid) and prefetched (dashed)")
+        if rise(ready) > rmax:
+            errors.append("the ready line rises %.1f px, expected at most %g" % (rise(ready), rmax))
+        if rise(pre) < pmin:
+            errors.append("the prefetched line rises %.1f px, expected at least %g" % (rise(pre), pmin))
+        for label in ("ready in the broker", "in consumers' buffers"):
+            if label not in texts(root):
+                errors.append("the legend does not name '%s'" % label)
     else:
         errors.append("unknown expectation %s for a timeline" % key)
 
@@ -124,6 +152,29 @@ def check_groups(root, key, value, errors):
         errors.append("unknown expectation %s for a groups picture" % key)
 
 
+def check_sweep(root, key, value, errors):
+    pts = [r for r in root.iter(NS + "rect") if "point" in r.get("class", "").split()]
+    titles = [title_of(r) or "" for r in pts]
+    if key == "points":
+        first = [t for t in titles if t.startswith("point ")]
+        panels = len(first) // int(value) if int(value) else 0
+        if len(first) % int(value) != 0 or panels < 1:
+            errors.append("%d point markers, not a multiple of %s" % (len(first), value))
+    elif key == "panels":
+        n = len([t for t in texts(root) if t in ("p99_latency_ms", "consumers_max", "consumer_seconds")])
+        if n != int(value):
+            errors.append("%d panels, expected %s" % (n, value))
+    elif key == "misses":
+        n = len([r for r in pts if "miss" in r.get("class").split()])
+        if n != int(value):
+            errors.append("%d hollow markers, expected %s" % (n, value))
+    elif key == "answer":
+        if value not in texts(root):
+            errors.append("no point labelled %s" % value)
+    else:
+        errors.append("unknown expectation %s for a sweep" % key)
+
+
 def main():
     path, kind = sys.argv[1], sys.argv[2]
     try:
@@ -133,7 +184,8 @@ def main():
         return 1
     errors = []
     common(root, errors)
-    checker = {"gantt": check_gantt, "timeline": check_timeline, "groups": check_groups}[kind]
+    checker = {"gantt": check_gantt, "timeline": check_timeline, "groups": check_groups,
+               "sweep": check_sweep}[kind]
     for arg in sys.argv[3:]:
         key, value = arg.split("=", 1)
         checker(root, key, value, errors)

@@ -2,10 +2,11 @@
 # valgrind.sh BUILD -- a representative subset under valgrind (memcheck): a
 # few unit tests (the calendar, scenarios, traces, the SQLite writer, compare,
 # both brokers, the RabbitMQ failure paths) and the commands on small inputs:
-# run (with --trace), check, compare (and --reps), fit (and --replay), plot, a
-# sweep with -j 2 (its workers are forked, so valgrind follows them), a plan's
-# jobs merged, a plan made (its measured runs are forked) and resumed, and a
-# bad scenario (exit status 2, no
+# run (with --trace), check, compare (and --reps), fit (and --replay), plot
+# (timeline, a Gantt window, a sweep), report (a run, a sweep, a comparison),
+# a sweep with -j 2 that no point meets (its workers are forked, so valgrind
+# follows them), a plan's jobs merged, a plan made (its measured runs are
+# forked) and resumed, and a bad scenario (exit status 2, no
 # leak on the error path).  Any memory error or leak (definite, indirect,
 # possible) fails.  `make asan` covers everything; this catches what ASan
 # cannot see (reads of uninitialised memory) and checks the -O2 build itself.
@@ -46,8 +47,14 @@ check 0 "$LSIM" fit "$TMP/d.csv" --replay -o "$TMP/d-replay.yaml"
 check 0 "$LSIM" compare "$TMP/d-replay.yaml" "$TMP/d.csv" --reps 2 --out "$TMP/d-cmp.db" --quiet
 check 2 "$LSIM" fit "$TMP/seed.csv" --replay
 check 0 "$LSIM" plot "$TMP/smlc.db" --kind timeline -o "$TMP/t.svg"
-check 0 "$LSIM" sweep scenarios/tune-bursty-workers.yaml --vary container.workers=6,7 --reps 2 -j 2 \
+# no point meets (exit 4): the explanation runs too
+check 4 "$LSIM" sweep scenarios/tune-bursty-workers.yaml --vary container.workers=6,7 --reps 2 -j 2 \
     --require 'p99_latency_ms<=2000' --minimize consumers_max --quiet --out "$TMP/sweep.db"
+check 0 "$LSIM" plot "$TMP/sweep.db" --kind sweep -o "$TMP/s.svg"
+check 0 "$LSIM" plot "$TMP/smlc.db" --kind gantt --from 10s --to 20s -o "$TMP/g.svg"
+check 0 "$LSIM" report "$TMP/smlc.db" -o "$TMP/run.html"
+check 0 "$LSIM" report "$TMP/sweep.db" -o "$TMP/sweep.html"
+check 0 "$LSIM" report "$TMP/cmp.db" -o "$TMP/cmp.html"
 "$LSIM" sweep scenarios/tune-bursty-workers.yaml --vary container.workers=6,7 --reps 2 \
     --plan "$TMP/plan" >/dev/null && sh "$TMP/plan/jobs.txt" || echo "FAIL: the plan's jobs"
 check 0 "$LSIM" merge "$TMP/plan" -o "$TMP/merged.db"

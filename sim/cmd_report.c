@@ -1,0 +1,100 @@
+/* cmd_report.c -- `lsim report FILE.db -o FILE.html [--run N]`: one
+ * self-contained HTML page on a run, a sweep or a comparison (report.h).
+ *
+ * Exit status: 2 for bad usage or a database that cannot give a page, with
+ * "FILE.db: what is wrong" on standard error; 1 when the page cannot be
+ * written.  The page is built in memory and written to a temporary file
+ * renamed into place, so a failure leaves no partial file.
+ */
+#include "cli.h"
+#include "report.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+typedef struct report_args {
+    const char *db, *out;
+    int64_t run;
+} report_args;
+
+static int parse_args(int argc, char **argv, report_args *a)
+{
+    *a = (report_args){ .run = -1 };
+    for (int i = 0; i < argc; i++) {
+        int err = 0;
+        const char *v;
+        if ((v = cli_option(argc, argv, &i, "-o", &err)) ||
+            (v = cli_option(argc, argv, &i, "--out", &err))) {
+            a->out = v;
+        } else if ((v = cli_option(argc, argv, &i, "--run", &err))) {
+            char *end;
+            errno = 0;
+            long long r = strtoll(v, &end, 10);
+            if (errno || *end || !v[0] || r < 0)
+                return cli_bad_usage("--run: '%s' is not a run number", v);
+            a->run = r;
+        } else if (err) {
+            return CLI_USAGE;
+        } else if (argv[i][0] == '-' && argv[i][1]) {
+            return cli_bad_usage("unknown option '%s'", argv[i]);
+        } else if (!a->db) {
+            a->db = argv[i];
+        } else {
+            return cli_bad_usage("unexpected argument '%s'", argv[i]);
+        }
+    }
+    if (!a->db)
+        return cli_bad_usage("%s", "which database? (lsim report FILE.db -o FILE.html)");
+    if (!a->out)
+        return cli_bad_usage("%s", "-o FILE.html is required");
+    return 0;
+}
+
+/* Writes text to path through a temporary file; 0, or -1 with a message. */
+static int write_page(const char *path, const char *text)
+{
+    size_t n = strlen(path) + 32;
+    char *tmp = xmalloc(n);
+    snprintf(tmp, n, "%s.tmp-%ld", path, (long)getpid());
+    int rc = 0;
+    FILE *f = fopen(tmp, "wb");
+    if (!f) {
+        fprintf(stderr, "lsim: cannot write %s: %s\n", path, strerror(errno));
+        free(tmp);
+        return -1;
+    }
+    size_t len = strlen(text);
+    if (fwrite(text, 1, len, f) != len)
+        rc = -1;
+    if (fclose(f) != 0)
+        rc = -1;
+    if (rc == 0 && rename(tmp, path) != 0)
+        rc = -1;
+    if (rc != 0) {
+        fprintf(stderr, "lsim: cannot write %s: %s\n", path, strerror(errno));
+        unlink(tmp);
+    }
+    free(tmp);
+    return rc;
+}
+
+int cmd_report(int argc, char **argv)
+{
+    report_args a;
+    int rc = parse_args(argc, argv, &a);
+    if (rc)
+        return rc;
+    char err[1024] = "", *html;
+    if (report_build(a.db, a.run, &html, err, sizeof err) != SIM_OK) {
+        fprintf(stderr, "%s\n", err);
+        return CLI_USAGE;
+    }
+    rc = write_page(a.out, html) == 0 ? CLI_OK : CLI_FAILURE;
+    if (rc == CLI_OK)
+        printf("report: %s\n", a.out);
+    free(html);
+    return rc;
+}

@@ -1,0 +1,151 @@
+/* waiting.c -- where messages wait: ready in the broker (per queue),
+ * prefetched in a consumer's buffer and unacknowledged (per node and queue).
+ *
+ * The engine follows every message through the calls models make anyway
+ * (published, delivered, begin, end, requeued, done), so every broker and
+ * container gets the same figures without a hook of its own:
+ *
+ *   published              -> ready
+ *   delivered              ready -> prefetched (and unacked until done)
+ *   begin                  prefetched -> running; a message a pull broker
+ *                          hands straight to a listener goes ready -> running
+ *   requeued               back to ready
+ *   done, lost             gone (acknowledged; dropped or dead-lettered)
+ *
+ * A listener may still run on a message that is gone or delivered anew
+ * (a consumer timeout): its busy count goes with the node it runs on.
+ *
+ * Two engine-private flag bits say where a message is: MSG_AT_CONSUMER
+ * (delivered and not yet done or requeued: unacknowledged) and
+ * MSG_PREFETCHED (delivered and not begun).  The counts are plain integers
+ * for the samples; the totals are time-weighted levels for the summary
+ * (ready_max, prefetched_max, prefetched_mean, unacked_max).
+ */
+#include "engine.h"
+#include "mem.h"
+
+#include <string.h>
+
+#define MSG_AT_CONSUMER 0x1000u    /* message.c has 0x100 to 0x400 */
+#define MSG_PREFETCHED  0x2000u
+
+/* The counters of (node, queue), growing as queues appear. */
+static waiting_counts *counts_of(sim_ctx *ctx, int node, int queue)
+{
+    waiting *w = &ctx->waiting;
+    if (queue >= w->nqueues) {
+        size_t old = (size_t)w->nqueues * (size_t)ctx->nnodes;
+        size_t now = (size_t)(queue + 1) * (size_t)ctx->nnodes;
+        w->nq = xrealloc(w->nq, now * sizeof *w->nq);
+        memset(w->nq + old, 0, (now - old) * sizeof *w->nq);
+        w->ready = xrealloc(w->ready, (size_t)(queue + 1) * sizeof *w->ready);
+        memset(w->ready + w->nqueues, 0, (size_t)(queue + 1 - w->nqueues) * sizeof *w->ready);
+        w->nqueues = queue + 1;
+    }
+    return &w->nq[(size_t)queue * (size_t)ctx->nnodes + (size_t)(node - 1)];
+}
+
+void waiting_fini(sim_ctx *ctx)
+{
+    free(ctx->waiting.nq);
+    free(ctx->waiting.ready);
+    memset(&ctx->waiting, 0, sizeof ctx->waiting);
+}
+
+static void ready_change(sim_ctx *ctx, int queue, int64_t delta)
+{
+    counts_of(ctx, 1, queue);
+    ctx->waiting.ready[queue] += delta;
+    level_change(&ctx->waiting.ready_all, ctx->now, delta);
+}
+
+static void prefetched_change(sim_ctx *ctx, const sim_msg *m, int64_t delta)
+{
+    counts_of(ctx, m->node, m->queue)->prefetched += delta;
+    level_change(&ctx->waiting.prefetched_all, ctx->now, delta);
+}
+
+static void unacked_change(sim_ctx *ctx, const sim_msg *m, int64_t delta)
+{
+    counts_of(ctx, m->node, m->queue)->unacked += delta;
+    level_change(&ctx->waiting.unacked_all, ctx->now, delta);
+}
+
+/* Takes m away from where it waits now (before m->node changes). */
+static void leave(sim_ctx *ctx, sim_msg *m)
+{
+    if (m->flags & MSG_PREFETCHED)
+        prefetched_change(ctx, m, -1);
+    if (m->flags & MSG_AT_CONSUMER)
+        unacked_change(ctx, m, -1);
+    else
+        ready_change(ctx, m->queue, -1);
+    m->flags &= ~(MSG_PREFETCHED | MSG_AT_CONSUMER);
+}
+
+void waiting_published(sim_ctx *ctx, sim_msg *m)
+{
+    ready_change(ctx, m->queue, +1);
+}
+
+void waiting_delivered(sim_ctx *ctx, sim_msg *m, int node)
+{
+    leave(ctx, m);
+    m->node = node;
+    m->flags |= MSG_AT_CONSUMER | MSG_PREFETCHED;
+    unacked_change(ctx, m, +1);
+    prefetched_change(ctx, m, +1);
+}
+
+void waiting_begin(sim_ctx *ctx, sim_msg *m, int node)
+{
+    if (!(m->flags & MSG_AT_CONSUMER) || m->node != node) {
+        leave(ctx, m);
+        m->node = node;
+        m->flags |= MSG_AT_CONSUMER;
+        unacked_change(ctx, m, +1);
+    } else if (m->flags & MSG_PREFETCHED) {
+        prefetched_change(ctx, m, -1);
+        m->flags &= ~MSG_PREFETCHED;
+    }
+    counts_of(ctx, node, m->queue)->busy++;
+}
+
+void waiting_end(sim_ctx *ctx, const sim_msg *m, int node)
+{
+    counts_of(ctx, node, m->queue)->busy--;
+}
+
+void waiting_requeued(sim_ctx *ctx, sim_msg *m)
+{
+    if (!(m->flags & MSG_AT_CONSUMER))
+        return;
+    leave(ctx, m);
+    ready_change(ctx, m->queue, +1);
+}
+
+void waiting_done(sim_ctx *ctx, sim_msg *m)
+{
+    leave(ctx, m);
+}
+
+void waiting_consumers(sim_ctx *ctx, int node, int queue, int64_t delta)
+{
+    counts_of(ctx, node, queue)->consumers += delta;
+}
+
+int waiting_queues(const sim_ctx *ctx)
+{
+    return ctx->waiting.nqueues > (int)ctx->queues.n ? ctx->waiting.nqueues : (int)ctx->queues.n;
+}
+
+waiting_counts waiting_at(sim_ctx *ctx, int node, int queue)
+{
+    return *counts_of(ctx, node, queue);
+}
+
+int64_t waiting_ready(sim_ctx *ctx, int queue)
+{
+    counts_of(ctx, 1, queue);
+    return ctx->waiting.ready[queue];
+}

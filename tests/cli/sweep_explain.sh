@@ -1,0 +1,95 @@
+#!/bin/sh
+# sweep_explain.sh LSIM -- a sweep that finds no point says why, and exits 4:
+# the burst question of scenarios/smlc-burst-ramp.yaml.  The facts of the
+# explanation are checked in its JSON, not its wording: the requirement the
+# closest point misses and by how much, the varied key that does not move
+# p99, what limited the container (the ramp: the start interval, the
+# maximum never reached) and the keys suggested.  Identical replications
+# are said to be so, with no interval; --show adds columns; the sweep the
+# explanation points to answers the question (exit 0).
+# Run from the top of the repository.
+set -u
+LSIM=${1:-build/lsim}
+PY=/usr/bin/python3
+. tests/cli/lib.sh
+cli_begin sweep-explain
+
+check() {   # check WHAT CONDITION...
+    what=$1
+    shift
+    count=$((count + 1))
+    "$@" || fail "$what"
+}
+
+S=scenarios/smlc-burst-ramp.yaml
+ASK="--reps 3 --require p99_latency_ms<=30000 --minimize consumers_max --quiet"
+
+# 1. No point meets: exit 4, and the explanation's facts.
+"$LSIM" sweep $S --vary container.maxConcurrentConsumers=10..30:10 \
+    --vary container.prefetchCount=1,250 $ASK --json --out "$TMP/a.db" >"$TMP/a.json"
+check "no point meets: exit 4" [ $? -eq 4 ]
+cat >"$TMP/facts.py" <<'EOP'
+import json, sys
+d = json.load(open(sys.argv[1]))
+e = d["explanation"]
+def ok(what, cond):
+    print(("ok " if cond else "FAIL ") + what)
+ok("answer none", d["answer"] == "none")
+ok("closest is point 0 (max 10, prefetch 1)", d["closest"]["point"] == 0 and e["point"] == 0)
+m = e["misses"]
+ok("one miss, p99 at 69440, 39440 beyond 30000",
+   len(m) == 1 and m[0]["metric"] == "p99_latency_ms" and m[0]["bound"] == 69440
+   and m[0]["limit"] == 30000 and m[0]["by"] == 39440)
+keys = {k["key"]: k for k in e["keys"]}
+mx = keys["container.maxConcurrentConsumers"]
+ok("the maximum does not move p99", mx["moves"] is False and mx["low"] == mx["high"] == 69440)
+pf = keys["container.prefetchCount"]
+ok("the prefetch moves p99, best at 1", pf["moves"] is True and pf["best_value"] == "1"
+   and pf["low"] == 69440 and pf["high"] == 72400)
+lim = {l["limit"]: l for l in e["limits"]}
+ok("never reached the maximum: 9 of 10", lim.get("never-reached-maximum", {}).get("value") == 9
+   and lim["never-reached-maximum"]["of"] == 10)
+ok("starts refused by the interval", lim.get("start-interval", {}).get("value", 0) > 1000)
+ok("the maximum refused nothing", "maximum" not in lim)
+ok("no full prefetch buffer at prefetch 1", "prefetch" not in lim)
+sug = e["suggest"]
+ok("suggests concurrentConsumers and startConsumerMinInterval",
+   "container.concurrentConsumers" in sug and "container.startConsumerMinInterval" in sug)
+ok("does not suggest the flat maximum", "container.maxConcurrentConsumers" not in sug)
+ok("identical replications flagged", all(v["identical"] for p in d["table"]
+                                         for v in p["metrics"].values()))
+EOP
+"$PY" "$TMP/facts.py" "$TMP/a.json" >"$TMP/facts" 2>&1
+while read -r line; do
+    count=$((count + 1))
+    case $line in ok*) ;; *) fail "$line" ;; esac
+done <"$TMP/facts"
+check "facts were checked" [ "$(grep -c '^ok' "$TMP/facts")" -eq 12 ]
+check "the database holds the explanation" \
+    [ "$(sqlite3 "$TMP/a.db" "select json_extract(value, '$.limits[0].limit') from sweep where key = 'explanation'")" = never-reached-maximum ]
+
+# 2. The text: the table without intervals, the note, the reasons; --show.
+"$LSIM" sweep $S --vary container.maxConcurrentConsumers=10,20 $ASK \
+    --show consumers_max,smlc_starts_refused_interval --out "$TMP/b.db" >"$TMP/b.txt"
+check "text: exit 4" [ $? -eq 4 ]
+check "text: identical replications said" grep -q 'replications of every point are identical' "$TMP/b.txt"
+check "text: no interval printed" sh -c "! grep -q '\[' '$TMP/b.txt'"
+check "text: --show adds columns" grep -q 'consumers_max  smlc_starts_refused_interval  meets' "$TMP/b.txt"
+check "text: why" grep -q '^why:' "$TMP/b.txt"
+check "text: flat key" grep -q 'maxConcurrentConsumers does not move p99_latency_ms' "$TMP/b.txt"
+"$LSIM" sweep $S --vary container.maxConcurrentConsumers=10,20 $ASK --show nosuch \
+    --out "$TMP/c.db" >/dev/null 2>"$TMP/c.err"
+check "--show of an unknown metric: exit 2" [ $? -eq 2 ]
+check "--show of an unknown metric: said" grep -q "^--show: unknown metric 'nosuch'" "$TMP/c.err"
+check "--show of an unknown metric: no database" [ ! -e "$TMP/c.db" ]
+
+# 3. The keys it names answer the question: concurrentConsumers 14.
+"$LSIM" sweep $S --vary container.concurrentConsumers=2..14:4 \
+    --set container.maxConcurrentConsumers=20 --reps 2 --require 'p99_latency_ms<=30000' \
+    --minimize consumers_max --quiet --json --out "$TMP/d.db" >"$TMP/d.json"
+check "the suggested key meets: exit 0" [ $? -eq 0 ]
+best=$("$PY" -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["best"]["params"]["container.concurrentConsumers"], d["best"]["metrics"]["p99_latency_ms"]["mean"], d["explanation"])' "$TMP/d.json")
+check "the answer is concurrentConsumers 14, p99 26480 ms, no explanation" [ "$best" = "14 26480 None" ]
+
+echo "sweep-explain: $count checks, $failures failures"
+[ "$failures" -eq 0 ]
