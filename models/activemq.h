@@ -9,9 +9,30 @@
 #include "activemq_groups.h"
 #include "model.h"
 
+/* A stretch of a list that the last dispatch pass skipped: messages
+ * first..last (contiguous in the list), each of a group whose owner was
+ * full; at most AMQ_SKIP_GROUPS groups, in the order of their last message
+ * in the stretch.  While no owner changed (amqg_changes) and all these
+ * owners are still full, a pass would skip the whole stretch again, and its
+ * only effect would be the LRU touches of its group lookups: touching the
+ * groups once each in that order leaves the LRU as the whole sequence of
+ * touches does.  n == 0: no stretch. */
+enum { AMQ_SKIP_GROUPS = 8 };
+struct amq_sub;
+typedef struct amq_skip {
+    sim_msg *first, *last;
+    int64_t n;
+    int k;
+    int32_t group[AMQ_SKIP_GROUPS];
+    int64_t count[AMQ_SKIP_GROUPS];          /* its messages in the stretch */
+    struct amq_sub *owner[AMQ_SKIP_GROUPS];
+    uint64_t changes;              /* amqg_changes() when it was recorded */
+} amq_skip;
+
 typedef struct amq_list {          /* messages linked by next/prev */
     sim_msg *head, *tail;
     int64_t n;
+    amq_skip skip;                 /* dispatch_list's memo (redeliv, paged) */
 } amq_list;
 
 typedef struct amq_ptrq {          /* a ring of message pointers */

@@ -37,6 +37,7 @@ struct amqg_map {
     size_t nbucket;
     int32_t lhead, ltail;          /* cached: eldest, newest */
     int live;                      /* cached: entries in the map */
+    uint64_t changes;              /* ownership changes so far (amqg_changes) */
 };
 
 amqg_map *amqg_create(amqg_kind kind, int size)
@@ -236,6 +237,7 @@ static void drop(amqg_map *g, int32_t i)
 {
     if (!g->e[i].owner)
         return;
+    g->changes++;
     if (g->kind == AMQG_CACHED) {
         lru_unlink(g, i);
         g->live--;
@@ -244,6 +246,11 @@ static void drop(amqg_map *g, int32_t i)
 }
 
 /* ---- the map operations ------------------------------------------------------ */
+
+uint64_t amqg_changes(const amqg_map *g)
+{
+    return g->changes;
+}
 
 bool amqg_wants_name(const amqg_map *g, int group)
 {
@@ -265,6 +272,7 @@ amqg_owner *amqg_put(amqg_map *g, int group, const char *name, amqg_owner *owner
     int32_t i = index_of(g, group, name);
     entry *e = &g->e[i];
     bool is_new = e->owner == NULL;
+    g->changes++;
     if (!is_new)
         owner_unlink(g, i);
     owner_link(g, i, owner);

@@ -47,6 +47,9 @@ amqg_owner *amqg_put(amqg_map *g, int group, const char *name, amqg_owner *owner
 /* The group has no owner any more (JMSXGroupSeq < 0); for bucket, the
  * whole bucket. */
 void amqg_remove_group(amqg_map *g, int group, const char *name);
+/* How many times an owner was set or removed so far: while it is
+ * unchanged, every group has the owner it had. */
+uint64_t amqg_changes(const amqg_map *g);
 /* Every entry of `owner` goes (its consumer closed). */
 void amqg_remove_owner(amqg_map *g, amqg_owner *owner);
 

@@ -19,7 +19,9 @@
  * is Queue.doActualDispatch), then the new page if nothing was left pending
  * (Queue.doDispatch).  A message no consumer can take is skipped, not
  * waited on.  Kicks follow every publish, subscribe, unsubscribe, ack and
- * pull; a kick that arrives while one runs makes it run again.
+ * pull; a kick that arrives while one runs makes it run again.  A pass
+ * steps over the stretch of messages the last pass skipped while it would
+ * skip them again (amq_skip, activemq.h), with the same group lookups.
  *
  * Invariants:
  *  (1) a message is on exactly one of store, redeliv, paged, or one
@@ -248,7 +250,7 @@ static void assign(sim_ctx *ctx, amq_queue *q, sim_msg *m, amq_sub *s)
  * full; otherwise the first consumer that is not full does.  The LRU is
  * touched exactly when the real loop calls get(): when some consumer is
  * not full (the caller checked that). */
-static amq_sub *choose(sim_ctx *ctx, amq_queue *q, sim_msg *m)
+static amq_sub *choose(sim_ctx *ctx, amq_queue *q, sim_msg *m, amq_sub **blocker)
 {
     if (m->group < 0)
         return first_open(q);
@@ -265,8 +267,10 @@ static amq_sub *choose(sim_ctx *ctx, amq_queue *q, sim_msg *m)
         assign(ctx, q, m, t);
         return t;
     }
-    if (is_full(o))
+    if (is_full(o)) {
+        *blocker = o;
         return NULL;
+    }
     if (m->group_seq < 0) {        /* the end of the group: it goes to its owner, then no owner */
         amqg_remove_group(q->groups, m->group, name);
         o->groups--;
@@ -290,21 +294,228 @@ static void send(sim_ctx *ctx, amq_queue *q, amq_sub *s, sim_msg *m)
     s->port->ops->deliver(ctx, s->port, m);
 }
 
+/* ---- the skipped stretch (amq_skip, activemq.h) ------------------------------------- */
+
+static int skip_find(const amq_skip *k, int32_t group)
+{
+    for (int i = 0; i < k->k; i++)
+        if (k->group[i] == group)
+            return i;
+    return -1;
+}
+
+/* Moves group i to the end of the order (its last message is now later). */
+static void skip_to_end(amq_skip *k, int i)
+{
+    int32_t g = k->group[i];
+    int64_t c = k->count[i];
+    amq_sub *o = k->owner[i];
+    for (int j = i; j + 1 < k->k; j++) {
+        k->group[j] = k->group[j + 1];
+        k->count[j] = k->count[j + 1];
+        k->owner[j] = k->owner[j + 1];
+    }
+    k->group[k->k - 1] = g;
+    k->count[k->k - 1] = c;
+    k->owner[k->k - 1] = o;
+}
+
+/* Adds `count` messages of group g (owned by o) at the end of the stretch;
+ * false when it would hold too many groups. */
+static bool skip_add_group(amq_skip *k, int32_t g, int64_t count, amq_sub *o)
+{
+    if (k->k > 0 && k->group[k->k - 1] == g) {   /* a run of one group: the common case */
+        k->count[k->k - 1] += count;
+        return true;
+    }
+    int i = skip_find(k, g);
+    if (i < 0) {
+        if (k->k == AMQ_SKIP_GROUPS)
+            return false;
+        i = k->k++;
+        k->group[i] = g;
+        k->count[i] = 0;
+        k->owner[i] = o;
+    }
+    k->count[i] += count;
+    skip_to_end(k, i);
+    return true;
+}
+
+static bool skip_add(amq_skip *k, sim_msg *m, amq_sub *o)
+{
+    if (!skip_add_group(k, m->group, 1, o))
+        return false;
+    if (k->n++ == 0)
+        k->first = m;
+    k->last = m;
+    return true;
+}
+
+/* Appends stretch b, which follows a in the list, to a. */
+static bool skip_merge(amq_skip *a, const amq_skip *b)
+{
+    for (int i = 0; i < b->k; i++)
+        if (!skip_add_group(a, b->group[i], b->count[i], b->owner[i]))
+            return false;
+    if (a->n == 0)
+        a->first = b->first;
+    a->last = b->last;
+    a->n += b->n;
+    return true;
+}
+
+/* m, the first message of the stretch, is visited: it leaves the stretch.
+ * Returns the owner its group had. */
+static amq_sub *skip_shrink(amq_skip *k, const sim_msg *m)
+{
+    int i = skip_find(k, m->group);
+    assert(i >= 0);
+    amq_sub *o = k->owner[i];
+    if (--k->count[i] == 0) {
+        skip_to_end(k, i);
+        k->k--;
+    }
+    if (--k->n == 0)
+        *k = (amq_skip){ 0 };
+    else
+        k->first = m->next;
+    return o;
+}
+
+/* Whether a and b together have at most AMQ_SKIP_GROUPS groups. */
+static bool skip_fits(const amq_skip *a, const amq_skip *b)
+{
+    int k = a->k;
+    for (int i = 0; i < b->k; i++)
+        k += skip_find(a, b->group[i]) < 0;
+    return k <= AMQ_SKIP_GROUPS;
+}
+
+static bool skip_all_full(const amq_skip *k)
+{
+    for (int i = 0; i < k->k; i++)
+        if (!is_full(k->owner[i]))
+            return false;
+    return true;
+}
+
+/* The group lookups a pass over the stretch would make, each group once. */
+static void touch(sim_ctx *ctx, amq_queue *q, int32_t group)
+{
+    amqg_get(q->groups, group, amqg_wants_name(q->groups, group) ? sim_group_name(ctx, group) : NULL);
+}
+
+static void skip_touch(sim_ctx *ctx, amq_queue *q, const amq_skip *k)
+{
+    for (int i = 0; i < k->k; i++)
+        touch(ctx, q, k->group[i]);
+}
+
+/* Some owner of the stretch is not full: walks the stretch from its first
+ * message while the messages are of groups whose owners are full, as a pass
+ * would skip them, a run of one group at a time (a run's lookups after its
+ * first change nothing: that group is the newest already).  Returns the
+ * first message of an open owner's group, now the stretch's first. */
+static sim_msg *skim(sim_ctx *ctx, amq_queue *q, amq_skip *old, amq_skip *now, bool *is_recording)
+{
+    sim_msg *m = old->first;
+    while (old->n > 0) {
+        int32_t g = m->group;
+        int i = skip_find(old, g);
+        assert(i >= 0);
+        amq_sub *o = old->owner[i];
+        if (!is_full(o))
+            return m;
+        touch(ctx, q, g);
+        sim_msg *last = m;
+        int64_t run = 1;
+        while (run < old->n && last->next->group == g) {
+            last = last->next;
+            run++;
+        }
+        if ((old->count[i] -= run) == 0) {
+            skip_to_end(old, i);
+            old->k--;
+        }
+        if ((old->n -= run) == 0)
+            *old = (amq_skip){ 0 };
+        else
+            old->first = last->next;
+        if (*is_recording) {
+            *is_recording = skip_add_group(now, g, run, o);
+            if (now->n == 0)
+                now->first = m;
+            now->last = last;
+            now->n += run;
+        }
+        m = last->next;
+    }
+    return m;
+}
+
+/* ---- dispatch -------------------------------------------------------------------- */
+
 /* Offers the messages of l, in order, to the consumers; what nobody takes
- * stays in l.  Stops when every consumer is full.  True if any was sent. */
+ * stays in l.  Stops when every consumer is full.  True if any was sent.
+ * The stretch the last pass skipped is skipped again in one step while it
+ * would be skipped message by message (amq_skip); this pass records the
+ * stretch it skips for the next one. */
 static bool dispatch_list(sim_ctx *ctx, amq_queue *q, amq_list *l)
 {
     bool any = false;
+    uint64_t changes = amqg_changes(q->groups);
+    amq_skip *old = &l->skip, now = { 0 };  /* old is changed in place as it is used */
+    bool has_old = old->n > 0 && old->changes == changes, is_recording = true;
     for (sim_msg *m = l->head, *next; m && q->n_open > 0; m = next) {
-        next = m->next;
-        amq_sub *t = choose(ctx, q, m);
-        if (!t)
+        bool in_old = has_old && m == old->first;
+        if (in_old && amqg_changes(q->groups) != old->changes)
+            has_old = in_old = false;   /* an owner changed during this pass */
+        if (in_old && skip_all_full(old)) {
+            skip_touch(ctx, q, old);
+            is_recording = is_recording && skip_merge(&now, old);
+            next = old->last->next;
+            has_old = false;
             continue;
+        }
+        if (in_old) {
+            m = skim(ctx, q, old, &now, &is_recording);
+            if (!m)
+                break;
+            in_old = has_old = old->n > 0 && m == old->first;
+        }
+        next = m->next;
+        if (in_old) {
+            amq_sub *o = skip_shrink(old, m);
+            has_old = old->n > 0;
+            if (is_full(o)) {      /* what choose() would find: only the lookup happens */
+                touch(ctx, q, m->group);
+                is_recording = is_recording && skip_add(&now, m, o);
+                continue;
+            }
+        }
+        amq_sub *blocker = NULL;
+        amq_sub *t = choose(ctx, q, m, &blocker);
+        if (!t) {
+            is_recording = is_recording && blocker && skip_add(&now, m, blocker);
+            continue;
+        }
         ml_unlink(l, m);
         send(ctx, q, t, m);
         rotate(q, t);
         any = true;
     }
+    if (!is_recording || amqg_changes(q->groups) != changes || (now.n == 0 && !has_old))
+        *old = (amq_skip){ 0 };
+    else if (now.n == 0)
+        ;                          /* the old stretch stays as it is */
+    else if (has_old && now.last->next == old->first && skip_fits(&now, old)) {
+        skip_merge(&now, old);     /* the stretch this pass did not reach follows on */
+        *old = now;
+    } else {
+        *old = now;
+    }
+    l->skip.changes = changes;
     return any;
 }
 
