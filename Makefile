@@ -39,7 +39,7 @@ BENCH_BEFORE =
 # == end of settings ==
 
 SIM_OBJ = sim/mem.o sim/config.o sim/config_print.o sim/units.o sim/scenario.o sim/calendar.o sim/random.o sim/dist.o \
-          sim/stats.o sim/order.o sim/engine.o sim/message.o sim/waiting.o sim/summary.o sim/timeline.o \
+          sim/stats.o sim/order.o sim/engine.o sim/message.o sim/waiting.o sim/summary.o sim/timeline.o sim/outpath.o \
           sim/trace.o sim/workload_file.o sim/run.o sim/cli.o sim/cmd_run.o \
           sim/timeline_data.o sim/compare.o sim/compare_band.o sim/cmd_compare.o sim/fit.o sim/fit_measure.o sim/fit_replay.o sim/fit_tracemeta.o sim/cmd_fit.o \
           sim/expr.o sim/sweep_spec.o sim/sweep_exec.o sim/sweep_merge.o sim/sweep_answer.o sim/sweep_explain.o \
@@ -81,7 +81,8 @@ DEBIAN_PACKAGES = build-essential pkg-config libgsl-dev libsqlite3-dev libyaml-d
                   chromium python3-pil
 SUDO = $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-FUZZ_TARGETS = fuzz_scenario fuzz_trace fuzz_set fuzz_vary fuzz_require fuzz_replay fuzz_spring
+FUZZ_TARGETS = fuzz_scenario fuzz_trace fuzz_set fuzz_vary fuzz_require fuzz_replay fuzz_spring \
+               fuzz_compare fuzz_merge fuzz_plot fuzz_changes
 FUZZ_SECONDS = 60
 FUZZ_BIN = $(addprefix $(BUILD)/tests/fuzz/,$(FUZZ_TARGETS))
 # UBSan must abort, or libFuzzer never hears of what it found.
@@ -148,6 +149,7 @@ cli-tests: $(BUILD)/lsim
 	tests/cli/replay.sh $(BUILD)/lsim
 	tests/cli/rabbitmq_failures.sh $(BUILD)/lsim
 	tests/cli/spring.sh $(BUILD)/lsim
+	tests/cli/hostile.sh $(BUILD)/lsim
 
 # A sweep's plan on a real cluster brought up by the tests: a single-node
 # Slurm (munged, slurmctld, slurmd) and GNU parallel over ssh (sshd).  They

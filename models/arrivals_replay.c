@@ -39,7 +39,7 @@ static int at_path(cfg_node *cfg, sim_diag *d)
 typedef struct file_arrivals {
     arrivals base;
     wfile *w;
-    char path[1024];
+    const char *path;              /* the run's (sim_resolve_path) */
     bool has_service;              /* every row has service_ms */
 } file_arrivals;
 
@@ -116,7 +116,7 @@ static int file_create(sim_ctx *ctx, cfg_node *cfg, const char *stream, sim_time
         return SIM_EINPUT;
     file_arrivals *f = xcalloc(1, sizeof *f);
     f->base = (arrivals){ .ops = &arrivals_file, .start = start + offset };
-    sim_resolve_path(ctx, path, f->path, sizeof f->path);
+    f->path = sim_resolve_path(ctx, path);
     if (file_check(f, d) != SIM_OK || wfile_open(f->path, &f->w, d) != SIM_OK) {
         file_destroy(&f->base);
         return at_path(cfg, d);
@@ -137,7 +137,7 @@ typedef struct pending {
 typedef struct trace_arrivals {
     arrivals base;
     trace_reader *r;
-    char path[1024];
+    const char *path;              /* the run's (sim_resolve_path) */
     pending *ring;                 /* publishes read, not yet handed out */
     size_t cap, head, n;           /* ring: cap a power of two */
     bool at_eof;
@@ -280,7 +280,7 @@ static int trace_create(sim_ctx *ctx, cfg_node *cfg, const char *stream, sim_tim
         return SIM_EINPUT;
     trace_arrivals *t = xcalloc(1, sizeof *t);
     t->base = (arrivals){ .ops = &arrivals_trace, .start = start };
-    sim_resolve_path(ctx, path, t->path, sizeof t->path);
+    t->path = sim_resolve_path(ctx, path);
     sim_time end;
     if (trace_check(t->path, &end, d) != SIM_OK ||
         trace_reader_open(t->path, &t->r, d) != SIM_OK) {

@@ -417,15 +417,20 @@ static void on_restart(sim_ctx *ctx, void *self, void *arg)
 
 /* ---- consumers ------------------------------------------------------------------------ */
 
+/* The lowest index no consumer of the queue holds: one pass over the list
+ * (of n consumers, some index in 0..n is free), not a pass per index. */
 static int lowest_free_index(const direct *d, int qi)
 {
-    for (int index = 0;; index++) {
-        bool used = false;
-        for (size_t i = 0; i < d->nlist[qi] && !used; i++)
-            used = d->lists[qi][i]->index == index;
-        if (!used)
-            return index;
-    }
+    size_t n = d->nlist[qi];
+    bool *used = xcalloc(n + 1, sizeof *used);
+    for (size_t i = 0; i < n; i++)
+        if (d->lists[qi][i]->index >= 0 && (size_t)d->lists[qi][i]->index <= n)
+            used[d->lists[qi][i]->index] = true;
+    size_t index = 0;
+    while (used[index])
+        index++;
+    free(used);
+    return (int)index;
 }
 
 /* doConsumeFromQueue: basic.consume answered after startLatency; the

@@ -155,8 +155,7 @@ static int read_request(sim_ctx *ctx, cfg_node *sp, spring_request *rq, strs *fi
         return diag_at(d, sp, "container.spring: 'files' names no file (give the application's "
                        "application.yml or application.properties)");
     for (size_t i = 0; i < files->n; i++) {
-        char buf[2048];
-        sim_resolve_path(ctx, files->v[i], buf, sizeof buf);
+        const char *buf = sim_resolve_path(ctx, files->v[i]);   /* the run's, any length */
         FILE *f = fopen(buf, "rb");
         if (!f)
             return diag_file(d, files->pos[i].file, files->pos[i].line, files->pos[i].col,

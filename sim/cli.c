@@ -340,8 +340,11 @@ int cli_main(int argc, char **argv)
         return CLI_OK;
     }
     int rc = c->fn(argc - 2, argv + 2);
-    if (fflush(stdout) != 0 && rc == 0) {
-        fprintf(stderr, "lsim: cannot write the output: %s\n", strerror(errno));
+    /* ferror too: output past the buffer (4 KiB) may have failed before,
+     * leaving nothing for this flush to fail on. */
+    if ((fflush(stdout) != 0 || ferror(stdout)) && rc == 0) {
+        fprintf(stderr, "lsim: cannot write the output: %s\n",
+                errno ? strerror(errno) : "write error");
         rc = CLI_FAILURE;
     }
     return rc;

@@ -558,17 +558,25 @@ int cmd_compare(int argc, char **argv)
         if (run_build(&spec, &r, &d) != SIM_OK)
             rc = cli_report(&d);
     }
-    char out[1100], err[1024] = "";
+    char *out = NULL, err[1024] = "";
     timeline *tl = NULL;
     cmp_result *res = xcalloc((size_t)(a.reps > 0 ? a.reps : 1), sizeof *res);
     cmp_bands bands = { 0 };
     if (rc == 0) {
         if (a.out) {
-            snprintf(out, sizeof out, "%s", a.out);
+            out = xstrdup(a.out);
         } else {
             mkdir("output", 0777);
-            snprintf(out, sizeof out, "output/%s-compare.db", r->name);
+            strbuf b = { 0 };
+            sb_addf(&b, "output/%s-compare.db", r->name);
+            out = sb_take(&b);
         }
+        const char *outs[] = { out };
+        if (run_check_outputs(r, a.scenario, outs, 1, err, sizeof err) != 0 ||
+            run_check_outputs(r, a.trace, outs, 1, err, sizeof err) != 0)
+            rc = CLI_USAGE;
+    }
+    if (rc == 0) {
         tl = timeline_open(out, err, sizeof err);
         rc = tl ? compare_into(r, tl, &real, &groups, &a, res, &bands, err, sizeof err)
                 : CLI_USAGE;
@@ -592,6 +600,7 @@ int cmd_compare(int argc, char **argv)
     compare_bands_free(&bands);
     sb_free(&took);
     trace_reader_close(meta);
+    free(out);
     run_free(r);
     run_data_free(&real);
     names_fini(&groups);

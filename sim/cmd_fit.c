@@ -10,6 +10,7 @@
 #include "cli.h"
 #include "fit.h"
 #include "mem.h"
+#include "outpath.h"
 #include "trace.h"
 
 #include <errno.h>
@@ -21,7 +22,7 @@
 
 static const char *trace_meta_of(const void *src, const char *key)
 {
-    return trace_meta((const trace_reader *)src, key);
+    return run_data_meta((const run_data *)src, key);
 }
 
 typedef struct fit_args {
@@ -104,18 +105,12 @@ static int write_out(const char *path, const char *text)
         fputs(text, stdout);
         return fflush(stdout) == 0 ? CLI_OK : CLI_FAILURE;
     }
-    size_t n = strlen(path) + 32;
-    char *tmp = xmalloc(n);
-    snprintf(tmp, n, "%s.tmp-%ld", path, (long)getpid());
-    FILE *f = fopen(tmp, "wb");
-    int rc = CLI_OK;
-    if (!f || fputs(text, f) < 0 || fclose(f) != 0 || rename(tmp, path) != 0) {
-        fprintf(stderr, "lsim: cannot write %s: %s\n", path, strerror(errno));
-        remove(tmp);
-        rc = CLI_FAILURE;
+    char err[1024];
+    if (outpath_write_text(path, text, 0, err, sizeof err) != 0) {
+        fprintf(stderr, "lsim: %s\n", err);
+        return CLI_FAILURE;
     }
-    free(tmp);
-    return rc;
+    return CLI_OK;
 }
 
 int cmd_fit(int argc, char **argv)
@@ -123,6 +118,8 @@ int cmd_fit(int argc, char **argv)
     fit_args a;
     if (parse_args(argc, argv, &a) != 0)
         return CLI_USAGE;
+    if (a.out && outpath_same(a.out, a.trace))
+        return cli_bad_usage("%s: the output would overwrite the trace", a.out);
     sim_diag d = { 0 };
     name_table groups;
     names_init(&groups);
@@ -131,21 +128,16 @@ int cmd_fit(int argc, char **argv)
         names_fini(&groups);
         return cli_report(&d);
     }
-    trace_reader *r;
-    if (trace_reader_open(a.trace, &r, &d) != SIM_OK) {
-        run_data_free(&rd);
-        names_fini(&groups);
-        return cli_report(&d);
-    }
+    /* The trace is read once (its metadata kept in rd): it may be a pipe
+     * (/dev/stdin). */
     char *yaml = NULL, *arrivals = NULL;
     if (!a.replay)
-        yaml = fit_scenario(a.trace, &rd, &groups, trace_meta_of, r);
+        yaml = fit_scenario(a.trace, &rd, &groups, trace_meta_of, &rd);
     else if ((arrivals = arrivals_path(&a, &d)))
-        yaml = fit_replay(a.trace, arrivals, &rd, trace_meta_of, r, &d);
+        yaml = fit_replay(a.trace, arrivals, &rd, trace_meta_of, &rd, &d);
     int rc = yaml ? write_out(a.out, yaml) : cli_report(&d);
     free(yaml);
     free(arrivals);
-    trace_reader_close(r);
     run_data_free(&rd);
     names_fini(&groups);
     return rc;

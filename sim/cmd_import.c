@@ -9,13 +9,16 @@
  */
 #include "cli.h"
 #include "mem.h"
+#include "outpath.h"
 #include "registry.h"
 #include "run.h"
 #include "spring_boot.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 typedef struct import_args {
     const char **files, **profiles, **map_from, **map_to;
@@ -188,16 +191,26 @@ static int write_out(const char *path, const char *text)
         fputs(text, stdout);
         return 0;
     }
-    char tmp[1200];
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    FILE *f = fopen(tmp, "w");
-    if (!f)
-        return cli_bad_usage("cannot write %s", path);
-    bool ok = fputs(text, f) >= 0;
-    ok = fclose(f) == 0 && ok;
-    if (!ok || rename(tmp, path) != 0) {
-        remove(tmp);
-        fprintf(stderr, "lsim: cannot write %s\n", path);
+    /* Through outpath (a temporary file beside it, links and devices
+     * respected); a path that cannot be opened is bad usage. */
+    char err[1024];
+    outpath o;
+    if (outpath_open(&o, path, 0, err, sizeof err) != 0)
+        return cli_bad_usage("%s", err);
+    size_t len = strlen(text);
+    bool ok = true;
+    for (size_t done = 0; ok && done < len;) {
+        ssize_t n = write(o.fd, text + done, len - done);
+        ok = n > 0 || (n < 0 && errno == EINTR);
+        done += n > 0 ? (size_t)n : 0;
+    }
+    if (!ok) {
+        fprintf(stderr, "lsim: cannot write %s: %s\n", path, strerror(errno));
+        outpath_discard(&o);
+        return CLI_FAILURE;
+    }
+    if (outpath_commit(&o, err, sizeof err) != 0) {
+        fprintf(stderr, "lsim: %s\n", err);
         return CLI_FAILURE;
     }
     return 0;

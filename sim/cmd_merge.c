@@ -9,6 +9,7 @@
  */
 #include "cli.h"
 #include "mem.h"
+#include "outpath.h"
 #include "plan.h"
 #include "sweep_merge.h"
 #include "sweep_plan.h"
@@ -83,7 +84,8 @@ int cmd_merge(int argc, char **argv)
     rc = CLI_USAGE;
     if (sweep_list_shards(dir, &paths, &n, err, sizeof err) == 0 && n == 0)
         snprintf(err, sizeof err, "%s: no shard-*.db files: has the plan run?", dir);
-    else if (n > 0)
+    else if (n > 0 && outpath_check_distinct(&out, 1, (const char *const *)paths, n, err,
+                                             sizeof err) == 0)
         rc = merge(dir, paths, n, out, json, err, sizeof err);
     if (err[0])
         fprintf(stderr, "lsim: %s\n", err);

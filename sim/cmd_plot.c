@@ -9,6 +9,7 @@
  * renamed into place, so a failure leaves no partial file.
  */
 #include "cli.h"
+#include "outpath.h"
 #include "plot.h"
 
 #include <errno.h>
@@ -105,37 +106,19 @@ static int parse_plot_args(int argc, char **argv, plot_args *a)
         return cli_bad_usage("%s", "--kind is required: timeline, gantt, groups or sweep");
     if (!a->out)
         return cli_bad_usage("%s", "-o FILE.svg is required");
+    if (outpath_same(a->out, a->db))
+        return cli_bad_usage("%s: the picture would overwrite the database", a->out);
     return 0;
 }
 
 /* Writes text to path through a temporary file; 0, or -1 with a message. */
 static int write_whole(const char *path, const char *text)
 {
-    size_t n = strlen(path) + 32;
-    char *tmp = xmalloc(n);
-    snprintf(tmp, n, "%s.tmp-%ld", path, (long)getpid());
-    int rc = 0;
-    FILE *f = fopen(tmp, "wb");
-    if (!f) {
-        fprintf(stderr, "lsim: cannot write %s: %s\n", path, strerror(errno));
-        free(tmp);
-        return -1;
-    }
-    size_t len = strlen(text);
-    if (fwrite(text, 1, len, f) != len)
-        rc = -1;
-    if (fclose(f) != 0)
-        rc = -1;
-    if (rc != 0)
-        fprintf(stderr, "lsim: cannot write %s: %s\n", path, strerror(errno));
-    else if (rename(tmp, path) != 0) {
-        fprintf(stderr, "lsim: cannot write %s: %s\n", path, strerror(errno));
-        rc = -1;
-    }
-    if (rc != 0)
-        unlink(tmp);
-    free(tmp);
-    return rc;
+    char err[1024];
+    if (outpath_write_text(path, text, 0, err, sizeof err) == 0)
+        return 0;
+    fprintf(stderr, "lsim: %s\n", err);
+    return -1;
 }
 
 int cmd_plot(int argc, char **argv)

@@ -7,6 +7,7 @@
  * renamed into place, so a failure leaves no partial file.
  */
 #include "cli.h"
+#include "outpath.h"
 #include "report.h"
 
 #include <errno.h>
@@ -50,35 +51,19 @@ static int parse_args(int argc, char **argv, report_args *a)
         return cli_bad_usage("%s", "which database? (lsim report FILE.db -o FILE.html)");
     if (!a->out)
         return cli_bad_usage("%s", "-o FILE.html is required");
+    if (outpath_same(a->out, a->db))
+        return cli_bad_usage("%s: the page would overwrite the database", a->out);
     return 0;
 }
 
-/* Writes text to path through a temporary file; 0, or -1 with a message. */
+/* Writes text to path through outpath; 0, or -1 with a message. */
 static int write_page(const char *path, const char *text)
 {
-    size_t n = strlen(path) + 32;
-    char *tmp = xmalloc(n);
-    snprintf(tmp, n, "%s.tmp-%ld", path, (long)getpid());
-    int rc = 0;
-    FILE *f = fopen(tmp, "wb");
-    if (!f) {
-        fprintf(stderr, "lsim: cannot write %s: %s\n", path, strerror(errno));
-        free(tmp);
-        return -1;
-    }
-    size_t len = strlen(text);
-    if (fwrite(text, 1, len, f) != len)
-        rc = -1;
-    if (fclose(f) != 0)
-        rc = -1;
-    if (rc == 0 && rename(tmp, path) != 0)
-        rc = -1;
-    if (rc != 0) {
-        fprintf(stderr, "lsim: cannot write %s: %s\n", path, strerror(errno));
-        unlink(tmp);
-    }
-    free(tmp);
-    return rc;
+    char err[1024];
+    if (outpath_write_text(path, text, 0, err, sizeof err) == 0)
+        return 0;
+    fprintf(stderr, "lsim: %s\n", err);
+    return -1;
 }
 
 int cmd_report(int argc, char **argv)

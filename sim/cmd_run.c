@@ -167,10 +167,12 @@ static void print_summary(const run *r, const char *db, bool json)
 }
 
 /* output/<name>.db, creating output/ when it is missing. */
-static void default_out(const char *name, char *buf, size_t size)
+static char *default_out(const char *name)
 {
     mkdir("output", 0777);
-    snprintf(buf, size, "output/%s.db", name);
+    strbuf b = { 0 };
+    sb_addf(&b, "output/%s.db", name);
+    return sb_take(&b);
 }
 
 static int build(const run_args *a, cfg_doc *doc, run **r, bool progress)
@@ -197,14 +199,16 @@ int cmd_run(int argc, char **argv)
     run *r = NULL;
     if (rc == 0)
         rc = build(&a, &doc, &r, !a.quiet && isatty(2));
-    char out[1100], err[1024] = "";
+    char *out = NULL, err[1024] = "";
     timeline *tl = NULL;
     trace_writer *tw = NULL;
     if (rc == 0) {
-        if (a.out)
-            snprintf(out, sizeof out, "%s", a.out);
-        else
-            default_out(r->name, out, sizeof out);
+        out = a.out ? xstrdup(a.out) : default_out(r->name);
+        const char *outs[] = { out, a.trace };
+        if (run_check_outputs(r, a.scenario, outs, 2, err, sizeof err) != 0)
+            rc = CLI_USAGE;
+    }
+    if (rc == 0) {
         tl = timeline_open(out, err, sizeof err);
         if (!tl)
             rc = CLI_USAGE;
@@ -231,6 +235,7 @@ int cmd_run(int argc, char **argv)
     run_free(r);
     cfg_doc_free(&doc);
     free(a.sets);
+    free(out);
     return rc;
 }
 

@@ -21,6 +21,7 @@
 #include "cli.h"
 #include "engine.h"
 #include "mem.h"
+#include "outpath.h"
 #include "plan.h"
 #include "sweep_exec.h"
 #include "sweep_merge.h"
@@ -170,6 +171,8 @@ static int parse_args(int argc, char **argv, sweep_args *a, sweep_spec *s)
     if (a->resume && a->shard)
         return cli_bad_usage("%s", "--resume continues a sweep or a plan; a plan's job can "
                              "simply be run again");
+    if (a->out && outpath_same(a->out, a->scenario))
+        return cli_bad_usage("%s: the output would overwrite the scenario", a->out);
     s->scenario_path = xstrdup(a->scenario);
     return 0;
 }
@@ -284,6 +287,14 @@ static int check_points(const sweep_spec *s, bool quiet, run **probe, cfg_doc *p
     strbuf seen = { 0 };
     int rc = 0;
     for (int64_t p = 0; rc == 0 && p < s->npoints; p++) {
+        /* 20,000 points take seconds (more under a sanitizer): ask. */
+        int sig = *cli_interrupted();
+        if (sig) {
+            fprintf(stderr, "lsim: interrupted (%s): no database written\n",
+                    sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "a signal");
+            rc = CLI_FAILURE;
+            break;
+        }
         cfg_doc doc;
         run *r;
         sim_diag d = { 0 };

@@ -98,6 +98,7 @@ void cfg_node_free(cfg_node *n)
     for (size_t i = 0; i < n->nasked; i++)
         free(n->asked[i]);
     free(n->asked);
+    free(n->slots);
     free(n->keys);
     free(n->items);
     free(n->text);
@@ -168,14 +169,64 @@ void cfg_map_put(cfg_node *map, const char *key, cfg_node *value)
     cfg_map_add(map, k, value);
 }
 
-cfg_node *cfg_peek(const cfg_node *map, const char *key)
+/* ---- finding a key: a scan for small maps, a hash index for big ones, so
+ * loading a mapping of 100,000 keys (each checked for a duplicate) stays
+ * linear.  The index follows the keys as they are appended. ---- */
+
+#define MAP_SCAN_MAX 16
+
+static uint64_t key_hash(const char *s)
+{
+    uint64_t h = 0xcbf29ce484222325ULL;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
+    return h;
+}
+
+static void index_put(cfg_node *map, size_t i)
+{
+    size_t j = key_hash(map->keys[i]->text) & (map->nslots - 1);
+    while (map->slots[j])
+        j = (j + 1) & (map->nslots - 1);
+    map->slots[j] = (uint32_t)(i + 1);
+}
+
+static void index_update(cfg_node *map)
+{
+    if (map->n * 2 > map->nslots) {
+        free(map->slots);
+        map->nslots = 64;
+        while (map->n * 2 > map->nslots)
+            map->nslots *= 2;
+        map->slots = xcalloc(map->nslots, sizeof *map->slots);
+        map->nindexed = 0;
+    }
+    for (; map->nindexed < map->n; map->nindexed++)
+        index_put(map, map->nindexed);
+}
+
+long cfg_map_find(const cfg_node *map, const char *key)
 {
     if (!map || map->kind != CFG_MAP)
-        return NULL;
-    for (size_t i = 0; i < map->n; i++)
-        if (strcmp(map->keys[i]->text, key) == 0)
-            return map->items[i];
-    return NULL;
+        return -1;
+    if (map->n <= MAP_SCAN_MAX || map->n > UINT32_MAX - 1) {
+        for (size_t i = 0; i < map->n; i++)
+            if (strcmp(map->keys[i]->text, key) == 0)
+                return (long)i;
+        return -1;
+    }
+    cfg_node *m = (cfg_node *)map;             /* the index is a cache, not content */
+    index_update(m);
+    for (size_t j = key_hash(key) & (m->nslots - 1); m->slots[j]; j = (j + 1) & (m->nslots - 1))
+        if (strcmp(m->keys[m->slots[j] - 1]->text, key) == 0)
+            return (long)m->slots[j] - 1;
+    return -1;
+}
+
+cfg_node *cfg_peek(const cfg_node *map, const char *key)
+{
+    long i = cfg_map_find(map, key);
+    return i >= 0 ? map->items[i] : NULL;
 }
 
 bool cfg_has(const cfg_node *map, const char *key)
@@ -197,13 +248,12 @@ cfg_node *cfg_get(cfg_node *map, const char *key)
     if (!map || map->kind != CFG_MAP)
         return NULL;
     note_asked(map, key);
-    for (size_t i = 0; i < map->n; i++)
-        if (strcmp(map->keys[i]->text, key) == 0) {
-            map->keys[i]->is_used = true;
-            map->items[i]->is_used = true;
-            return map->items[i];
-        }
-    return NULL;
+    long i = cfg_map_find(map, key);
+    if (i < 0)
+        return NULL;
+    map->keys[i]->is_used = true;
+    map->items[i]->is_used = true;
+    return map->items[i];
 }
 
 static const char *kind_name(cfg_kind k)

@@ -46,6 +46,8 @@ struct cfg_node {
                                       environment variable) the value came from, or NULL */
     char **asked;                  /* map: every key a model asked for */
     size_t nasked, capasked;
+    uint32_t *slots;               /* map of many keys: a hash index, key index + 1 */
+    size_t nslots, nindexed;       /* the first nindexed keys are in it */
 };
 
 typedef struct cfg_doc {
@@ -95,6 +97,8 @@ cfg_node *cfg_scalar_new(const char *text);
  * value as used.  `map` may be NULL (then NULL). */
 cfg_node *cfg_get(cfg_node *map, const char *key);
 /* Like cfg_get but does not mark anything. */
+/* The index of `key` in a map, or -1: constant time for big maps. */
+long cfg_map_find(const cfg_node *map, const char *key);
 cfg_node *cfg_peek(const cfg_node *map, const char *key);
 bool cfg_has(const cfg_node *map, const char *key);
 
@@ -184,6 +188,10 @@ int cfg_check_unknown(const cfg_node *root, sim_diag *d);
 /* The scenario in normal form, as YAML or as JSON.  Returns a malloc'd
  * string. */
 char *cfg_to_yaml(const cfg_node *root);
+/* Text as one YAML scalar: plain when it can be, else double-quoted with
+ * escapes (for names that come from outside, such as a trace's). */
+struct strbuf;
+void cfg_yaml_text(struct strbuf *b, const char *s);
 char *cfg_to_json(const cfg_node *root);
 
 #endif

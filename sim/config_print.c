@@ -75,6 +75,14 @@ static void yaml_scalar(strbuf *b, const cfg_node *n)
         yaml_quoted(b, n->text);
 }
 
+void cfg_yaml_text(strbuf *b, const char *s)
+{
+    if (plain_ok(s))
+        sb_add(b, s);
+    else
+        yaml_quoted(b, s);
+}
+
 static void yaml_indent(strbuf *b, int depth)
 {
     for (int i = 0; i < depth; i++)

@@ -143,6 +143,10 @@ void sim_ctx_destroy(sim_ctx *ctx)
     for (size_t i = 0; i < ctx->nwarnings; i++)
         free(ctx->warnings[i]);
     free(ctx->warnings);
+    for (size_t i = 0; i < ctx->ninputs; i++)
+        free(ctx->inputs[i]);
+    free(ctx->inputs);
+    free(ctx->base_dir);
     free(ctx);
 }
 
@@ -225,12 +229,29 @@ void sim_warn(sim_ctx *ctx, const char *fmt, ...)
     ctx->warnings[ctx->nwarnings++] = sb_take(&b);
 }
 
-void sim_resolve_path(const sim_ctx *ctx, const char *path, char *buf, size_t size)
+const char *sim_resolve_path(sim_ctx *ctx, const char *path)
 {
-    if (path[0] == '/' || !ctx->base_dir[0])
-        snprintf(buf, size, "%s", path);
+    strbuf b = { 0 };
+    if (path[0] == '/' || !ctx->base_dir || !ctx->base_dir[0])
+        sb_add(&b, path);
     else
-        snprintf(buf, size, "%s/%s", ctx->base_dir, path);
+        sb_addf(&b, "%s/%s", ctx->base_dir, path);
+    xgrow((void **)&ctx->inputs, &ctx->capinputs, ctx->ninputs + 1, sizeof *ctx->inputs);
+    ctx->inputs[ctx->ninputs] = sb_take(&b);
+    return ctx->inputs[ctx->ninputs++];
+}
+
+bool sim_memory_reserve(sim_ctx *ctx, size_t bytes)
+{
+    if (ctx->mem_limit && (bytes > ctx->mem_limit || ctx->mem_reserved > ctx->mem_limit - bytes))
+        return false;
+    ctx->mem_reserved += bytes;
+    return true;
+}
+
+size_t sim_memory_limit(const sim_ctx *ctx)
+{
+    return ctx->mem_limit;
 }
 
 void sim_metric(sim_ctx *ctx, const char *name, double value)
@@ -484,11 +505,26 @@ int sim_run(sim_ctx *ctx)
     bool sampling = ctx->tl && ctx->detail >= SIM_DETAIL_SAMPLES && ctx->sample_interval > 0;
     sim_time next_sample = sampling ? 0 : SIM_NEVER;
     double started = ctx->progress ? wall_seconds() : 0, last = 0;
+    uint64_t steps = 0;            /* events and samples: each a bounded piece of work */
     bool rows_written = ctx->tl && ctx->detail >= SIM_DETAIL_MESSAGES && ctx->rows_warn_bytes;
     ctx->rows_check_at = rows_written && ctx->end_at != SIM_NEVER && ctx->end_at > 0
                              ? (ctx->end_at / 100 > 0 ? ctx->end_at / 100 : 1) : SIM_NEVER;
     maybe_done(ctx);
     for (;;) {
+        /* Signals and write errors are polled by steps, not events: a
+         * sparse run samples for hours between two events. */
+        if ((++steps & 0x3ff) == 0) {
+            if (ctx->interrupted && *ctx->interrupted)
+                sim_fail(ctx, "interrupted");
+            else if (ctx->tl && timeline_error(ctx->tl))
+                sim_fail(ctx, "%s", timeline_error(ctx->tl));
+            else if (ctx->tw && trace_writer_failed(ctx->tw))
+                sim_fail(ctx, "%s", trace_writer_failed(ctx->tw));
+            if (ctx->failed)
+                break;
+            if (ctx->progress && (steps & 0xfffff) == 0)
+                show_progress(ctx, started, &last);
+        }
         sim_time te = calendar_next_time(&ctx->cal);
         if (next_sample < te && next_sample <= ctx->end_at) {
             take_sample(ctx, next_sample);
@@ -507,14 +543,6 @@ int sim_run(sim_ctx *ctx)
             break;
         if (ctx->now >= ctx->rows_check_at)
             warn_rows(ctx);
-        if ((ctx->events & 0xffff) == 0) {
-            if (ctx->interrupted && *ctx->interrupted)
-                sim_fail(ctx, "interrupted");
-            if (ctx->tl && timeline_error(ctx->tl))
-                sim_fail(ctx, "%s", timeline_error(ctx->tl));
-            if (ctx->progress && (ctx->events & 0xfffff) == 0)
-                show_progress(ctx, started, &last);
-        }
     }
     if (ctx->progress && last > 0)
         fprintf(stderr, "\r\033[K");

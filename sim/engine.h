@@ -77,7 +77,7 @@ struct sim_ctx {
     timeline *tl;                  /* NULL: no database */
     struct trace_writer *tw;       /* NULL: no --trace */
     bool quiet, progress;
-    char base_dir[1024];
+    char *base_dir;                /* the scenario's folder, for relative paths */
     int nnodes;
 
     /* ---- clock and calendar ---- */
@@ -92,6 +92,7 @@ struct sim_ctx {
     } name_hash[64];               /* cache: hashing a name costs more than an event */
     volatile const sig_atomic_t *interrupted;   /* set from a signal handler: stop soon */
     size_t mem_limit;              /* bytes the growing structures may take; 0: none */
+    size_t mem_reserved;           /* of which the models' tables take (sim_memory_reserve) */
     uint64_t rows_warn_bytes;      /* projected message rows past this: a warning; 0: none */
     sim_time rows_check_at;        /* when warn_rows() projects them (1 % of the run) */
     sim_time end_at;               /* SIM_NEVER until known */
@@ -123,6 +124,8 @@ struct sim_ctx {
     size_t nmetrics, capmetrics;
     char **warnings;
     size_t nwarnings, capwarnings;
+    char **inputs;                 /* files the run reads (sim_resolve_path) */
+    size_t ninputs, capinputs;
 };
 
 /* waiting.c: the message calls of message.c and engine.c report here. */

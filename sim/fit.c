@@ -269,28 +269,41 @@ static void groups_yaml(strbuf *b, const run_data *rd, const name_table *groups)
     free(c);
 }
 
-/* The most consumers a node had at once, and how many it started with. */
+/* The most consumers a node had at once, and how many it started with:
+ * one sweep over the sorted starts and stops (a consumer stopped at t is
+ * gone at t), so 100,000 consumers take milliseconds, not minutes. */
 static void concurrency_seen(const run_data *rd, int node, int *min, int *max)
 {
     *min = 0;
     *max = 0;
+    double *starts = xcalloc(rd->ncons + 1, sizeof *starts);
+    double *stops = xcalloc(rd->ncons + 1, sizeof *stops);
+    size_t ns = 0, nt = 0;
     double first = INFINITY;
-    for (size_t i = 0; i < rd->ncons; i++)
-        if (rd->cons[i].node == node && rd->cons[i].t_start < first)
-            first = rd->cons[i].t_start;
     for (size_t i = 0; i < rd->ncons; i++) {
         const td_consumer *c = &rd->cons[i];
         if (c->node != node)
             continue;
-        *min += c->t_start <= first + 100.0;   /* started with the container */
-        int alive = 0;
-        for (size_t j = 0; j < rd->ncons; j++) {
-            const td_consumer *o = &rd->cons[j];
-            alive += o->node == node && o->t_start <= c->t_start &&
-                     (isnan(o->t_stop) || o->t_stop > c->t_start);
-        }
+        starts[ns++] = c->t_start;
+        if (!isnan(c->t_stop))
+            stops[nt++] = c->t_stop;
+        if (c->t_start < first)
+            first = c->t_start;
+    }
+    qsort(starts, ns, sizeof *starts, cmp_double);
+    qsort(stops, nt, sizeof *stops, cmp_double);
+    size_t j = 0, k = 0;
+    for (size_t i = 0; i < ns; i++) {
+        *min += starts[i] <= first + 100.0;   /* started with the container */
+        while (j < ns && starts[j] <= starts[i])
+            j++;
+        while (k < nt && stops[k] <= starts[i])
+            k++;
+        int alive = (int)j - (int)k;
         *max = alive > *max ? alive : *max;
     }
+    free(starts);
+    free(stops);
 }
 
 /* nodes: N, or their start times when they started apart (over 100 ms). */
@@ -365,8 +378,9 @@ static void container_yaml(strbuf *b, const run_data *rd,
     } else if (container && strstr(container, "SimpleMessageListenerContainer")) {
         sb_addf(b, "broker: { kind: rabbitmq }\ncontainer: { kind: smlc, concurrency: \"%d-%d\"",
                 min ? min : 1, max ? max : 1);
-        if (version_after(container, "spring-rabbit ", v, sizeof v))
+        if (version_after(container, "spring-rabbit ", v, sizeof v)) {
             sb_addf(b, ", version: \"%s\"", v);
+        }
         sb_add(b, " }\n");
     }
     else
@@ -384,11 +398,23 @@ char *fit_scenario(const char *trace_path, const run_data *rd, const name_table 
         if (!isnan(rd->msgs[i].t_publish))
             t[n++] = rd->msgs[i].t_publish;
     qsort(t, n, sizeof *t, cmp_double);
-    sb_addf(&b, "# Fitted by lsim fit to %s: %zu messages.\n", trace_path, n);
-    sb_addf(&b, "name: %s-fit\n", scen && *scen ? scen : "trace");
+    /* Names from the trace are quoted when they must be; the path goes
+     * into a comment, where a line end would start YAML of its own. */
+    sb_add(&b, "# Fitted by lsim fit to ");
+    for (const char *p = trace_path; *p; p++)
+        sb_addn(&b, (unsigned char)*p < 0x20 ? "?" : p, 1);
+    sb_addf(&b, ": %zu messages.\n", n);
+    strbuf name = { 0 };
+    sb_addf(&name, "%s-fit", scen && *scen ? scen : "trace");
+    sb_add(&b, "name: ");
+    cfg_yaml_text(&b, name.s);
+    sb_free(&name);
+    sb_add(&b, "\n");
     if (rd->end_ms > 0)
         sb_addf(&b, "duration: %.3fms\n", rd->end_ms);
-    sb_addf(&b, "queue:\n  name: %s\n  count: %zu\n", queue && *queue ? queue : "queue", n);
+    sb_add(&b, "queue:\n  name: ");
+    cfg_yaml_text(&b, queue && *queue ? queue : "queue");
+    sb_addf(&b, "\n  count: %zu\n", n);
     if (n)
         arrivals_yaml(&b, t, n);
     else

@@ -36,7 +36,8 @@ static sim_msg *take(sim_ctx *ctx)
     if (!ctx->free_msgs) {
         /* Messages in flight are what grows without bound in a run (a burst
          * of 10^9): past the memory limit the run stops with a message. */
-        if (ctx->mem_limit && (ctx->nblocks + 1) * sizeof(msg_block) > ctx->mem_limit)
+        if (ctx->mem_limit &&
+            (ctx->nblocks + 1) * sizeof(msg_block) + ctx->mem_reserved > ctx->mem_limit)
             sim_fail(ctx, "more than %zu MiB would be needed for the %llu messages in flight "
                      "(--max-memory)", ctx->mem_limit >> 20, (unsigned long long)ctx->live);
         msg_block *b = xmalloc(sizeof *b);

@@ -5,6 +5,7 @@
 #define _XOPEN_SOURCE 700          /* realpath() */
 #include "plan.h"
 #include "mem.h"
+#include "outpath.h"
 #include "sweep_plan.h"
 
 #include <errno.h>
@@ -17,18 +18,7 @@
 
 int plan_write_file(const char *path, const char *text, int mode, char *err, size_t errsize)
 {
-    strbuf tmp = { 0 };
-    sb_addf(&tmp, "%s.tmp-%ld", path, (long)getpid());
-    FILE *f = fopen(tmp.s, "w");
-    int rc = SIM_OK;
-    if (!f || fputs(text, f) == EOF || fclose(f) != 0 || chmod(tmp.s, (mode_t)mode) != 0 ||
-        rename(tmp.s, path) != 0) {
-        snprintf(err, errsize, "cannot write %s: %s", path, strerror(errno));
-        rc = SIM_EIO;
-        unlink(tmp.s);
-    }
-    sb_free(&tmp);
-    return rc;
+    return outpath_write_text(path, text, mode, err, errsize) == 0 ? SIM_OK : SIM_EIO;
 }
 
 static void add_files(strbuf *b, const sweep_spec *s, const char *adir)

@@ -3,6 +3,7 @@
  * errors, the consumers as lanes, natural order of group names.
  */
 #include "plot.h"
+#include "cli.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -190,6 +191,11 @@ static void find_end(plot_src *p)
     choose_time_unit(p);
 }
 
+static int stop_on_signal(void *flag)
+{
+    return flag && *(volatile const sig_atomic_t *)flag;
+}
+
 int plot_open(plot_src *p, const char *path, int64_t run)
 {
     memset(p, 0, sizeof *p);
@@ -199,6 +205,8 @@ int plot_open(plot_src *p, const char *path, int64_t run)
         return plot_fail(p, "cannot open: %s", strerror(errno));
     if (S_ISDIR(sb.st_mode))
         return plot_fail(p, "is a folder, not a database");
+    if (!S_ISREG(sb.st_mode))
+        return plot_fail(p, "not a regular file");
     if (sqlite3_open_v2(path, &p->db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK)
         return plot_fail(p, "cannot open: %s", p->db ? sqlite3_errmsg(p->db) : "out of memory");
     /* The first read tells a file that is not SQLite. */
@@ -209,6 +217,19 @@ int plot_open(plot_src *p, const char *path, int64_t run)
         return plot_fail(p, "not an SQLite database (%s)", sqlite3_errmsg(p->db));
     }
     sqlite3_finalize(st);
+    /* lsim's tables are tables: a view of that name (a recursive one never
+     * ends) is not read; a long query still stops on a signal. */
+    sqlite3_progress_handler(p->db, 1000, stop_on_signal, (void *)cli_interrupted());
+    if (sqlite3_prepare_v2(p->db, "SELECT name FROM sqlite_master WHERE type != 'table' AND "
+                           "name IN ('runs', 'messages', 'consumers', 'scaling', 'samples', "
+                           "'summary', 'consumer_metrics')", -1, &st, NULL) != SQLITE_OK) {
+        sqlite3_finalize(st);
+        return plot_fail(p, "not an SQLite database (%s)", sqlite3_errmsg(p->db));
+    }
+    bool has_view = sqlite3_step(st) == SQLITE_ROW;
+    sqlite3_finalize(st);
+    if (has_view)
+        return plot_fail(p, "not an lsim database (a view where a table should be)");
     if (pick_run(p, run) != SIM_OK)
         return SIM_EINPUT;
     find_end(p);

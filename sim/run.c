@@ -2,6 +2,7 @@
 #include "run.h"
 #include "spring_boot.h"
 #include "mem.h"
+#include "outpath.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,10 +23,10 @@ static bool name_ok(const char *s)
 static void set_base_dir(sim_ctx *ctx, const char *path)
 {
     const char *slash = path ? strrchr(path, '/') : NULL;
-    if (slash)
-        snprintf(ctx->base_dir, sizeof ctx->base_dir, "%.*s", (int)(slash - path), path);
-    else
-        snprintf(ctx->base_dir, sizeof ctx->base_dir, ".");
+    free(ctx->base_dir);
+    ctx->base_dir = !slash        ? xstrdup(".")
+                  : slash == path ? xstrdup("/")
+                                  : xstrndup(path, (size_t)(slash - path));
 }
 
 /* The keys the engine itself owns. */
@@ -144,6 +145,19 @@ int run_execute(run *r, timeline *tl, trace_writer *tw, char *err, size_t errsiz
     }
     ctx->tl = NULL;
     ctx->tw = NULL;
+    return rc;
+}
+
+int run_check_outputs(const run *r, const char *scenario, const char *const *outs,
+                      size_t nouts, char *err, size_t errsize)
+{
+    const sim_ctx *ctx = r->ctx;
+    const char **ins = xcalloc(ctx->ninputs + 1, sizeof *ins);
+    ins[0] = scenario;
+    for (size_t i = 0; i < ctx->ninputs; i++)
+        ins[i + 1] = ctx->inputs[i];
+    int rc = outpath_check_distinct(outs, nouts, ins, ctx->ninputs + 1, err, errsize);
+    free(ins);
     return rc;
 }
 

@@ -38,5 +38,9 @@ int run_build(const run_spec *spec, run **out, sim_diag *d);
  * SIM_EIO with the reason in err. */
 int run_execute(run *r, timeline *tl, trace_writer *tw, char *err, size_t errsize);
 void run_free(run *r);
+/* Refuses outputs that would overwrite each other, the scenario or a file
+ * the run reads (outpath_check_distinct): 0, or -1 with the reason. */
+int run_check_outputs(const run *r, const char *scenario, const char *const *outs,
+                      size_t nouts, char *err, size_t errsize);
 
 #endif

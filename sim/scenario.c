@@ -80,13 +80,13 @@ static int attach(builder *b, cfg_node *n, sim_diag *d)
             cfg_node_free(n);
             return SIM_EINPUT;
         }
-        for (size_t i = 0; i < parent->n; i++)
-            if (strcmp(parent->keys[i]->text, n->text) == 0) {
-                diag_at(d, n, "duplicate key '%s' (first at line %d)", n->text,
-                        parent->keys[i]->line);
-                cfg_node_free(n);
-                return SIM_EINPUT;
-            }
+        long first = cfg_map_find(parent, n->text);
+        if (first >= 0) {
+            diag_at(d, n, "duplicate key '%s' (first at line %d)", n->text,
+                    parent->keys[first]->line);
+            cfg_node_free(n);
+            return SIM_EINPUT;
+        }
         b->pending_key[b->depth - 1] = n;
         return SIM_OK;
     }

@@ -168,8 +168,17 @@ const char *sim_queue_name(const sim_ctx *ctx, int queue);
 /* Non-fatal remarks about the scenario (printed unless --quiet). */
 void sim_warn(sim_ctx *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* A path from the scenario, relative to the scenario file's folder. */
-void sim_resolve_path(const sim_ctx *ctx, const char *path, char *buf, size_t size);
+/* A path from the scenario, relative to the scenario file's folder, of a
+ * file the run reads.  The string belongs to the run (any length); the run
+ * remembers it as one of its inputs, which no output may overwrite. */
+const char *sim_resolve_path(sim_ctx *ctx, const char *path);
+
+/* Counts `bytes` a model is about to take for tables that grow with the
+ * scenario (groups, ...) against --max-memory, which the messages in
+ * flight share: false, and nothing counted, when they would not fit. */
+bool sim_memory_reserve(sim_ctx *ctx, size_t bytes);
+/* The limit in bytes (0: none), for a model's message. */
+size_t sim_memory_limit(const sim_ctx *ctx);
 
 /* A model's own summary metric (from its finish()). */
 void sim_metric(sim_ctx *ctx, const char *name, double value);

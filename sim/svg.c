@@ -198,16 +198,18 @@ void svg_format_tick(double v, double step, char *buf, size_t size)
     }
     if (fabs(v) < step * 1e-9)
         v = 0;
-    snprintf(buf, size, "%.*f", decimals, v);
+    if (fabs(v) >= 1e15)           /* %f of 1e300 is 301 digits: cut by any buffer */
+        snprintf(buf, size, "%.6g", v);
+    else
+        snprintf(buf, size, "%.*f", decimals, v);
 }
 
 /* ---- shapes ------------------------------------------------------------------- */
 
-/* A <text> element; `place` is its position attribute (x/y or a transform). */
-static void text_element(svg *s, const char *place, const char *anchor, const char *cls,
-                         const char *text)
+/* A <text> element, its position attribute already in s->b (x/y or a
+ * transform: numbers of any length, no fixed buffer). */
+static void text_element(svg *s, const char *anchor, const char *cls, const char *text)
 {
-    sb_addf(&s->b, "<text %s", place);
     if (anchor && strcmp(anchor, "start") != 0)
         sb_addf(&s->b, " text-anchor=\"%s\"", anchor);
     if (cls)
@@ -220,17 +222,15 @@ static void text_element(svg *s, const char *place, const char *anchor, const ch
 void svg_text(svg *s, double x, double y, const char *anchor, const char *cls,
               const char *text)
 {
-    char place[64];
-    snprintf(place, sizeof place, "x=\"%.2f\" y=\"%.2f\"", x, y);
-    text_element(s, place, anchor, cls, text);
+    sb_addf(&s->b, "<text x=\"%.2f\" y=\"%.2f\"", x, y);
+    text_element(s, anchor, cls, text);
 }
 
 void svg_text_vertical(svg *s, double x, double y, const char *anchor, const char *cls,
                        const char *text)
 {
-    char place[96];
-    snprintf(place, sizeof place, "transform=\"translate(%.2f,%.2f) rotate(-90)\"", x, y);
-    text_element(s, place, anchor, cls, text);
+    sb_addf(&s->b, "<text transform=\"translate(%.2f,%.2f) rotate(-90)\"", x, y);
+    text_element(s, anchor, cls, text);
 }
 
 void svg_rect(svg *s, double x, double y, double w, double h, const char *fill,

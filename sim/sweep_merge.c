@@ -13,6 +13,7 @@
  * is folded without a change here.
  */
 #include "sweep_merge.h"
+#include "cli.h"
 #include "mem.h"
 #include "sweep_answer.h"
 #include "timeline.h"
@@ -21,13 +22,45 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* ---- survey ---------------------------------------------------------------------- */
 
+/* SQLite calls this every 1,000 steps of a query: a signal stops it. */
+static int stop_on_signal(void *flag)
+{
+    return flag && *(volatile const sig_atomic_t *)flag;
+}
+
+/* A shard is a regular file (a FIFO named shard-1.db would block the open
+ * for ever) holding tables only: a view, however recursive, is not run. */
 static int open_shard(const char *path, sqlite3 **db, char *err, size_t errsize)
 {
+    *db = NULL;
+    struct stat st;
+    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode)) {
+        snprintf(err, errsize, "%s: not a regular file", path);
+        return -1;
+    }
     if (sqlite3_open_v2(path, db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
         snprintf(err, errsize, "%s: cannot open: %s", path, sqlite3_errmsg(*db));
+        sqlite3_close(*db);
+        *db = NULL;
+        return -1;
+    }
+    sqlite3_progress_handler(*db, 1000, stop_on_signal, (void *)cli_interrupted());
+    sqlite3_stmt *q;
+    int rc = sqlite3_prepare_v2(*db, "SELECT name FROM sqlite_master WHERE type IN "
+                                "('view', 'trigger') OR sql LIKE 'CREATE VIRTUAL%' LIMIT 1",
+                                -1, &q, NULL);
+    int found = rc == SQLITE_OK ? sqlite3_step(q) : SQLITE_ERROR;
+    if (found == SQLITE_ROW)
+        snprintf(err, errsize, "%s: not a shard of a sweep (it holds a view or trigger: %s)",
+                 path, (const char *)sqlite3_column_text(q, 0));
+    else if (found != SQLITE_DONE)
+        snprintf(err, errsize, "%s: not an lsim database: %s", path, sqlite3_errmsg(*db));
+    sqlite3_finalize(q);
+    if (found != SQLITE_DONE) {
         sqlite3_close(*db);
         *db = NULL;
         return -1;
@@ -45,6 +78,12 @@ static int add_runs(shard_survey *sv, sqlite3 *db, size_t shard, char *err, size
     }
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (sqlite3_column_type(st, 0) != SQLITE_INTEGER) {
+            sqlite3_finalize(st);
+            snprintf(err, errsize, "%s: a run that is not a whole number: a damaged shard",
+                     sv->paths[shard]);
+            return -1;
+        }
         xgrow((void **)&sv->runs, &sv->cap, sv->nruns + 1, sizeof *sv->runs);
         sv->runs[sv->nruns++] = (shard_run){ sqlite3_column_int64(st, 0), shard };
     }
@@ -156,6 +195,7 @@ typedef struct table_info {
     char *name;
     char **cols;
     int ncols, run_col;
+    int value_col;                 /* "value" (summary, consumer_metrics): numbers only; -1 */
     sqlite3_stmt *insert;          /* on the output */
 } table_info;
 
@@ -172,6 +212,8 @@ typedef struct copier {
     table_info *t;
     size_t nt;
     open_shard_t *shards;          /* by shard index; db NULL when closed */
+    bool is_bad_input;             /* the failure is a shard's, not the output's */
+    uint64_t rows;                 /* copied so far: signals are polled by rows */
     char *err;
     size_t errsize;
 } copier;
@@ -180,6 +222,13 @@ static int fail(copier *c, const char *fmt, const char *a, const char *b)
 {
     snprintf(c->err, c->errsize, fmt, a, b);
     return -1;
+}
+
+/* A shard that is not what lsim writes: bad input (exit 2). */
+static int damaged(copier *c, const char *fmt, const char *a, const char *b)
+{
+    c->is_bad_input = true;
+    return fail(c, fmt, a, b);
 }
 
 /* The column names of `name` in db, or 0 columns. */
@@ -191,11 +240,14 @@ static int read_columns(sqlite3 *db, table_info *t)
     if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
         return -1;
     t->run_col = -1;
+    t->value_col = -1;
     while (sqlite3_step(st) == SQLITE_ROW) {
         t->cols = xrealloc(t->cols, (size_t)(t->ncols + 1) * sizeof *t->cols);
         t->cols[t->ncols] = xstrdup((const char *)sqlite3_column_text(st, 1));
         if (strcmp(t->cols[t->ncols], "run") == 0)
             t->run_col = t->ncols;
+        if (strcmp(t->cols[t->ncols], "value") == 0)
+            t->value_col = t->ncols;
         t->ncols++;
     }
     sqlite3_finalize(st);
@@ -261,8 +313,10 @@ static int shard_open(copier *c, size_t k, int64_t last_run)
 {
     open_shard_t *o = &c->shards[k];
     const char *path = c->sv->paths[k];
-    if (open_shard(path, &o->db, c->err, c->errsize) != 0)
+    if (open_shard(path, &o->db, c->err, c->errsize) != 0) {
+        c->is_bad_input = true;
         return -1;
+    }
     o->cur = xcalloc(c->nt ? c->nt : 1, sizeof *o->cur);
     o->has_row = xcalloc(c->nt ? c->nt : 1, sizeof *o->has_row);
     o->last_run = last_run;
@@ -271,12 +325,12 @@ static int shard_open(copier *c, size_t k, int64_t last_run)
         char sql[300];
         snprintf(sql, sizeof sql, "SELECT * FROM \"%s\" ORDER BY rowid", t->name);
         if (sqlite3_prepare_v2(o->db, sql, -1, &o->cur[i], NULL) != SQLITE_OK)
-            return fail(c, "%s: no table %s: not a shard of this lsim version", path, t->name);
+            return damaged(c, "%s: no table %s: not a shard of this lsim version", path, t->name);
         bool same = sqlite3_column_count(o->cur[i]) == t->ncols;
         for (int col = 0; same && col < t->ncols; col++)
             same = strcmp(sqlite3_column_name(o->cur[i], col), t->cols[col]) == 0;
         if (!same)
-            return fail(c, "%s: table %s has other columns: not a shard of this lsim version",
+            return damaged(c, "%s: table %s has other columns: not a shard of this lsim version",
                         path, t->name);
         if (step_cursor(c, o, i, k) != 0)
             return -1;
@@ -303,23 +357,36 @@ static int copy_run(copier *c, size_t k, int64_t run_id)
     for (size_t i = 0; i < c->nt; i++) {
         table_info *t = &c->t[i];
         while (o->has_row[i]) {
+            if (sqlite3_column_type(o->cur[i], t->run_col) != SQLITE_INTEGER)
+                return damaged(c, "%s: table %s has a run that is not a whole number (a "
+                               "damaged shard?)", path, t->name);
             int64_t r = sqlite3_column_int64(o->cur[i], t->run_col);
             if (r > run_id)
                 break;
             if (r < run_id)
-                return fail(c, "%s: table %s is not in run order (a damaged shard?)", path,
+                return damaged(c, "%s: table %s is not in run order (a damaged shard?)", path,
                             t->name);
+            /* A metric's value is a number: text or NULL would be read as 0. */
+            if (t->value_col >= 0) {
+                int type = sqlite3_column_type(o->cur[i], t->value_col);
+                if (type != SQLITE_INTEGER && type != SQLITE_FLOAT)
+                    return damaged(c, "%s: table %s has a value that is not a number (a "
+                                   "damaged shard?)", path, t->name);
+            }
             for (int col = 0; col < t->ncols; col++)
                 sqlite3_bind_value(t->insert, col + 1, sqlite3_column_value(o->cur[i], col));
             int rc = sqlite3_step(t->insert);
             sqlite3_reset(t->insert);
+            /* Many short steps never reach the progress handler's count. */
+            if ((++c->rows & 0xfff) == 0 && *cli_interrupted())
+                return fail(c, "interrupted%s%s", "", "");
             if (rc != SQLITE_DONE)
                 return fail(c, "cannot write: %s%s", sqlite3_errmsg(c->out), "");
             if (step_cursor(c, o, i, k) != 0)
                 return -1;
         }
         if (run_id == o->last_run && o->has_row[i])
-            return fail(c, "%s: table %s has rows of runs missing from its runs table", path,
+            return damaged(c, "%s: table %s has rows of runs missing from its runs table", path,
                         t->name);
     }
     return 0;
@@ -348,7 +415,9 @@ static int copy_all(copier *c)
     return rc;
 }
 
-static int merge_copy(const shard_survey *sv, sqlite3 *out, char *err, size_t errsize)
+/* 0, or -1 with err; *is_bad_input: a shard's fault rather than the output's. */
+static int merge_copy(const shard_survey *sv, sqlite3 *out, bool *is_bad_input, char *err,
+                      size_t errsize)
 {
     copier c = { .sv = sv, .out = out, .err = err, .errsize = errsize };
     c.shards = xcalloc(sv->npaths, sizeof *c.shards);
@@ -364,6 +433,7 @@ static int merge_copy(const shard_survey *sv, sqlite3 *out, char *err, size_t er
     }
     free(c.t);
     free(c.shards);
+    *is_bad_input = c.is_bad_input;
     return rc;
 }
 
@@ -382,8 +452,11 @@ int sweep_fold(const sweep_spec *s, const shard_survey *sv, const char *out, boo
         snprintf(err, errsize, "%s: cannot write the sweep table: %s", out, sqlite3_errmsg(db));
         rc = -1;
     }
-    if (rc == 0)
-        rc = merge_copy(sv, db, err, errsize);
+    bool is_bad_input = false;
+    if (rc == 0) {
+        sqlite3_progress_handler(db, 1000, stop_on_signal, (void *)cli_interrupted());
+        rc = merge_copy(sv, db, &is_bad_input, err, errsize);
+    }
     if (rc == 0)
         rc = answer_compute(db, s, &a, err, errsize);
     if (rc == 0 && answer_write(db, s, &a) != 0) {
@@ -400,5 +473,7 @@ int sweep_fold(const sweep_spec *s, const shard_survey *sv, const char *out, boo
     if (none_meets)
         *none_meets = rc == 0 && a.kind == ANSWER_NONE_MEETS;
     answer_fini(&a);
-    return rc == 0 ? SIM_OK : SIM_EIO;
+    if (rc != 0 && *cli_interrupted())
+        snprintf(err, errsize, "interrupted: no database written");
+    return rc == 0 ? SIM_OK : is_bad_input ? SIM_EINPUT : SIM_EIO;
 }

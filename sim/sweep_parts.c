@@ -15,6 +15,7 @@
 #define _XOPEN_SOURCE 700          /* realpath (XSI) */
 #include "sweep_parts.h"
 #include "mem.h"
+#include "outpath.h"
 #include "sweep_exec.h"
 #include "sweep_merge.h"
 #include "sweep_plan.h"
@@ -73,21 +74,9 @@ static char *record_text(const sweep_spec *s)
 static int write_record(const char *dir, const char *text, char *err, size_t errsize)
 {
     char *path = path_in(dir, RECORD);
-    strbuf tmp = { 0 };
-    sb_addf(&tmp, "%s.tmp-%ld", path, (long)getpid());
-    FILE *f = fopen(tmp.s, "w");
-    bool ok = f && fputs(text, f) >= 0;
-    if (f && fclose(f) != 0)
-        ok = false;
-    if (ok && rename(tmp.s, path) != 0)
-        ok = false;
-    if (!ok) {
-        snprintf(err, errsize, "cannot write %s: %s", path, strerror(errno));
-        unlink(tmp.s);
-    }
-    sb_free(&tmp);
+    int rc = outpath_write_text(path, text, 0, err, errsize) == 0 ? SIM_OK : SIM_EIO;
     free(path);
-    return ok ? SIM_OK : SIM_EIO;
+    return rc;
 }
 
 /* The record's text, or NULL when there is none. */

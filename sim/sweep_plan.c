@@ -9,6 +9,7 @@
 #define _XOPEN_SOURCE 700          /* realpath() */
 #include "sweep_plan.h"
 #include "mem.h"
+#include "outpath.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -23,6 +24,16 @@
 
 static const char *const detail_names[] = { "summary", "samples", "messages" };
 
+bool plan_text_ok(const char *s)
+{
+    for (; *s; s++)
+        if ((unsigned char)*s < 0x20 || *s == 0x7f)
+            return false;
+    return true;
+}
+
+/* One shell word: single quotes, a quote inside as '\'' (plan_text_ok
+ * has kept control characters out). */
 static void add_arg(strbuf *b, const char *s)
 {
     sb_add(b, b->len ? " '" : "'");
@@ -64,18 +75,7 @@ static char *common_options(const sweep_spec *s)
 
 static int write_file(const char *path, const char *text, int mode, char *err, size_t errsize)
 {
-    strbuf tmp = { 0 };
-    sb_addf(&tmp, "%s.tmp-%ld", path, (long)getpid());
-    FILE *f = fopen(tmp.s, "w");
-    int rc = SIM_OK;
-    if (!f || fputs(text, f) == EOF || fclose(f) != 0 || chmod(tmp.s, (mode_t)mode) != 0 ||
-        rename(tmp.s, path) != 0) {
-        snprintf(err, errsize, "cannot write %s: %s", path, strerror(errno));
-        rc = SIM_EIO;
-        unlink(tmp.s);
-    }
-    sb_free(&tmp);
-    return rc;
+    return outpath_write_text(path, text, mode, err, errsize) == 0 ? SIM_OK : SIM_EIO;
 }
 
 static char *jobs_text(const sweep_spec *s, const char *exe, const char *scenario,
@@ -158,21 +158,60 @@ static int prepare_dir(const char *dir, bool *created, char *err, size_t errsize
     return SIM_OK;
 }
 
+/* Every argument is single-quoted, which keeps every byte but one kind
+ * literal: jobs.txt and slurm.sh are read a line a command, so a line end
+ * (or any control character, which no one means in a path) would end the
+ * command and start another.  Such text is refused, not written. */
+static const char *unsafe_text(const sweep_spec *s, const char *const *paths, size_t npaths)
+{
+    for (size_t i = 0; i < npaths; i++)
+        if (!plan_text_ok(paths[i]))
+            return paths[i];
+    for (size_t i = 0; i < s->nsets; i++)
+        if (!plan_text_ok(s->sets[i]))
+            return s->sets[i];
+    for (size_t i = 0; i < s->nvaries; i++)
+        if (!plan_text_ok(s->varies[i].text))
+            return s->varies[i].text;
+    for (size_t i = 0; i < s->nreqs; i++)
+        if (!plan_text_ok(s->reqs[i].text))
+            return s->reqs[i].text;
+    if (s->objective && !plan_text_ok(s->objective))
+        return s->objective;
+    return NULL;
+}
+
 int sweep_write_plan(const sweep_spec *s, const char *dir, char *err, size_t errsize)
 {
+    const char *given[] = { s->scenario_path, dir };
+    const char *bad_text = unsafe_text(s, given, 2);
+    if (bad_text) {
+        snprintf(err, errsize, "--plan: '%s' holds a line end or another control character, "
+                 "which a one-line command cannot carry; rename it", bad_text);
+        return SIM_EINPUT;
+    }
     bool created;
     int rc = prepare_dir(dir, &created, err, errsize);
     if (rc != SIM_OK)
         return rc;
-    char exe[PATH_MAX], scenario[PATH_MAX], adir[PATH_MAX];
+    char exe[PATH_MAX];
     ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (n < 0 || !realpath(s->scenario_path, scenario) || !realpath(dir, adir)) {
+    char *scenario = realpath(s->scenario_path, NULL), *adir = realpath(dir, NULL);
+    if (n < 0 || !scenario || !adir) {
         snprintf(err, errsize, "--plan: cannot find the absolute paths of lsim, %s and %s: %s",
                  s->scenario_path, dir, strerror(errno));
         rc = SIM_EIO;
     }
     if (rc == SIM_OK) {
         exe[n] = '\0';
+        const char *resolved[] = { exe, scenario, adir };
+        if ((bad_text = unsafe_text(s, resolved, 3)) != NULL) {
+            snprintf(err, errsize, "--plan: '%s' holds a line end or another control "
+                     "character, which a one-line command cannot carry; rename it", bad_text);
+            rc = SIM_EINPUT;
+        }
+    }
+    if (rc == SIM_OK) {
         strbuf slurm = { 0 }, jobs = { 0 };
         sb_addf(&slurm, "%s/slurm.sh", adir);
         sb_addf(&jobs, "%s/jobs.txt", adir);
@@ -189,6 +228,8 @@ int sweep_write_plan(const sweep_spec *s, const char *dir, char *err, size_t err
         sb_free(&slurm);
         sb_free(&jobs);
     }
+    free(scenario);
+    free(adir);
     if (rc != SIM_OK && created)
         rmdir(dir);
     return rc;
@@ -265,6 +306,13 @@ static int plan_abs_paths(const sweep_spec *s, const char *dir, char exe[PATH_MA
         return SIM_EIO;
     }
     exe[n] = '\0';
+    const char *paths[] = { exe, scenario, dir ? adir : exe };
+    const char *bad_text = unsafe_text(s, paths, 3);
+    if (bad_text) {
+        snprintf(err, errsize, "--plan: '%s' holds a line end or another control character, "
+                 "which a one-line command cannot carry; rename it", bad_text);
+        return SIM_EINPUT;
+    }
     return SIM_OK;
 }
 

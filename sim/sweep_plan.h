@@ -22,6 +22,8 @@
  * writes the jobs.  Returns SIM_OK, or SIM_EINPUT/SIM_EIO with the reason
  * in err. */
 int sweep_write_plan(const sweep_spec *s, const char *dir, char *err, size_t errsize);
+/* Whether text may go into a plan's one-line commands: no control characters. */
+bool plan_text_ok(const char *s);
 /* Prints where the plan is and how to run and merge it. */
 void sweep_print_plan(const sweep_spec *s, const char *dir, bool json);
 /* The shard databases in DIR (shard-*.db), sorted by name; caller frees. */

@@ -20,6 +20,7 @@
  */
 #include "timeline.h"
 #include "mem.h"
+#include "outpath.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -63,7 +64,8 @@ typedef struct job {
 
 struct timeline {
     sqlite3 *db;
-    char *path, *tmp;
+    char *path, *tmp;              /* tmp: the name SQLite writes (out's) */
+    outpath out;
     sqlite3_stmt *full[NBATCH];    /* for BATCH rows, prepared on first use; writer thread only */
     job *filling[NBATCH];          /* the simulation's current batch per table */
 
@@ -340,36 +342,29 @@ static void set_up(timeline *tl)
 timeline *timeline_open(const char *path, char *err, size_t errsize)
 {
     timeline *tl = xcalloc(1, sizeof *tl);
-    tl->path = xstrdup(path);
-    size_t n = strlen(path) + 32;
-    tl->tmp = xmalloc(n);
-    snprintf(tl->tmp, n, "%s.tmp-%ld", path, (long)getpid());
+    tl->out.fd = -1;
     pthread_mutex_init(&tl->mu, NULL);
     pthread_cond_init(&tl->has_work, NULL);
     pthread_cond_init(&tl->has_room, NULL);
     pthread_cond_init(&tl->is_idle, NULL);
-    /* A database is a regular file: never put one beside /dev/full and
-     * rename it over the device. */
-    struct stat st;
-    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
-        snprintf(err, errsize, "cannot write %s: not a regular file", path);
+    tl->path = xstrdup(path);
+    /* A database is a regular file: never one beside /dev/full renamed
+     * over the device. */
+    if (outpath_open(&tl->out, path, OUTPATH_REGULAR, err, errsize) != 0) {
         timeline_free(tl);
         return NULL;
     }
-    /* Check the folder first: SQLite's own message would name the temp file. */
-    FILE *probe = fopen(tl->tmp, "wb");
-    if (!probe) {
-        snprintf(err, errsize, "cannot write %s: %s", path, strerror(errno));
-        timeline_free(tl);
-        return NULL;
-    }
-    fclose(probe);
+    outpath_close_fd(&tl->out);    /* SQLite opens the file by name */
+    tl->tmp = xstrdup(outpath_name(&tl->out));
     set_up(tl);
     if (!tl->failed && pthread_create(&tl->thread, NULL, writer_main, tl) != 0)
         fail_locked(tl, "cannot start the writer thread");
     if (tl->failed) {
         snprintf(err, errsize, "%s", tl->err);
-        unlink(tl->tmp);
+        if (tl->db)
+            sqlite3_close(tl->db);
+        tl->db = NULL;
+        outpath_discard(&tl->out);
         timeline_free(tl);
         return NULL;
     }
@@ -517,16 +512,12 @@ int timeline_close(timeline *tl, bool keep, char *err, size_t errsize)
         fail_locked(tl, "cannot close");
     tl->db = NULL;
     ok = keep && !tl->failed;
-    if (ok && rename(tl->tmp, tl->path) != 0) {
-        snprintf(tl->err, sizeof tl->err, "cannot rename %s to %s: %s", tl->tmp, tl->path,
-                 strerror(errno));
+    if (ok && outpath_commit(&tl->out, tl->err, sizeof tl->err) != 0)
         ok = false;
-    }
-    if (!ok) {
-        unlink(tl->tmp);
-        if (keep && err)
-            snprintf(err, errsize, "%s", tl->err);
-    }
+    else if (!ok)
+        outpath_discard(&tl->out);
+    if (!ok && keep && err)
+        snprintf(err, errsize, "%s", tl->err);
     timeline_free(tl);
     return ok || !keep ? 0 : -1;
 }

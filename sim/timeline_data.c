@@ -1,5 +1,6 @@
 /* timeline_data.c -- loading a run into memory from a trace or a database. */
 #include "timeline_data.h"
+#include "cli.h"
 #include "mem.h"
 #include "trace.h"
 
@@ -21,17 +22,32 @@ void run_data_free(run_data *rd)
         free(rd->nodes[i]);
     free(rd->nodes);
     free(rd->queue);
+    for (size_t i = 0; i < 2 * rd->nmeta; i++)
+        free(rd->meta[i]);
+    free(rd->meta);
     memset(rd, 0, sizeof *rd);
 }
 
-static int node_index(run_data *rd, const char *name)
+const char *run_data_meta(const run_data *rd, const char *key)
 {
-    for (int i = 0; i < rd->nnodes; i++)
-        if (strcmp(rd->nodes[i], name) == 0)
-            return i;
-    rd->nodes = xrealloc(rd->nodes, (size_t)(rd->nnodes + 1) * sizeof *rd->nodes);
-    rd->nodes[rd->nnodes] = xstrdup(name);
-    return rd->nnodes++;
+    for (size_t i = 0; i < rd->nmeta; i++)
+        if (strcmp(rd->meta[2 * i], key) == 0)
+            return rd->meta[2 * i + 1];
+    return NULL;
+}
+
+/* The index of node `name`, added when new.  `index` (a name table kept
+ * beside rd->nodes while loading) finds it in constant time. */
+static int node_index(run_data *rd, name_table *index, const char *name)
+{
+    size_t before = index->n;
+    int i = names_intern(index, name, strlen(name));
+    if (index->n != before) {
+        size_t cap = (size_t)rd->nnodes;
+        xgrow((void **)&rd->nodes, &cap, (size_t)rd->nnodes + 1, sizeof *rd->nodes);
+        rd->nodes[rd->nnodes++] = xstrdup(name);
+    }
+    return i;
 }
 
 int run_data_consumers_of(const run_data *rd, int node)
@@ -60,12 +76,10 @@ static td_consumer *add_consumer(run_data *rd)
     return c;
 }
 
-/* ---- traces: consumer names per node are mapped to indices by a small
- * table of (node, name) -> index; messages by id through a hash table. ---- */
+/* ---- traces: consumers are found by (node, name) and messages by id
+ * through hash tables, so loading is linear in the trace's events. ---- */
 
 typedef struct cons_name {
-    int node;
-    char *name;
     size_t cons;                   /* index into rd->cons of its lifetime */
     bool is_implicit;              /* seen working before its consumer_start */
 } cons_name;
@@ -73,43 +87,42 @@ typedef struct cons_name {
 typedef struct loader {
     run_data *rd;
     name_table *groups;
+    name_table nodes;              /* node name -> node index */
+    name_table cnames;             /* "node index/consumer name" -> index into cn */
     cons_name *cn;
-    size_t ncn, capcn;
+    size_t capcn;
+    int *per_node;                 /* consumers seen so far on each node */
+    size_t cap_per_node;
     name_table ids;                /* message id -> order of publish */
     int64_t shutdown_ns;
 } loader;
-
-static cons_name *find_consumer(loader *l, int node, const char *name)
-{
-    for (size_t i = 0; i < l->ncn; i++)
-        if (l->cn[i].node == node && strcmp(l->cn[i].name, name) == 0)
-            return &l->cn[i];
-    return NULL;
-}
 
 /* The consumer `name` of `node`, created (from time t) when first seen. */
 static cons_name *consumer_named(loader *l, int node, const char *name, double t,
                                  bool is_implicit)
 {
-    cons_name *c = find_consumer(l, node, name);
-    if (c)
-        return c;
-    int idx = 0;
-    for (size_t i = 0; i < l->ncn; i++)
-        idx += l->cn[i].node == node;
+    strbuf key = { 0 };
+    sb_addf(&key, "%d/%s", node, name);
+    size_t before = l->cnames.n;
+    int i = names_intern(&l->cnames, key.s, key.len);
+    sb_free(&key);
+    if (l->cnames.n == before)
+        return &l->cn[i];
+    size_t have = l->cap_per_node;
+    xgrow((void **)&l->per_node, &l->cap_per_node, (size_t)node + 1, sizeof *l->per_node);
+    memset(l->per_node + have, 0, (l->cap_per_node - have) * sizeof *l->per_node);
     td_consumer *tc = add_consumer(l->rd);
     tc->node = node;
-    tc->consumer = idx;
+    tc->consumer = l->per_node[node]++;
     tc->t_start = t;
-    xgrow((void **)&l->cn, &l->capcn, l->ncn + 1, sizeof *l->cn);
-    l->cn[l->ncn] = (cons_name){ .node = node, .name = xstrdup(name),
-                                 .cons = l->rd->ncons - 1, .is_implicit = is_implicit };
-    return &l->cn[l->ncn++];
+    xgrow((void **)&l->cn, &l->capcn, (size_t)i + 1, sizeof *l->cn);
+    l->cn[i] = (cons_name){ .cons = l->rd->ncons - 1, .is_implicit = is_implicit };
+    return &l->cn[i];
 }
 
 static void on_consumer_event(loader *l, const trace_event *ev)
 {
-    int node = node_index(l->rd, ev->node);
+    int node = node_index(l->rd, &l->nodes, ev->node);
     double t = (double)ev->t_ns / 1e6;
     cons_name *c = consumer_named(l, node, ev->consumer, t, false);
     td_consumer *tc = &l->rd->cons[c->cons];
@@ -148,10 +161,10 @@ static void on_message_event(loader *l, const trace_event *ev)
     td_msg *m = &rd->msgs[idx];
     if (ev->kind == TEV_BEGIN) {
         m->t_begin = t;
-        m->node = node_index(rd, ev->node);
-        /* consumer_named may grow rd->cons: index it only after the call */
+        m->node = node_index(rd, &l->nodes, ev->node);
+        /* Found before rd->cons is indexed: finding may grow it. */
         size_t c = consumer_named(l, m->node, ev->consumer, 0, true)->cons;
-        m->consumer = l->rd->cons[c].consumer;
+        m->consumer = rd->cons[c].consumer;
     } else if (ev->kind == TEV_END) {
         m->t_end = t;
     } else if (ev->kind == TEV_DELIVER && isnan(m->t_begin)) {
@@ -167,10 +180,19 @@ int run_data_from_trace(const char *path, name_table *groups, run_data *out, sim
         return SIM_EINPUT;
     loader l = { .rd = out, .groups = groups, .shutdown_ns = trace_shutdown_ns(r) };
     names_init(&l.ids);
+    names_init(&l.nodes);
+    names_init(&l.cnames);
     trace_event ev;
     int rc;
     double last = 0;
+    volatile const sig_atomic_t *stop = cli_interrupted();
+    uint64_t nevents = 0;
     while ((rc = trace_reader_next(r, &ev, d)) == 1) {
+        /* SIGINT and SIGTERM are caught (cli.c): a long load must ask. */
+        if ((++nevents & 0xfff) == 0 && *stop) {
+            rc = diag_file(d, path, ev.line, 0, "interrupted");
+            break;
+        }
         last = (double)ev.t_ns / 1e6;
         if (ev.kind == TEV_CONSUMER_START || ev.kind == TEV_CONSUMER_STOP)
             on_consumer_event(&l, &ev);
@@ -181,13 +203,22 @@ int run_data_from_trace(const char *path, name_table *groups, run_data *out, sim
     /* The end of the observation: the recording's shutdown, or the time it
      * says it watched until, or its last event. */
     int64_t observed = trace_observed_ns(r);
+    out->nmeta = trace_meta_count(r);
+    out->meta = xcalloc(2 * out->nmeta + 1, sizeof *out->meta);
+    for (size_t i = 0; i < out->nmeta; i++) {
+        const char *k, *v;
+        trace_meta_at(r, i, &k, &v);
+        out->meta[2 * i] = xstrdup(k);
+        out->meta[2 * i + 1] = xstrdup(v);
+    }
     out->end_ms = l.shutdown_ns >= 0 ? (double)l.shutdown_ns / 1e6
                 : observed >= 0     ? fmax((double)observed / 1e6, last) : last;
     trace_reader_close(r);
     names_fini(&l.ids);
-    for (size_t i = 0; i < l.ncn; i++)
-        free(l.cn[i].name);
+    names_fini(&l.nodes);
+    names_fini(&l.cnames);
     free(l.cn);
+    free(l.per_node);
     if (rc != 0) {
         run_data_free(out);
         return SIM_EINPUT;
@@ -203,7 +234,8 @@ static double col_time(sqlite3_stmt *st, int c)
     return sqlite3_column_type(st, c) == SQLITE_NULL ? NAN : sqlite3_column_double(st, c);
 }
 
-static int load_messages(sqlite3 *db, int64_t run, name_table *groups, run_data *rd)
+static int load_messages(sqlite3 *db, int64_t run, name_table *groups, name_table *nodes,
+                         run_data *rd)
 {
     sqlite3_stmt *st;
     if (sqlite3_prepare_v2(db, "SELECT grp, node, consumer, t_publish, t_begin, t_end "
@@ -217,7 +249,7 @@ static int load_messages(sqlite3 *db, int64_t run, name_table *groups, run_data 
         if (sqlite3_column_type(st, 1) != SQLITE_NULL) {
             char name[32];
             snprintf(name, sizeof name, "node-%d", sqlite3_column_int(st, 1));
-            m->node = node_index(rd, name);
+            m->node = node_index(rd, nodes, name);
             m->consumer = sqlite3_column_int(st, 2) - 1;
         }
         m->t_publish = col_time(st, 3);
@@ -227,7 +259,7 @@ static int load_messages(sqlite3 *db, int64_t run, name_table *groups, run_data 
     return sqlite3_finalize(st) == SQLITE_OK ? 0 : -1;
 }
 
-static int load_consumers(sqlite3 *db, int64_t run, run_data *rd)
+static int load_consumers(sqlite3 *db, int64_t run, name_table *nodes, run_data *rd)
 {
     sqlite3_stmt *st;
     if (sqlite3_prepare_v2(db, "SELECT node, consumer, t_start, t_stop, stop_reason "
@@ -239,7 +271,7 @@ static int load_consumers(sqlite3 *db, int64_t run, run_data *rd)
         td_consumer *c = add_consumer(rd);
         char name[32];
         snprintf(name, sizeof name, "node-%d", sqlite3_column_int(st, 0));
-        c->node = node_index(rd, name);
+        c->node = node_index(rd, nodes, name);
         c->consumer = sqlite3_column_int(st, 1) - 1;
         c->t_start = col_time(st, 2);
         const char *why = (const char *)sqlite3_column_text(st, 4);
@@ -269,18 +301,35 @@ static int natural_cmp(const char *a, const char *b)
     return (unsigned char)*a - (unsigned char)*b;
 }
 
+typedef struct node_rank {
+    const char *name;
+    int old;
+} node_rank;
+
+static int node_rank_cmp(const void *a, const void *b)
+{
+    const node_rank *x = a, *y = b;
+    int c = natural_cmp(x->name, y->name);
+    return c ? c : (x->old > y->old) - (x->old < y->old);
+}
+
 /* Renumbers nodes in the natural order of their names, so that node k of a
  * simulation (node-k) and of a trace (node-k, or the k-th name) line up. */
 static void sort_nodes(run_data *rd)
 {
     int n = rd->nnodes;
-    int *rank = xcalloc((size_t)n + 1, sizeof *rank);
+    if (n == 0)
+        return;                    /* no consumer events: nothing to renumber */
+    node_rank *order = xcalloc((size_t)n, sizeof *order);
     for (int i = 0; i < n; i++)
-        for (int j = 0; j < n; j++)
-            rank[i] += natural_cmp(rd->nodes[j], rd->nodes[i]) < 0;
-    char **sorted = xcalloc((size_t)n + 1, sizeof *sorted);
-    for (int i = 0; i < n; i++)
-        sorted[rank[i]] = rd->nodes[i];
+        order[i] = (node_rank){ .name = rd->nodes[i], .old = i };
+    qsort(order, (size_t)n, sizeof *order, node_rank_cmp);
+    int *rank = xcalloc((size_t)n, sizeof *rank);
+    char **sorted = xcalloc((size_t)n, sizeof *sorted);
+    for (int i = 0; i < n; i++) {
+        rank[order[i].old] = i;
+        sorted[i] = rd->nodes[order[i].old];
+    }
     for (size_t i = 0; i < rd->nmsgs; i++)
         if (rd->msgs[i].node >= 0)
             rd->msgs[i].node = rank[rd->msgs[i].node];
@@ -290,6 +339,7 @@ static void sort_nodes(run_data *rd)
         memcpy(rd->nodes, sorted, (size_t)n * sizeof *sorted);
     free(sorted);
     free(rank);
+    free(order);
 }
 
 int run_data_from_db(sqlite3 *db, int64_t run, name_table *groups, run_data *out, char *err,
@@ -297,7 +347,12 @@ int run_data_from_db(sqlite3 *db, int64_t run, name_table *groups, run_data *out
 {
     memset(out, 0, sizeof *out);
     sqlite3_stmt *st;
-    if (load_consumers(db, run, out) != 0 || load_messages(db, run, groups, out) != 0 ||
+    name_table nodes;
+    names_init(&nodes);
+    int failed = load_consumers(db, run, &nodes, out) != 0 ||
+                 load_messages(db, run, groups, &nodes, out) != 0;
+    names_fini(&nodes);
+    if (failed ||
         sqlite3_prepare_v2(db, "SELECT value FROM summary WHERE run = ? AND metric = "
                                "'duration_s'", -1, &st, NULL) != SQLITE_OK) {
         snprintf(err, errsize, "cannot read the simulated run: %s", sqlite3_errmsg(db));

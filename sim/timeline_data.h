@@ -41,6 +41,8 @@ typedef struct run_data {
     int nnodes;
     double end_ms;                 /* end of observation: shutdown, or the last event */
     char *queue;                   /* the queue of the first message (traces) */
+    char **meta;                   /* traces: the metadata, key and value in turn */
+    size_t nmeta;                  /* pairs */
 } run_data;
 
 /* Loads a trace.  `groups` interns group names (shared with the other run). */
@@ -49,6 +51,9 @@ int run_data_from_trace(const char *path, name_table *groups, run_data *out, sim
 int run_data_from_db(struct sqlite3 *db, int64_t run, name_table *groups, run_data *out,
                      char *err, size_t errsize);
 void run_data_free(run_data *rd);
+/* A trace's `# key: value` metadata, kept from the one reading (a trace
+ * on a pipe, /dev/stdin, cannot be read twice); NULL when absent. */
+const char *run_data_meta(const run_data *rd, const char *key);
 /* The number of consumers of a node (the largest consumer index + 1). */
 int run_data_consumers_of(const run_data *rd, int node);
 

@@ -8,6 +8,7 @@
  */
 #include "trace.h"
 #include "mem.h"
+#include "outpath.h"
 #include "sim.h"
 
 #include <errno.h>
@@ -256,22 +257,61 @@ static int bad(trace_reader *r, sim_diag *d, const char *fmt, const char *arg)
     return diag_file(d, r->path, r->line, 0, "%s", msg);
 }
 
-/* Reads one line into r->buf without its line end.  1: a line, 0: EOF. */
+/* Whether s[0..n) is UTF-8: the format's encoding, and what a scenario
+ * that fit prints from the trace's names must be. */
+static bool is_utf8(const unsigned char *s, size_t n)
+{
+    for (size_t i = 0; i < n;) {
+        unsigned char c = s[i];
+        size_t len = c < 0x80 ? 1 : (c & 0xe0) == 0xc0 ? 2 : (c & 0xf0) == 0xe0 ? 3
+                   : (c & 0xf8) == 0xf0 ? 4 : 0;
+        if (len == 0 || i + len > n || (len == 2 && c < 0xc2) || (c == 0xf4 && s[i + 1] > 0x8f) ||
+            c > 0xf4 || (c == 0xe0 && s[i + 1] < 0xa0) || (c == 0xf0 && s[i + 1] < 0x90) ||
+            (c == 0xed && s[i + 1] > 0x9f))
+            return false;
+        for (size_t k = 1; k < len; k++)
+            if ((s[i + k] & 0xc0) != 0x80)
+                return false;
+        i += len;
+    }
+    return true;
+}
+
+/* Reads one line into r->buf without its line end.  1: a line, 0: EOF.
+ * Byte by byte, so that a NUL is seen (not a text file: UTF-16, /dev/zero). */
 static int read_line(trace_reader *r, sim_diag *d)
 {
-    if (!fgets(r->buf, sizeof r->buf, r->f)) {
-        if (ferror(r->f))
-            return diag_file(d, r->path, r->line, 0, "cannot read: %s", strerror(errno));
+    size_t n = 0;
+    int c = 0;
+    while (n < MAX_LINE + 1 && (c = getc_unlocked(r->f)) != EOF && c != '\n') {
+        if (c == '\0') {
+            r->line++;
+            bool bom16 = n >= 2 && ((unsigned char)r->buf[0] == 0xff ||
+                                    (unsigned char)r->buf[0] == 0xfe);
+            return bad(r, d, "a NUL byte: not a text file (traces are UTF-8 text%s)",
+                       r->line == 1 && (bom16 || n == 1) ? "; this looks like UTF-16" : "");
+        }
+        r->buf[n++] = (char)c;
+    }
+    r->buf[n] = '\0';
+    if (c == EOF && ferror(r->f))
+        return diag_file(d, r->path, r->line, 0, "cannot read: %s", strerror(errno));
+    if (c == EOF && n == 0)
         return 0;
-    }
     r->line++;
-    size_t n = strlen(r->buf);
-    if (n == 0 || r->buf[n - 1] != '\n') {
-        if (n > MAX_LINE)
-            return bad(r, d, "line longer than %s characters", "4096");
+    if (n > MAX_LINE)
+        return bad(r, d, "line longer than %s characters", "4096");
+    if (c == EOF)
         return bad(r, d, "the file ends in the middle of a line (no line end)%s", "");
+    if (r->line == 1 && n >= 3 && memcmp(r->buf, "\xef\xbb\xbf", 3) == 0) {
+        memmove(r->buf, r->buf + 3, n - 2);      /* a UTF-8 byte order mark: skipped */
+        n -= 3;
     }
-    r->buf[--n] = '\0';
+    if (r->line == 1 && n >= 2 && (memcmp(r->buf, "\xff\xfe", 2) == 0 ||
+                                   memcmp(r->buf, "\xfe\xff", 2) == 0))
+        return bad(r, d, "UTF-16: traces are UTF-8 text%s", "");
+    if (!is_utf8((const unsigned char *)r->buf, n))
+        return bad(r, d, "not UTF-8 text (traces are UTF-8)%s", "");
     if (n && r->buf[n - 1] == '\r')
         r->buf[--n] = '\0';
     return 1;
@@ -302,6 +342,17 @@ const char *trace_meta(const trace_reader *r, const char *key)
         if (strcmp(r->meta_keys[i], key) == 0)
             return r->meta_vals[i];
     return NULL;
+}
+
+size_t trace_meta_count(const trace_reader *r)
+{
+    return r->nmeta;
+}
+
+void trace_meta_at(const trace_reader *r, size_t i, const char **key, const char **value)
+{
+    *key = r->meta_keys[i];
+    *value = r->meta_vals[i];
 }
 
 int64_t trace_shutdown_ns(const trace_reader *r)
@@ -504,8 +555,9 @@ int trace_reader_next(trace_reader *r, trace_event *ev, sim_diag *d)
 
 struct trace_writer {
     FILE *f;
-    char *path, *tmp;              /* tmp NULL: writing straight into path */
+    outpath out;                   /* a temporary file, or a device written as is */
     char *iobuf;
+    char err[512];                 /* trace_writer_failed's */
 };
 
 trace_writer *trace_writer_open(const char *path, const char *scenario, uint64_t seed,
@@ -518,23 +570,18 @@ trace_writer *trace_writer_open_meta(const char *path, const char *scenario, uin
                                      const char *meta, char *err, size_t errsize)
 {
     trace_writer *w = xcalloc(1, sizeof *w);
-    w->path = xstrdup(path);
-    /* A regular file is written under a temporary name and renamed at the
-     * end; anything else (/dev/stdout, a pipe, /dev/full) is written as is. */
-    struct stat st;
-    if (stat(path, &st) != 0 || S_ISREG(st.st_mode)) {
-        size_t n = strlen(path) + 32;
-        w->tmp = xmalloc(n);
-        snprintf(w->tmp, n, "%s.tmp-%ld", path, (long)getpid());
-    }
-    w->f = fopen(w->tmp ? w->tmp : path, "wb");
-    if (!w->f) {
-        snprintf(err, errsize, "cannot write %s: %s", path, strerror(errno));
-        free(w->path);
-        free(w->tmp);
+    if (outpath_open(&w->out, path, 0, err, errsize) != 0) {
         free(w);
         return NULL;
     }
+    w->f = fdopen(w->out.fd, "wb");
+    if (!w->f) {
+        snprintf(err, errsize, "cannot write %s: %s", path, strerror(errno));
+        outpath_discard(&w->out);
+        free(w);
+        return NULL;
+    }
+    w->out.fd = -1;                /* the stream owns it now */
     w->iobuf = xmalloc(1 << 20);
     setvbuf(w->f, w->iobuf, _IOFBF, 1 << 20);
     fprintf(w->f, "# trace_format: 1\n# source: lsim %s simulation\n# scenario: %s\n"
@@ -568,6 +615,17 @@ void trace_write_consumer(trace_writer *w, int64_t t_ns, const char *event, int 
     fprintf(w->f, "%s,node-%d,c%d,,,%s\n", event, node, consumer, queue);
 }
 
+const char *trace_writer_failed(trace_writer *w)
+{
+    if (!ferror(w->f))
+        return NULL;
+    errno = 0;
+    fflush(w->f);                  /* again, for the reason */
+    snprintf(w->err, sizeof w->err, "cannot write %s: %s", w->out.path,
+             errno ? strerror(errno) : "write error");
+    return w->err;
+}
+
 int trace_writer_close(trace_writer *w, bool keep, char *err, size_t errsize)
 {
     if (!w)
@@ -581,18 +639,15 @@ int trace_writer_close(trace_writer *w, bool keep, char *err, size_t errsize)
         saved = errno;
     }
     if (keep && bad_write) {
-        snprintf(err, errsize, "cannot write %s: %s", w->path,
+        snprintf(err, errsize, "cannot write %s: %s", w->out.path,
                  saved ? strerror(saved) : "write error");
         rc = -1;
-    } else if (keep && w->tmp && rename(w->tmp, w->path) != 0) {
-        snprintf(err, errsize, "cannot rename %s to %s: %s", w->tmp, w->path, strerror(errno));
-        rc = -1;
     }
-    if ((!keep || rc != 0) && w->tmp)
-        unlink(w->tmp);
+    if (keep && rc == 0)
+        rc = outpath_commit(&w->out, err, errsize);
+    else
+        outpath_discard(&w->out);
     free(w->iobuf);
-    free(w->path);
-    free(w->tmp);
     free(w);
     return rc;
 }

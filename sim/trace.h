@@ -36,6 +36,9 @@ int trace_reader_open(const char *path, trace_reader **out, sim_diag *d);
 int trace_reader_next(trace_reader *r, trace_event *ev, sim_diag *d);
 /* A `# key: value` metadata value, or NULL. */
 const char *trace_meta(const trace_reader *r, const char *key);
+/* Every metadata pair, in file order. */
+size_t trace_meta_count(const trace_reader *r);
+void trace_meta_at(const trace_reader *r, size_t i, const char **key, const char **value);
 /* `shutdown_ms` in ns, or -1 when the trace has none. */
 int64_t trace_shutdown_ns(const trace_reader *r);
 /* `observed_until_ms` (the end of the recording, after its last event
@@ -59,6 +62,9 @@ void trace_write_consumer(trace_writer *w, int64_t t_ns, const char *event, int 
  * header (fit_tracemeta.c writes a simulated run's settings). */
 trace_writer *trace_writer_open_meta(const char *path, const char *scenario, uint64_t seed,
                                      const char *meta, char *err, size_t errsize);
+/* NULL, or why writing failed so far ("cannot write PATH: No space left
+ * on device"): polled by the run, so a full disk stops it at once. */
+const char *trace_writer_failed(trace_writer *w);
 int trace_writer_close(trace_writer *w, bool keep, char *err, size_t errsize);
 
 #endif

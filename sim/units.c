@@ -127,6 +127,26 @@ const char *parse_rate(const char *s, sim_rate *r)
                                      &slash);
     if (why)
         return why;
+    if (*slash == 'e' || *slash == 'E') {          /* 1e3/s, 2.5e-2/s */
+        const char *p = slash + 1;
+        int sign = *p == '-' ? -1 : 1;
+        p += *p == '-' || *p == '+';
+        int exp = 0, ndig = 0;
+        for (; *p >= '0' && *p <= '9' && ndig < 4; p++, ndig++)
+            exp = exp * 10 + (*p - '0');
+        if (ndig == 0 || (*p >= '0' && *p <= '9'))
+            return "is not a rate (like 20/s, 5/m, 100/h)";
+        exp *= sign;
+        for (; exp > 0 && frac > 0; exp--)
+            frac--;
+        for (; exp > 0; exp--) {
+            if (mant > UINT64_MAX / 10)
+                return "is too large";
+            mant *= 10;
+        }
+        frac -= exp;
+        slash = p;
+    }
     if (*slash != '/')
         return "needs a unit (/s, /m or /h), like 20/s";
     const char *u = slash + 1;
@@ -151,12 +171,42 @@ double rate_per_s(sim_rate r)
     return r.per_ns > 0 ? (double)r.count * 1e9 / (double)r.per_ns : 0.0;
 }
 
+/* Exactly, so that what check prints check reads back as the same rate:
+ * per second when that takes at most 6 decimals, else per minute, else per
+ * hour (a rate parse_rate made always fits its own unit). */
 void format_rate(sim_rate r, char *buf, size_t size)
 {
-    double per_s = rate_per_s(r);
-    if (per_s != 0 && per_s < 0.01)
-        snprintf(buf, size, "%.15g/h", per_s * 3600.0);
-    else
-        snprintf(buf, size, "%.15g/s", per_s);
+    static const struct { const char *name; int64_t ns; } units[] = {
+        { "s", 1000000000LL }, { "m", 60000000000LL }, { "h", 3600000000000LL },
+    };
+    if (r.per_ns <= 0 || r.count == 0) {
+        snprintf(buf, size, "0/s");
+        return;
+    }
+    for (size_t i = 0; i < sizeof units / sizeof units[0]; i++) {
+        /* count per unit = count * unit / per_ns, in millionths */
+        unsigned __int128 num = (unsigned __int128)r.count * (uint64_t)units[i].ns * 1000000u;
+        if (num % (uint64_t)r.per_ns != 0)
+            continue;
+        unsigned __int128 micro = num / (uint64_t)r.per_ns;
+        unsigned __int128 whole = micro / 1000000u;
+        unsigned frac = (unsigned)(micro % 1000000u);
+        char digits[48], *d = digits + sizeof digits;
+        *--d = '\0';
+        do {
+            *--d = (char)('0' + (int)(whole % 10));
+            whole /= 10;
+        } while (whole);
+        if (frac == 0) {
+            snprintf(buf, size, "%s/%s", d, units[i].name);
+        } else {
+            char f[8];
+            snprintf(f, sizeof f, "%06u", frac);
+            for (int k = 5; k > 0 && f[k] == '0'; k--)
+                f[k] = '\0';
+            snprintf(buf, size, "%s.%s/%s", d, f, units[i].name);
+        }
+        return;
+    }
+    snprintf(buf, size, "%.15g/s", rate_per_s(r));   /* not from parse_rate: inexact */
 }
-

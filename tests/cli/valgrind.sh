@@ -6,8 +6,8 @@
 # (timeline, a Gantt window, a sweep), report (a run, a sweep, a comparison),
 # a sweep with -j 2 that no point meets (its workers are forked, so valgrind
 # follows them), a plan's jobs merged, a plan made (its measured runs are
-# forked) and resumed, and a bad scenario (exit status 2, no
-# leak on the error path).  Any memory error or leak (definite, indirect,
+# forked) and resumed, a bad scenario (exit status 2, no leak on the error
+# path) and a few hostile inputs.  Any memory error or leak (definite, indirect,
 # possible) fails.  `make asan` covers everything; this catches what ASan
 # cannot see (reads of uninitialised memory) and checks the -O2 build itself.
 # Run from the top of the repository.
@@ -68,6 +68,18 @@ check 2 "$LSIM" run tests/cli/bad/workers-zero.yaml --out "$TMP/bad.db"
 check 0 "$LSIM" check tests/spring/profiles/scenario.yaml --set container.maxConcurrentConsumers=9
 check 0 "$LSIM" import tests/spring/e3/application.properties --boot 3.2 -o "$TMP/import.yaml"
 check 2 "$LSIM" run tests/spring/bad/placeholder-circle.yaml --out "$TMP/bad.db"
+# hostile input (tests/cli/hostile.sh): a consumer never started, no consumer
+# events, a damaged shard, outputs that clash, a plan path with a line end
+check 0 "$LSIM" fit tests/fuzz/corpus/fuzz_compare/seed-no-consumer-start
+check 0 "$LSIM" fit tests/fuzz/corpus/fuzz_compare/regression-no-consumer-events
+check 2 "$LSIM" fit tests/fuzz/corpus/fuzz_compare/regression-invalid-utf8-queue
+cp -r "$TMP/plan" "$TMP/damaged"
+sqlite3 "$TMP/damaged/shard-1.db" "UPDATE summary SET value = 'lots' WHERE rowid = 1"
+check 2 "$LSIM" merge "$TMP/damaged" -o "$TMP/damaged.db"
+check 2 "$LSIM" run scenarios/seed-competing-consumers.yaml --out "$TMP/x" --trace "$TMP/x" --quiet
+check 2 "$LSIM" sweep scenarios/tune-bursty-workers.yaml --vary container.workers=6,7 --reps 2 \
+    --plan "$TMP/p
+q"
 
 echo "$count checks under valgrind, $failures failed"
 [ "$failures" -eq 0 ]

@@ -22,13 +22,25 @@ static bool blank(char c)
     return c == ' ' || c == '\t';
 }
 
-/* A range value as a number: a duration in ns, or the number before the unit. */
+/* A range value as a number: its number times its duration unit in ns, or
+ * the number alone (a range of numbers shares one unit).  In floating point:
+ * parse_duration refuses what passes 2^62 ns, and falling back to the bare
+ * number there made 5000000000s smaller than 4000000000s, a false alarm
+ * on a valid range. */
 static double value_of(const char *v)
 {
-    int64_t ns;
-    if (!parse_duration(v, &ns))
-        return (double)ns;
-    return strtod(v, NULL);
+    static const struct { const char *name; double ns; } units[] = {
+        { "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 }, { "m", 6e10 }, { "min", 6e10 },
+        { "h", 3.6e12 }, { "d", 8.64e13 },
+    };
+    char *end;
+    double x = strtod(v, &end);
+    while (*end == ' ')
+        end++;
+    for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
+        if (strcmp(end, units[i].name) == 0)
+            return x * units[i].ns;
+    return x;
 }
 
 static void check_values(const vary *v, const char *text)

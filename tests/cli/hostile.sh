@@ -1,0 +1,258 @@
+#!/bin/sh
+# hostile.sh LSIM -- input an attacker or a careless user would give, on
+# every surface: traces into compare and fit, output paths that are inputs,
+# links, devices and FIFOs, paths that would end a plan's command, long
+# paths, shards into merge, databases into plot, signals in sparse runs,
+# standard output on a full disk.  Each case once crashed, hung or lost a
+# file.  Run from the top of the repository.
+set -u
+LSIM=${1:-build/lsim}
+. tests/cli/lib.sh
+cli_begin hostile
+SEED=scenarios/seed-competing-consumers.yaml
+
+# expect STATUS COMMAND...: the command exits with STATUS.
+expect() {
+    status=$1
+    shift
+    count=$((count + 1))
+    "$@" >"$TMP/stdout" 2>"$TMP/stderr"
+    got=$?
+    [ "$got" -eq "$status" ] || fail "$*: exit $got, expected $status: $(head -c 300 "$TMP/stderr")"
+}
+
+# expect_msg STATUS MESSAGE COMMAND...: also the exact standard error.
+expect_msg() {
+    status=$1 message=$2
+    shift 2
+    expect "$status" "$@"
+    [ "$(cat "$TMP/stderr")" = "$message" ] || fail "$*: stderr '$(cat "$TMP/stderr")', expected '$message'"
+}
+
+# no_tmp DIR: no temporary file left in DIR.
+no_tmp() {
+    count=$((count + 1))
+    left=$(ls -A "$1" | grep '\.tmp-' || true)
+    [ -z "$left" ] || fail "temporary files left in $1: $left"
+}
+
+# 1. Traces compare and fit cannot use crashed them.
+#    A message on a consumer that never had a consumer_start:
+printf 't_ms,event,node,consumer,msg,group,queue\n0,publish,,,m1,,q\n1,begin,node-1,c1,m1,,q\n5,end,node-1,c1,m1,,q\n' >"$TMP/nostart.csv"
+expect 0 "$LSIM" fit "$TMP/nostart.csv"
+expect 3 "$LSIM" compare $SEED "$TMP/nostart.csv" --out "$TMP/c.db" --quiet
+#    No consumer events at all (memcpy of NULL before):
+printf 't_ms,event,node,consumer,msg,group,queue\n0,publish,,,m1,,q\n1,publish,,,m2,,q\n' >"$TMP/nocons.csv"
+expect 0 "$LSIM" fit "$TMP/nocons.csv"
+#    Not text: a NUL byte, UTF-16, /dev/zero, bytes that are not UTF-8; a
+#    UTF-8 byte order mark is skipped
+printf 't_ms,event,node,consumer,msg,group,queue\n0,pub\000lish,,,m1,,q\n' >"$TMP/nul.csv"
+expect_msg 2 "$TMP/nul.csv:2: a NUL byte: not a text file (traces are UTF-8 text)" "$LSIM" fit "$TMP/nul.csv"
+printf '\377\376t\000_\000m\000s\000\n\000' >"$TMP/u16.csv"
+expect_msg 2 "$TMP/u16.csv:1: a NUL byte: not a text file (traces are UTF-8 text; this looks like UTF-16)" \
+    "$LSIM" fit "$TMP/u16.csv"
+expect_msg 2 "/dev/zero:1: a NUL byte: not a text file (traces are UTF-8 text)" "$LSIM" fit /dev/zero
+printf 't_ms,event,node,consumer,msg,group,queue\n0,publish,,,m1,,q\375\n' >"$TMP/bad8.csv"
+expect_msg 2 "$TMP/bad8.csv:2: not UTF-8 text (traces are UTF-8)" "$LSIM" fit "$TMP/bad8.csv"
+printf '\357\273\277' | cat - "$TMP/nostart.csv" >"$TMP/bom.csv"
+expect 0 "$LSIM" fit "$TMP/bom.csv"
+#    a trace on a pipe is read once
+count=$((count + 1))
+"$LSIM" fit /dev/stdin <tests/data/traces/A-burst-run1.csv >"$TMP/fit1.yaml" 2>"$TMP/stderr" ||
+    fail "fit /dev/stdin: $(cat "$TMP/stderr")"
+"$LSIM" fit tests/data/traces/A-burst-run1.csv | tail -n +2 >"$TMP/fit2.yaml"
+tail -n +2 "$TMP/fit1.yaml" | cmp -s - "$TMP/fit2.yaml" || fail "fit /dev/stdin differs from fit FILE"
+#    Many consumers on one node: loaded in linear time (tests/bench times it).
+
+# 2. Outputs that are inputs, or one path for two outputs.
+mkdir -p "$TMP/o"
+cp $SEED "$TMP/o/s.yaml"
+cp "$TMP/o/s.yaml" "$TMP/o/s.keep"
+expect_msg 2 "lsim: $TMP/o/s.yaml: the output would overwrite an input of the same command ($TMP/o/s.yaml)" \
+    "$LSIM" run "$TMP/o/s.yaml" --out "$TMP/o/s.yaml" --quiet
+expect 2 "$LSIM" run "$TMP/o/s.yaml" --out "$TMP/o/x.db" --trace "$TMP/o/./s.yaml" --quiet
+cmp -s "$TMP/o/s.yaml" "$TMP/o/s.keep" || fail "the scenario was overwritten"
+#    the workload file a scenario replays
+mkdir -p "$TMP/w"
+cp tests/data/traces/A-burst.workload.csv "$TMP/w/work.csv"
+sed 's|path: [^,]*|path: work.csv|' scenarios/jms-A-burst-instant.yaml >"$TMP/w/s.yaml"
+expect 0 "$LSIM" check "$TMP/w/s.yaml"
+expect 2 "$LSIM" run "$TMP/w/s.yaml" --out "$TMP/w/work.csv" --quiet
+cmp -s "$TMP/w/work.csv" tests/data/traces/A-burst.workload.csv || fail "the workload file was overwritten"
+expect_msg 2 "lsim: $TMP/o/X: named for two outputs ($TMP/o/X and $TMP/o/X)" \
+    "$LSIM" run $SEED --out "$TMP/o/X" --trace "$TMP/o/X" --quiet
+[ ! -e "$TMP/o/X" ] || fail "--out X --trace X left X"
+cp tests/data/traces/A-burst-run1.csv "$TMP/o/real.csv"
+expect 2 "$LSIM" compare $SEED "$TMP/o/real.csv" --out "$TMP/o/real.csv" --quiet
+cmp -s "$TMP/o/real.csv" tests/data/traces/A-burst-run1.csv || fail "compare overwrote its trace"
+expect 2 "$LSIM" sweep "$TMP/o/s.yaml" --vary duration=1s,2s --reps 2 --out "$TMP/o/s.yaml" --quiet
+cmp -s "$TMP/o/s.yaml" "$TMP/o/s.keep" || fail "sweep overwrote the scenario"
+#    an empty name is refused before anything runs
+expect_msg 2 "lsim: cannot write '': an empty file name" "$LSIM" run $SEED --out '' --quiet
+expect_msg 2 "lsim: cannot write '': an empty file name" "$LSIM" run $SEED --out "$TMP/o/e.db" --trace '' --quiet
+no_tmp "$TMP/o"
+no_tmp .
+
+# 3. Links, devices and FIFOs are written into, never replaced.
+#    /dev/stdout with standard output redirected to a file (a link to it)
+ln -s "$TMP/o/stdout.txt" "$TMP/o/stdout-link"
+count=$((count + 1))
+"$LSIM" run $SEED --out "$TMP/o/x.db" --trace "$TMP/o/stdout-link" --quiet >"$TMP/o/stdout.txt" ||
+    fail "--trace through a link to standard output"
+[ -L "$TMP/o/stdout-link" ] || fail "the link to standard output was replaced"
+grep -q '^t_ms,event' "$TMP/o/stdout.txt" || fail "the trace did not reach standard output"
+#    the real /dev/stdout, only once the link above survived (as root, an
+#    lsim that renames over links would replace the machine's /dev/stdout)
+if [ -L "$TMP/o/stdout-link" ] && [ -L /dev/stdout ]; then
+    count=$((count + 1))
+    "$LSIM" run $SEED --out "$TMP/o/y.db" --trace /dev/stdout --quiet >"$TMP/o/stdout2.txt" ||
+        fail "--trace /dev/stdout"
+    [ -L /dev/stdout ] || fail "/dev/stdout is no longer a link"
+    grep -q '^t_ms,event' "$TMP/o/stdout2.txt" || fail "--trace /dev/stdout wrote nothing"
+fi
+#    a link to a regular file: the file is replaced, the link stays
+: >"$TMP/o/real.db"
+ln -s real.db "$TMP/o/link.db"
+expect 0 "$LSIM" run $SEED --out "$TMP/o/link.db" --quiet
+[ -L "$TMP/o/link.db" ] || fail "the link was replaced by the database"
+[ "$(sqlite3 "$TMP/o/real.db" 'SELECT count(*) FROM runs')" = 1 ] || fail "the link's target holds no database"
+#    a FIFO is streamed into
+mkfifo "$TMP/o/fifo"
+cat "$TMP/o/fifo" >"$TMP/o/fifo.txt" &
+reader=$!
+expect 0 "$LSIM" run $SEED --out "$TMP/o/z.db" --trace "$TMP/o/fifo" --quiet
+wait $reader
+[ -p "$TMP/o/fifo" ] || fail "the FIFO was replaced"
+grep -q '^t_ms,event' "$TMP/o/fifo.txt" || fail "nothing came through the FIFO"
+#    a database needs a regular file; a folder is no file
+expect_msg 2 "lsim: cannot write $TMP/o/fifo: not a regular file" "$LSIM" run $SEED --out "$TMP/o/fifo" --quiet
+expect_msg 2 "lsim: cannot write $TMP/o: Is a directory" "$LSIM" run $SEED --out "$TMP/o" --quiet
+no_tmp "$TMP/o"
+
+# 4. A path that would end a plan's command is refused (exit 2), not run.
+nl="$TMP/p
+touch $TMP/PWNED
+"
+mkdir -p "$nl"
+cp $SEED "$nl/s.yaml"
+expect 2 "$LSIM" sweep "$nl/s.yaml" --vary duration=1s,2s --reps 2 --plan "$TMP/plan1"
+[ ! -e "$TMP/plan1" ] || fail "a plan was written for a path with a line end"
+expect 2 "$LSIM" sweep $SEED --vary duration=1s,2s --reps 2 --plan "$nl/plan"
+expect 2 "$LSIM" sweep $SEED --vary duration=1s,2s --reps 2 --set "description=a
+b" --plan "$TMP/plan2"
+#    quotes and spaces are fine: one quoted word each
+q="$TMP/it's a \$(touch PWNED) \`x\` dir"
+mkdir -p "$q"
+cp $SEED "$q/s.yaml"
+expect 0 "$LSIM" sweep "$q/s.yaml" --vary duration=1s,2s --reps 1 --plan "$q/plan"
+[ "$(wc -l <"$q/plan/jobs.txt")" -eq 2 ] || fail "jobs.txt: $(wc -l <"$q/plan/jobs.txt") lines for 2 runs"
+(cd "$TMP" && sh "$q/plan/jobs.txt") >/dev/null 2>&1 || fail "the quoted jobs did not run"
+[ -e "$q/plan/shard-1.db" ] && [ -e "$q/plan/shard-2.db" ] || fail "the quoted jobs wrote no shards"
+[ ! -e "$TMP/PWNED" ] && [ ! -e "$q/PWNED" ] || fail "a path ran as a command"
+
+# 5. A workload path longer than 1023 bytes is read whole, not cut.
+long="$TMP"
+while [ ${#long} -lt 1100 ]; do long="$long/aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"; done
+mkdir -p "$long"
+cp tests/data/traces/A-burst.workload.csv "$long/work.csv"
+sed "s|path: [^,]*|path: $long/work.csv|" scenarios/jms-A-burst-instant.yaml >"$TMP/long.yaml"
+expect 0 "$LSIM" run "$TMP/long.yaml" --out "$TMP/long.db" --quiet
+#    and a shorter name that the cut would have reached is not read instead
+rm "$long/work.csv"
+expect 2 "$LSIM" run "$TMP/long.yaml" --out "$TMP/long2.db" --quiet
+
+# 6. Out of memory leaves no temporary file.
+#    (a sanitizer's build reserves terabytes of shadow memory and cannot
+#    start under ulimit -v: the check needs a plain build)
+mkdir -p "$TMP/m"
+if sh -c 'ulimit -v 300000; exec "$0" version' "$LSIM" >/dev/null 2>&1; then
+count=$((count + 1))
+sh -c 'ulimit -v 300000; exec "$0" "$@"' "$LSIM" run tests/bench/mm8.yaml \
+    --set "queue.arrivals={kind: burst, count: 100000000}" --set queue.count=100000000 --max-memory 100G \
+    --out "$TMP/m/x.db" --quiet >/dev/null 2>"$TMP/stderr"
+st=$?
+[ $st -eq 1 ] || fail "out of memory: exit $st: $(cat "$TMP/stderr")"
+[ -z "$(ls -A "$TMP/m")" ] || fail "out of memory left $(ls -A "$TMP/m")"
+fi
+
+#    --max-memory counts the group tables too (100 M groups are ~9 GB)
+printf 'name: g\nqueue:\n  count: 10\n  arrivals: { kind: burst, count: 10 }\n  service: { kind: constant, value: 1ms }\n  groups: { kind: zipf, count: 100000000 }\ncontainer: { kind: competing, workers: 1 }\n' >"$TMP/groups.yaml"
+expect_msg 2 "$TMP/groups.yaml:6:32: count: 100000000 groups would need more than the 512 MiB allowed (--max-memory)" \
+    "$LSIM" run "$TMP/groups.yaml" --max-memory 512M --out "$TMP/m/g.db" --quiet
+[ -z "$(ls -A "$TMP/m")" ] || fail "a refused group table left $(ls -A "$TMP/m")"
+
+# 7. A scaling row at t = 1e300: the picture stays well-formed XML.
+"$LSIM" run $SEED --out "$TMP/p.db" --detail samples --quiet >/dev/null
+sqlite3 "$TMP/p.db" "INSERT INTO scaling VALUES (1, 1e300, 1, 'start', 2, 'r', '{}')"
+expect 0 "$LSIM" plot "$TMP/p.db" --kind timeline -o "$TMP/p.svg"
+count=$((count + 1))
+/usr/bin/python3 -c 'import sys, xml.etree.ElementTree as E; E.parse(sys.argv[1])' "$TMP/p.svg" ||
+    fail "plot of a row at 1e300 is not XML"
+expect 2 "$LSIM" plot "$TMP/p.db" --kind timeline -o "$TMP/p.db"
+
+# 8. A sparse run (samples every millisecond, an event an hour) stops on SIGTERM.
+printf 'name: sparse\nduration: 1000000h\nsample_interval: 1ms\nqueue:\n  arrivals: { kind: poisson, rate: 1/h }\n  service: { kind: constant, value: 1ms }\ncontainer: { kind: competing, workers: 1 }\n' >"$TMP/sparse.yaml"
+mkdir -p "$TMP/s"
+count=$((count + 1))
+"$LSIM" run "$TMP/sparse.yaml" --out "$TMP/s/x.db" --detail samples --quiet 2>"$TMP/stderr" &
+pid=$!
+sleep 1
+kill -TERM $pid
+i=0
+while kill -0 $pid 2>/dev/null && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+if kill -0 $pid 2>/dev/null; then
+    fail "a sparse run ignored SIGTERM"
+    kill -KILL $pid
+fi
+wait $pid
+[ -z "$(ls -A "$TMP/s")" ] || fail "the interrupted sparse run left $(ls -A "$TMP/s")"
+
+# 9. Hostile shards into merge: each ends, with exit 2 and no database.
+"$LSIM" sweep $SEED --vary duration=1s,2s --reps 1 --plan "$TMP/mp" >/dev/null
+(cd "$TMP" && sh "$TMP/mp/jobs.txt") >/dev/null 2>&1
+expect 0 "$LSIM" merge "$TMP/mp" -o "$TMP/good.db"
+# damage SQL: a copy of the plan with shard 2 changed by SQL, merged.
+damage() {
+    rm -rf "$TMP/md" "$TMP/bad.db"
+    cp -r "$TMP/mp" "$TMP/md"
+    sqlite3 "$TMP/md/shard-2.db" "$1"
+    expect 2 timeout 20 "$LSIM" merge "$TMP/md" -o "$TMP/bad.db"
+    [ ! -e "$TMP/bad.db" ] || fail "merge of a damaged shard ($1) wrote a database"
+    no_tmp "$TMP"
+}
+damage "ALTER TABLE runs RENAME TO r0; CREATE VIEW runs AS WITH RECURSIVE c(run) AS (SELECT 1 UNION ALL SELECT run + 1 FROM c) SELECT run FROM c"
+damage "INSERT INTO summary SELECT run + 5, metric, value FROM summary"
+damage "ALTER TABLE samples ADD COLUMN extra"
+damage "UPDATE summary SET run = 'two' WHERE rowid = 1"
+damage "UPDATE summary SET run = 1.5"
+damage "UPDATE summary SET value = 'lots' WHERE metric = 'p99_latency_ms'"
+damage "UPDATE summary SET value = NULL WHERE metric = 'p99_latency_ms'"
+damage "UPDATE summary SET value = x'00' WHERE metric = 'p99_latency_ms'"
+#    a FIFO named like a shard
+rm -rf "$TMP/md"
+cp -r "$TMP/mp" "$TMP/md"
+rm "$TMP/md/shard-2.db"
+mkfifo "$TMP/md/shard-2.db"
+expect 2 timeout 20 "$LSIM" merge "$TMP/md" -o "$TMP/bad.db"
+#    the output is one of the shards
+expect 2 "$LSIM" merge "$TMP/mp" -o "$TMP/mp/shard-1.db"
+[ "$(sqlite3 "$TMP/mp/shard-1.db" 'SELECT count(*) FROM runs')" = 1 ] || fail "merge overwrote a shard"
+
+# 10. check prints rates it reads back; 1e3/s is a rate.
+for rate in 1e3/s 0.000001/h 1.8e19/s 2.5e-2/s 3/h 0.5/m; do
+    count=$((count + 1))
+    printed=$("$LSIM" check $SEED --set duration=1s --set "queue.arrivals={kind: poisson, rate: $rate}" |
+              sed -n 's/.*rate: \([^ ,}]*\).*/\1/p' | head -1)
+    [ -n "$printed" ] || { fail "check refused the rate $rate"; continue; }
+    again=$("$LSIM" check $SEED --set duration=1s --set "queue.arrivals={kind: poisson, rate: $printed}" |
+            sed -n 's/.*rate: \([^ ,}]*\).*/\1/p' | head -1)
+    [ "$again" = "$printed" ] || fail "rate $rate printed as '$printed', read back as '$again'"
+done
+
+# 11. Standard output on a full disk, past the 4 KiB buffer: exit 1.
+long_text=$(head -c 6000 /dev/zero | tr '\0' x)
+expect 1 sh -c '"$0" check "$1" --set "description=$2" >/dev/full' "$LSIM" $SEED "$long_text"
+expect 1 sh -c '"$0" merge "$1" -o "$2" --json >/dev/full' "$LSIM" "$TMP/mp" "$TMP/full.db"
+
+echo "$count hostile-input checks, $failures failed"
+[ "$failures" -eq 0 ]
