@@ -30,7 +30,8 @@ static bool plain_ok(const char *s)
 
 /* A double-quoted scalar.  Characters YAML does not allow as they are, or
  * would read as line breaks (C0 and C1 controls, DEL, U+2028, U+2029, the
- * byte order mark), are escaped, so that what is printed reads back the
+ * byte order mark, the non-characters U+FFFE and U+FFFF, which a "\\uffff"
+ * escape can bring in), are escaped, so that what is printed reads back the
  * same. */
 static void yaml_quoted(strbuf *b, const char *s)
 {
@@ -58,7 +59,7 @@ static void yaml_quoted(strbuf *b, const char *s)
         else if (cp == '\n' || cp == '\t')
             sb_add(b, cp == '\n' ? "\\n" : "\\t");
         else if (cp < 0x20 || cp == 0x7f || (cp >= 0x80 && cp < 0xa0) || cp == 0x2028 ||
-                 cp == 0x2029 || cp == 0xfeff)
+                 cp == 0x2029 || cp == 0xfeff || cp == 0xfffe || cp == 0xffff)
             sb_addf(b, "\\u%04x", cp);
         else
             sb_addn(b, (const char *)p, (size_t)len);
