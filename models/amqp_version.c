@@ -8,8 +8,7 @@
 
 #define NEWEST_KNOWN AMQP_VERSION(4, 1, 99)
 
-/* "4", "4.1" or "4.1.1": digits and dots, each part below 100. */
-static bool parse(const char *s, int *out)
+bool amqp_version_parse(const char *s, int *out)
 {
     int part[3] = { 0, 0, 0 }, n = 0;
     const char *p = s;
@@ -44,7 +43,7 @@ int amqp_version_read(cfg_node *cfg, int oldest, const char *why, int *out, sim_
     if (cfg_get_string(cfg, "version", AMQP_NEWEST, 0, &text, d) != SIM_OK)
         return SIM_EINPUT;
     cfg_node *n = cfg_peek(cfg, "version");
-    if (!parse(text, out))
+    if (!amqp_version_parse(text, out))
         return diag_at(d, n, "version: '%s' is not a Spring AMQP version (like \"1.7.15\" or "
                        "\"2.4\")", text);
     if (*out < oldest)

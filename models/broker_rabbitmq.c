@@ -234,18 +234,24 @@ static void unlist_consumer(rq_queue *q, rq_consumer *c)
 
 /* ---- unacknowledged deliveries -------------------------------------------- */
 
+/* Doubles a full ring of n elements of `size` bytes (8 when it has none),
+ * unwrapped so that its head is 0; returns the new array. */
+static void *ring_grow(void *v, size_t size, size_t *head, size_t n, size_t *cap)
+{
+    size_t grown = *cap ? *cap * 2 : 8;
+    char *w = xmalloc(grown * size);
+    for (size_t i = 0; i < n; i++)
+        memcpy(w + i * size, (char *)v + (*head + i) % *cap * size, size);
+    free(v);
+    *head = 0;
+    *cap = grown;
+    return w;
+}
+
 static void unacked_push(rq_consumer *c, sim_msg *m, sim_time at)
 {
-    if (c->un == c->ucap) {
-        size_t cap = c->ucap ? c->ucap * 2 : 8;
-        rq_unacked *v = xmalloc(cap * sizeof *v);
-        for (size_t i = 0; i < c->un; i++)
-            v[i] = c->unacked[(c->uhead + i) % c->ucap];
-        free(c->unacked);
-        c->unacked = v;
-        c->uhead = 0;
-        c->ucap = cap;
-    }
+    if (c->un == c->ucap)
+        c->unacked = ring_grow(c->unacked, sizeof *c->unacked, &c->uhead, c->un, &c->ucap);
     c->unacked[(c->uhead + c->un++) % c->ucap] = (rq_unacked){ m, at };
 }
 
@@ -557,16 +563,8 @@ static void hand_over(sim_ctx *ctx, rq_broker *b, rq_consumer *c, sim_msg *m)
         c->port->ops->deliver(ctx, c->port, m);
         return;
     }
-    if (c->tn == c->tcap) {
-        size_t cap = c->tcap ? c->tcap * 2 : 8;
-        rq_transit *v = xmalloc(cap * sizeof *v);
-        for (size_t i = 0; i < c->tn; i++)
-            v[i] = c->tr[(c->thead + i) % c->tcap];
-        free(c->tr);
-        c->tr = v;
-        c->thead = 0;
-        c->tcap = cap;
-    }
+    if (c->tn == c->tcap)
+        c->tr = ring_grow(c->tr, sizeof *c->tr, &c->thead, c->tn, &c->tcap);
     sim_time due = now + latency;
     if (c->tn > 0 && c->tr[(c->thead + c->tn - 1) % c->tcap].due > due)
         due = c->tr[(c->thead + c->tn - 1) % c->tcap].due;   /* a channel keeps its order */
@@ -925,16 +923,8 @@ static void send_op(sim_ctx *ctx, consumer_port *p, rq_client_op o)
         apply_op(ctx, c, o);
         return;
     }
-    if (c->on == c->ocap) {
-        size_t cap = c->ocap ? c->ocap * 2 : 8;
-        rq_client_op *v = xmalloc(cap * sizeof *v);
-        for (size_t i = 0; i < c->on; i++)
-            v[i] = c->ops[(c->ohead + i) % c->ocap];
-        free(c->ops);
-        c->ops = v;
-        c->ohead = 0;
-        c->ocap = cap;
-    }
+    if (c->on == c->ocap)
+        c->ops = ring_grow(c->ops, sizeof *c->ops, &c->ohead, c->on, &c->ocap);
     o.due = sim_now(ctx) + c->b->ack_latency;
     c->ops[(c->ohead + c->on++) % c->ocap] = o;
     if (c->on == 1)

@@ -1,35 +1,11 @@
 /* rabbitmq_config.c -- broker.version, broker.consumerTimeout and the queue
  * arguments of `broker.kind: rabbitmq`, with their version rules
  * (specs/rabbitmq-failures.md 1.1, 1.4, 3.4 R3.7). */
+#include "amqp_version.h"
 #include "mem.h"
 #include "rabbitmq.h"
 
 #include <stdio.h>
-
-/* "3.13" or "3.13.7". */
-static bool parse_version(const char *s, int *out)
-{
-    int part[3] = { 0, 0, 0 }, n = 0;
-    const char *p = s;
-    while (n < 3) {
-        if (*p < '0' || *p > '9')
-            return false;
-        int v = 0;
-        while (*p >= '0' && *p <= '9') {
-            v = v * 10 + (*p++ - '0');
-            if (v > 99)
-                return false;
-        }
-        part[n++] = v;
-        if (*p != '.')
-            break;
-        p++;
-    }
-    if (*p || n < 2)
-        return false;
-    *out = RMQ_VERSION(part[0], part[1], part[2]);
-    return true;
-}
 
 int rq_read_broker(cfg_node *cfg, int *version, sim_time *consumer_timeout, sim_diag *d)
 {
@@ -37,7 +13,8 @@ int rq_read_broker(cfg_node *cfg, int *version, sim_time *consumer_timeout, sim_
     if (cfg_get_string(cfg, "version", RMQ_DEFAULT_VERSION, 0, &text, d) != SIM_OK)
         return SIM_EINPUT;
     cfg_node *n = cfg_peek(cfg, "version");
-    if (!parse_version(text, version))
+    /* RMQ_VERSION numbers a version as AMQP_VERSION does. */
+    if (!amqp_version_parse(text, version))
         return diag_at(d, n, "version: '%s' is not a RabbitMQ version (like \"3.13\" or "
                        "\"4.0.9\")", text);
     if (*version < RMQ_VERSION(3, 8, 0) || *version > RMQ_VERSION(4, 1, 99))

@@ -9,6 +9,7 @@
  */
 #include "cli.h"
 #include "config.h"
+#include "outpath.h"
 
 #include <errno.h>
 #include <stdbool.h>
@@ -118,6 +119,26 @@ const char *cli_option(int argc, char **argv, int *i, const char *name, int *err
         return NULL;
     }
     return argv[++*i];
+}
+
+int cli_parse_run(const char *v, int64_t *run)
+{
+    char *end;
+    errno = 0;
+    long long r = strtoll(v, &end, 10);
+    if (errno || *end || !v[0] || r < 0)
+        return cli_bad_usage("--run: '%s' is not a run number", v);
+    *run = r;
+    return 0;
+}
+
+int cli_write_text(const char *path, const char *text)
+{
+    char err[1024];
+    if (outpath_write_text(path, text, 0, err, sizeof err) == 0)
+        return 0;
+    fprintf(stderr, "lsim: %s\n", err);
+    return -1;
 }
 
 static int cmd_version(int argc, char **argv)

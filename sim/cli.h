@@ -48,5 +48,11 @@ int cli_report(const sim_diag *d);
  * or NULL if argv[*i] is not that option; *err is set when the value is
  * missing (the message is printed). */
 const char *cli_option(int argc, char **argv, int *i, const char *name, int *err);
+/* --run N: a run number, 0 or more; CLI_USAGE (the message printed) when v
+ * is not one. */
+int cli_parse_run(const char *v, int64_t *run);
+/* Writes text whole to path through outpath; 0, or -1 with "lsim: why" on
+ * stderr. */
+int cli_write_text(const char *path, const char *text);
 
 #endif

@@ -105,12 +105,7 @@ static int write_out(const char *path, const char *text)
         fputs(text, stdout);
         return fflush(stdout) == 0 ? CLI_OK : CLI_FAILURE;
     }
-    char err[1024];
-    if (outpath_write_text(path, text, 0, err, sizeof err) != 0) {
-        fprintf(stderr, "lsim: %s\n", err);
-        return CLI_FAILURE;
-    }
-    return CLI_OK;
+    return cli_write_text(path, text) == 0 ? CLI_OK : CLI_FAILURE;
 }
 
 int cmd_fit(int argc, char **argv)

@@ -12,7 +12,6 @@
 #include "outpath.h"
 #include "plot.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,17 +59,6 @@ static int parse_kind(const char *v, plot_args *a)
     return cli_bad_usage("--kind: '%s' is not one of timeline, gantt, groups, sweep", v);
 }
 
-static int parse_run(const char *v, plot_args *a)
-{
-    char *end;
-    errno = 0;
-    long long r = strtoll(v, &end, 10);
-    if (errno || *end || !v[0] || r < 0)
-        return cli_bad_usage("--run: '%s' is not a run number", v);
-    a->run = r;
-    return 0;
-}
-
 static int parse_plot_args(int argc, char **argv, plot_args *a)
 {
     *a = (plot_args){ .kind = -1, .run = -1, .to = -1 };
@@ -83,7 +71,7 @@ static int parse_plot_args(int argc, char **argv, plot_args *a)
                  (v = cli_option(argc, argv, &i, "--out", &err)))
             a->out = v;
         else if ((v = cli_option(argc, argv, &i, "--run", &err)))
-            rc = parse_run(v, a);
+            rc = cli_parse_run(v, &a->run);
         else if ((v = cli_option(argc, argv, &i, "--from", &err)))
             rc = parse_time("--from", v, &a->from);
         else if ((v = cli_option(argc, argv, &i, "--to", &err)))
@@ -111,16 +99,6 @@ static int parse_plot_args(int argc, char **argv, plot_args *a)
     return 0;
 }
 
-/* Writes text to path through a temporary file; 0, or -1 with a message. */
-static int write_whole(const char *path, const char *text)
-{
-    char err[1024];
-    if (outpath_write_text(path, text, 0, err, sizeof err) == 0)
-        return 0;
-    fprintf(stderr, "lsim: %s\n", err);
-    return -1;
-}
-
 int cmd_plot(int argc, char **argv)
 {
     plot_args a;
@@ -141,7 +119,7 @@ int cmd_plot(int argc, char **argv)
         return CLI_USAGE;
     }
     char *text = svg_finish(&s);
-    rc = write_whole(a.out, text) == 0 ? CLI_OK : CLI_FAILURE;
+    rc = cli_write_text(a.out, text) == 0 ? CLI_OK : CLI_FAILURE;
     if (rc == CLI_OK && p.warning)
         fprintf(stderr, "lsim: warning: %s\n", p.warning);
     if (rc == CLI_OK)

@@ -10,7 +10,6 @@
 #include "outpath.h"
 #include "report.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,12 +30,8 @@ static int parse_args(int argc, char **argv, report_args *a)
             (v = cli_option(argc, argv, &i, "--out", &err))) {
             a->out = v;
         } else if ((v = cli_option(argc, argv, &i, "--run", &err))) {
-            char *end;
-            errno = 0;
-            long long r = strtoll(v, &end, 10);
-            if (errno || *end || !v[0] || r < 0)
-                return cli_bad_usage("--run: '%s' is not a run number", v);
-            a->run = r;
+            if (cli_parse_run(v, &a->run))
+                return CLI_USAGE;
         } else if (err) {
             return CLI_USAGE;
         } else if (argv[i][0] == '-' && argv[i][1]) {
@@ -56,16 +51,6 @@ static int parse_args(int argc, char **argv, report_args *a)
     return 0;
 }
 
-/* Writes text to path through outpath; 0, or -1 with a message. */
-static int write_page(const char *path, const char *text)
-{
-    char err[1024];
-    if (outpath_write_text(path, text, 0, err, sizeof err) == 0)
-        return 0;
-    fprintf(stderr, "lsim: %s\n", err);
-    return -1;
-}
-
 int cmd_report(int argc, char **argv)
 {
     report_args a;
@@ -77,7 +62,7 @@ int cmd_report(int argc, char **argv)
         fprintf(stderr, "%s\n", err);
         return CLI_USAGE;
     }
-    rc = write_page(a.out, html) == 0 ? CLI_OK : CLI_FAILURE;
+    rc = cli_write_text(a.out, html) == 0 ? CLI_OK : CLI_FAILURE;
     if (rc == CLI_OK)
         printf("report: %s\n", a.out);
     free(html);

@@ -332,8 +332,7 @@ static void nodes_yaml(strbuf *b, const run_data *rd)
     free(start);
 }
 
-/* "x.y.z" after `marker` in the text (the library's version), into buf. */
-static bool version_after(const char *text, const char *marker, char *buf, size_t size)
+bool fit_version_after(const char *text, const char *marker, char *buf, size_t size)
 {
     const char *p = text ? strstr(text, marker) : NULL;
     if (!p)
@@ -368,7 +367,7 @@ static void container_yaml(strbuf *b, const run_data *rd,
         sb_addf(b, "broker: { kind: activemq }\ncontainer: { kind: dmlc, concurrency: \"%d-%d\"",
                 min ? min : 1, max ? max : 1);
         /* lsim knows the DMLC by its major.minor line (4.3, 5.3, 6.2) */
-        if (version_after(source, "Spring JMS ", v, sizeof v) && strchr(v, '.')) {
+        if (fit_version_after(source, "Spring JMS ", v, sizeof v) && strchr(v, '.')) {
             char *second = strchr(strchr(v, '.') + 1, '.');
             if (second)
                 *second = '\0';
@@ -378,7 +377,7 @@ static void container_yaml(strbuf *b, const run_data *rd,
     } else if (container && strstr(container, "SimpleMessageListenerContainer")) {
         sb_addf(b, "broker: { kind: rabbitmq }\ncontainer: { kind: smlc, concurrency: \"%d-%d\"",
                 min ? min : 1, max ? max : 1);
-        if (version_after(container, "spring-rabbit ", v, sizeof v)) {
+        if (fit_version_after(container, "spring-rabbit ", v, sizeof v)) {
             sb_addf(b, ", version: \"%s\"", v);
         }
         sb_add(b, " }\n");

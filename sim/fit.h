@@ -47,6 +47,10 @@ bool fit_trace_container(const char *(*meta)(const void *src, const char *key), 
  * from which fact (*how). */
 double fit_trace_node_start(const char *(*meta)(const void *src, const char *key),
                             const void *src, const run_data *rd, int node, const char **how);
+/* "x.y.z" after `marker` in text (a library's version, trailing dots left
+ * out), into buf; false when text has no marker with digits after it, or
+ * they do not fit. */
+bool fit_version_after(const char *text, const char *marker, char *buf, size_t size);
 /* The width of the windows of a measured cycleOverhead schedule. */
 #define FIT_WINDOW_MS 5000.0
 

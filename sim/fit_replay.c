@@ -59,21 +59,14 @@ static bool meta_number(const replay *r, const char *key, double *out)
     return true;
 }
 
-/* "x.y.z" after `marker` in the text, into buf. */
+/* "x.y.z" after `marker` in the text, into buf, which is empty and stays
+ * so when there is none: a version needs a dot here. */
 static bool version_in(const char *text, const char *marker, char *buf, size_t size)
 {
-    const char *p = text ? strstr(text, marker) : NULL;
-    if (!p)
-        return false;
-    p += strlen(marker);
-    size_t n = strspn(p, "0123456789.");
-    while (n && p[n - 1] == '.')
-        n--;
-    if (n == 0 || n >= size || !memchr(p, '.', n))
-        return false;
-    memcpy(buf, p, n);
-    buf[n] = '\0';
-    return true;
+    if (fit_version_after(text, marker, buf, size) && strchr(buf, '.'))
+        return true;
+    buf[0] = '\0';
+    return false;
 }
 
 /* ---- the container -------------------------------------------------------------------- */

@@ -146,22 +146,24 @@ static void listener_ended(sim_ctx *ctx, sim_msg *m, int node, int consumer, sim
     }
 }
 
-void sim_msg_end(sim_ctx *ctx, sim_msg *m)
+/* The listener m began on returned (ok: without throwing). */
+static void msg_end(sim_ctx *ctx, sim_msg *m, bool ok)
 {
     m->t_end = ctx->now;
-    listener_ended(ctx, m, m->node, m->consumer, m->t_begin, true);
+    listener_ended(ctx, m, m->node, m->consumer, m->t_begin, ok);
     if (ctx->tw)
         trace_write_message(ctx->tw, ctx->now, "end", m->node, m->consumer, m->id,
                             sim_group_name(ctx, m->group), sim_queue_name(ctx, m->queue));
 }
 
+void sim_msg_end(sim_ctx *ctx, sim_msg *m)
+{
+    msg_end(ctx, m, true);
+}
+
 void sim_msg_end_failed(sim_ctx *ctx, sim_msg *m)
 {
-    m->t_end = ctx->now;
-    listener_ended(ctx, m, m->node, m->consumer, m->t_begin, false);
-    if (ctx->tw)
-        trace_write_message(ctx->tw, ctx->now, "end", m->node, m->consumer, m->id,
-                            sim_group_name(ctx, m->group), sim_queue_name(ctx, m->queue));
+    msg_end(ctx, m, false);
 }
 
 static inline int64_t or_null(sim_time t)

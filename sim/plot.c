@@ -85,11 +85,6 @@ static void choose_time_unit(plot_src *p)
     p->tu_name = p->tu == 3600e3 ? "h" : p->tu == 60e3 ? "min" : p->tu == 1e3 ? "s" : "ms";
 }
 
-void plot_time_label(const plot_src *p, double ms, char *buf, size_t size)
-{
-    snprintf(buf, size, "%g %s", round(ms / p->tu * 1000) / 1000, p->tu_name);
-}
-
 void plot_time_axis(const plot_src *p, char *buf, size_t size)
 {
     snprintf(buf, size, "time (%s)", p->tu_name);

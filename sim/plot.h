@@ -84,8 +84,6 @@ void plot_lane_name(const plot_lane *l, char *buf, size_t size);
 /* Orders group names naturally ("g2" before "g10"). */
 int plot_natural_cmp(const char *a, const char *b);
 
-/* "12 s", "5 min", "1.5 h": a time of the run in ms, in the time axis' unit. */
-void plot_time_label(const plot_src *p, double ms, char *buf, size_t size);
 /* "time (min)": the time axis' title. */
 void plot_time_axis(const plot_src *p, char *buf, size_t size);
 

@@ -10,13 +10,6 @@ LSIM=${1:-build/lsim}
 . tests/cli/lib.sh
 cli_begin help
 
-check() {   # check WHAT CONDITION...
-    what=$1
-    shift
-    count=$((count + 1))
-    "$@" || fail "$what"
-}
-
 # 1. Every command: `lsim CMD --help`, `lsim CMD -h`, `lsim help CMD`.
 commands=$("$LSIM" help --commands)
 check "help --commands lists run and sweep" sh -c "echo '$commands' | grep -qx run && echo '$commands' | grep -qx sweep"

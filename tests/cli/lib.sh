@@ -1,6 +1,7 @@
 # lib.sh -- what the command-line test scripts share: a temporary folder
-# removed on exit, and the count of checks and failures.  Source it, then
-# call `cli_begin NAME`; each script prints its own summary.
+# removed on exit, the count of checks and failures, `check` and
+# `expect_error`.  Source it, then call `cli_begin NAME`; each script prints
+# its own summary.
 
 cli_begin() {
     TMP=$(mktemp -d "/tmp/lsim-$1-XXXXXX")
@@ -12,4 +13,33 @@ cli_begin() {
 fail() {
     echo "FAIL: $*"
     failures=$((failures + 1))
+}
+
+# check WHAT COMMAND...: one check, which fails (saying WHAT) when COMMAND
+# does.  A script with checks of another shape defines its own check.
+check() {
+    what=$1
+    shift
+    count=$((count + 1))
+    "$@" || fail "$what"
+}
+
+# expect_error STATUS MESSAGE -- COMMAND...: the command exits with STATUS,
+# prints exactly MESSAGE on stderr and leaves nothing in $TMP/out.
+# A script whose $TMP/out keeps files defines its own.
+expect_error() {
+    status=$1 message=$2
+    shift 3
+    count=$((count + 1))
+    rm -rf "$TMP/out" && mkdir -p "$TMP/out"
+    "$@" >"$TMP/stdout" 2>"$TMP/stderr"
+    got=$?
+    [ "$got" -eq "$status" ] || fail "$*: exit $got, expected $status"
+    if [ "$(cat "$TMP/stderr")" != "$message" ]; then
+        fail "$*: stderr was"
+        sed 's/^/    /' "$TMP/stderr"
+        echo "  expected"
+        echo "    $message"
+    fi
+    [ -z "$(ls -A "$TMP/out")" ] || fail "$*: left files: $(ls -A "$TMP/out")"
 }

@@ -11,13 +11,6 @@ LSIM=${1:-build/lsim}
 . tests/cli/lib.sh
 cli_begin long-runs
 
-check() {   # check WHAT CONDITION...
-    what=$1
-    shift
-    count=$((count + 1))
-    "$@" || fail "$what"
-}
-
 S=scenarios/smlc-prefetch-hidden.yaml   # 22,861 messages in 30 minutes
 LSIM_ROWS_WARN_BYTES=1000000 "$LSIM" run $S --out "$TMP/a.db" >/dev/null 2>"$TMP/a.err"
 check "a run past the limit: exit 0" [ $? -eq 0 ]

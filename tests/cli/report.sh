@@ -12,13 +12,6 @@ PY=/usr/bin/python3
 . tests/cli/lib.sh
 cli_begin report
 
-check() {   # check WHAT CONDITION...
-    what=$1
-    shift
-    count=$((count + 1))
-    "$@" || fail "$what"
-}
-
 CHROMIUM=$(command -v chromium || command -v chromium-browser || true)
 [ -n "$CHROMIUM" ] || { echo "FAIL: chromium is missing (make deps installs it)"; exit 1; }
 

@@ -7,26 +7,6 @@ LSIM=${1:-build/lsim}
 . tests/cli/lib.sh
 cli_begin cli
 
-
-# expect_error STATUS MESSAGE -- COMMAND...: the command exits with STATUS,
-# prints exactly MESSAGE on stderr and leaves nothing in $TMP/out.
-expect_error() {
-    status=$1 message=$2
-    shift 3
-    count=$((count + 1))
-    rm -rf "$TMP/out" && mkdir -p "$TMP/out"
-    "$@" >"$TMP/stdout" 2>"$TMP/stderr"
-    got=$?
-    [ "$got" -eq "$status" ] || fail "$*: exit $got, expected $status"
-    if [ "$(cat "$TMP/stderr")" != "$message" ]; then
-        fail "$*: stderr was"
-        sed 's/^/    /' "$TMP/stderr"
-        echo "  expected"
-        echo "    $message"
-    fi
-    [ -z "$(ls -A "$TMP/out")" ] || fail "$*: left files: $(ls -A "$TMP/out")"
-}
-
 # 1. Malformed scenarios: tests/cli/bad_input.txt holds FILE|MESSAGE.
 while IFS='|' read -r file message; do
     expect_error 2 "tests/cli/bad/$message" -- "$LSIM" run "tests/cli/bad/$file" --out "$TMP/out/x.db"

@@ -164,23 +164,6 @@ count=$((count + 1))
     fail "import of a folder"
 
 # 4. Bad input: the exact message, exit status 2, nothing written.
-# expect_error STATUS MESSAGE -- COMMAND...
-expect_error() {
-    status=$1 message=$2
-    shift 3
-    count=$((count + 1))
-    rm -rf "$TMP/out" && mkdir -p "$TMP/out"
-    "$@" >"$TMP/stdout" 2>"$TMP/stderr"
-    got=$?
-    [ "$got" -eq "$status" ] || fail "$*: exit $got, expected $status"
-    if [ "$(cat "$TMP/stderr")" != "$message" ]; then
-        fail "$*: stderr was"
-        sed 's/^/    /' "$TMP/stderr"
-        echo "  expected"
-        echo "    $message"
-    fi
-    [ -z "$(ls -A "$TMP/out")" ] || fail "$*: left files: $(ls -A "$TMP/out")"
-}
 while IFS='|' read -r file message; do
     expect_error 2 "$S/bad/$message" -- "$LSIM" run "$S/bad/$file" --out "$TMP/out/x.db"
 done < $S/bad_input.txt

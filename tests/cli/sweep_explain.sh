@@ -14,13 +14,6 @@ PY=/usr/bin/python3
 . tests/cli/lib.sh
 cli_begin sweep-explain
 
-check() {   # check WHAT CONDITION...
-    what=$1
-    shift
-    count=$((count + 1))
-    "$@" || fail "$what"
-}
-
 S=scenarios/smlc-burst-ramp.yaml
 ASK="--reps 3 --require p99_latency_ms<=30000 --minimize consumers_max --quiet"
 

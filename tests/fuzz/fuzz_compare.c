@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fuzz_input.h"
 #include "compare.h"
 #include "fit.h"
 #include "mem.h"
@@ -27,11 +28,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     char path[64];
     snprintf(path, sizeof path, "/tmp/lsim-fuzz-compare-%ld.csv", (long)getpid());
-    FILE *f = fopen(path, "wb");
-    if (!f)
-        abort();
-    fwrite(data, 1, size, f);
-    fclose(f);
+    fuzz_write_input(data, size, path);
     sim_diag d = { 0 };
     name_table groups;
     names_init(&groups);

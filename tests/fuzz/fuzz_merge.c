@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fuzz_input.h"
 #include "mem.h"
 #include "sweep_merge.h"
 #include "sweep_plan.h"
@@ -24,11 +25,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     snprintf(shard, sizeof shard, "%s/shard-1.db", dir);
     snprintf(out, sizeof out, "%s.out.db", dir);
     mkdir(dir, 0777);
-    FILE *f = fopen(shard, "wb");
-    if (!f)
-        abort();
-    fwrite(data, 1, size, f);
-    fclose(f);
+    fuzz_write_input(data, size, shard);
     char err[1024] = "";
     char **paths = NULL;
     size_t n = 0;

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fuzz_input.h"
 #include "plot.h"
 #include "svg.h"
 
@@ -17,11 +18,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     char path[64];
     snprintf(path, sizeof path, "/tmp/lsim-fuzz-plot-%ld.db", (long)getpid());
-    FILE *f = fopen(path, "wb");
-    if (!f)
-        abort();
-    fwrite(data, 1, size, f);
-    fclose(f);
+    fuzz_write_input(data, size, path);
     int (*const kinds[])(plot_src *, svg *) = { plot_timeline, plot_gantt, plot_groups };
     for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
         plot_src p;

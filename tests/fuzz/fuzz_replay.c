@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "fuzz_input.h"
 #include "fit.h"
 #include "trace.h"
 
@@ -20,11 +21,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     char path[64];
     snprintf(path, sizeof path, "/tmp/lsim-fuzz-replay-%ld.csv", (long)getpid());
-    FILE *f = fopen(path, "wb");
-    if (!f)
-        abort();
-    fwrite(data, 1, size, f);
-    fclose(f);
+    fuzz_write_input(data, size, path);
     sim_diag d = { 0 };
     name_table groups;
     names_init(&groups);

@@ -5,26 +5,18 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "fuzz_input.h"
 #include "trace.h"
 #include "workload_file.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-/* The readers take a path: the input goes into a file of this process's. */
-static void input_file(const uint8_t *data, size_t size, char *path, size_t n)
-{
-    snprintf(path, n, "/tmp/lsim-fuzz-trace-%ld.csv", (long)getpid());
-    FILE *f = fopen(path, "wb");
-    if (!f)
-        abort();
-    fwrite(data, 1, size, f);
-    fclose(f);
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+    /* The readers take a path: the input goes into a file of this process's. */
     char path[64];
-    input_file(data, size, path, sizeof path);
+    snprintf(path, sizeof path, "/tmp/lsim-fuzz-trace-%ld.csv", (long)getpid());
+    fuzz_write_input(data, size, path);
     sim_diag d = { 0 };
     trace_reader *r;
     if (trace_reader_open(path, &r, &d) == 0) {

@@ -78,14 +78,13 @@ static void fast_paths_keep_the_event_sequence(void **state)
 static void messages_in_flight_at_the_end_are_written_in_publish_order(void **state)
 {
     (void)state;
-    char *dir = tu_tmpdir(), *db = tu_path(dir, "run.db");
-    cfg_doc doc;
-    run *r = tu_run("name: cut\nseed: 4\nduration: 100s\n"
-                    "queue:\n  count: 3000\n  arrivals: { kind: poisson, rate: 100/s }\n"
-                    "  service: { kind: exponential, mean: 1s }\n"
-                    "container: { kind: competing, workers: 3 }\n",
-                    db, SIM_DETAIL_MESSAGES, &doc);
-    double done = tu_metric(r, "completed");
+    tu_fixture f;
+    tu_fixture_run(&f, "name: cut\nseed: 4\nduration: 100s\n"
+                       "queue:\n  count: 3000\n  arrivals: { kind: poisson, rate: 100/s }\n"
+                       "  service: { kind: exponential, mean: 1s }\n"
+                       "container: { kind: competing, workers: 3 }\n");
+    const char *db = f.db;
+    double done = tu_metric(f.r, "completed");
     assert_true(done > 100 && done < 1000);
     assert_true(tu_db_double(db, "select count(*) from messages") == 3000);
     assert_true(tu_db_double(db, "select count(*) from messages where t_end is null") ==
@@ -99,10 +98,7 @@ static void messages_in_flight_at_the_end_are_written_in_publish_order(void **st
     assert_true(tu_db_double(db, "select count(*) from messages a join messages b "
                                  "on b.rowid = a.rowid + 1 "
                                  "where a.t_end is null and b.msg <= a.msg") == 0);
-    tu_done(r, &doc);
-    tu_rmtree(dir);
-    free(db);
-    free(dir);
+    tu_fixture_done(&f);
 }
 
 int main(void)
