@@ -140,7 +140,8 @@ int merge_survey(char *const *paths, size_t npaths, shard_survey *sv, char *err,
     for (size_t i = 0; i < npaths; i++)
         if (survey_one(sv, i, err, errsize) != 0)
             return -1;
-    qsort(sv->runs, sv->nruns, sizeof *sv->runs, by_run);
+    if (sv->nruns > 1)             /* shards with no runs leave runs NULL */
+        qsort(sv->runs, sv->nruns, sizeof *sv->runs, by_run);
     for (size_t i = 1; i < sv->nruns; i++)
         if (sv->runs[i].run == sv->runs[i - 1].run) {
             snprintf(err, errsize, "run %lld is in both %s and %s", (long long)sv->runs[i].run,
