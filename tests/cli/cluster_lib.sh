@@ -56,6 +56,16 @@ same_tables() {
     fi
 }
 
+# merge_as_local DIR WHAT: the 12 shards in DIR merge into $TMP/merged.db,
+# whose tables and printed answer are the local sweep's ($TMP/local.*).
+merge_as_local() {
+    [ "$(ls "$1" | grep -c '^shard-.*\.db$')" -eq 12 ] || fail "$2: $(ls "$1" | grep -c '^shard-') of 12 shards"
+    "$LSIM" merge "$1" -o "$TMP/merged.db" >"$TMP/merged.txt" || fail "merge"
+    same_tables "$TMP/local.db" "$TMP/merged.db" "$2"
+    [ "$(sed "s|$TMP/merged.db|X|" "$TMP/merged.txt")" = "$(sed "s|$TMP/local.db|X|" "$TMP/local.txt")" ] ||
+        fail "merge prints another answer than the local sweep"
+}
+
 # The scenario of the cluster tests: arrivals read from a trace file beside
 # it, so the jobs need the scenario's files as well as the scenario.
 write_cluster_scenario() {          # DIR

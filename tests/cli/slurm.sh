@@ -104,10 +104,7 @@ sbatch --wait "$TMP/plan/slurm.sh" >"$TMP/sbatch.out" 2>&1 || fail "sbatch --wai
 job=$(sed -n 's/^Submitted batch job \([0-9]*\)$/\1/p' "$TMP/sbatch.out")
 limits=$(printf 'TimeLimit=%02d:%02d:00 .*MinMemoryNode=%s' $((minutes / 60)) $((minutes % 60)) "$mem")
 scontrol show job "${job}_1" | tr '\n' ' ' | grep -q "$limits" || fail "Slurm did not take slurm.sh's limits ($limits): $(scontrol show job "${job}_1" | grep -E 'TimeLimit|MinMemory')"
-[ "$(ls "$TMP/plan" | grep -c '^shard-.*\.db$')" -eq 12 ] || fail "the array wrote $(ls "$TMP/plan" | grep -c '^shard-') of 12 shards"
-"$LSIM" merge "$TMP/plan" -o "$TMP/merged.db" >"$TMP/merged.txt" || fail "merge"
-same_tables "$TMP/local.db" "$TMP/merged.db" "sbatch slurm.sh"
-[ "$(sed "s|$TMP/merged.db|X|" "$TMP/merged.txt")" = "$(sed "s|$TMP/local.db|X|" "$TMP/local.txt")" ] || fail "merge prints another answer than the local sweep"
+merge_as_local "$TMP/plan" "sbatch slurm.sh"
 echo "slurm: 12 runs planned, run as a Slurm array (sbatch --wait), merged and compared in $(took "$t0")"
 
 # 2. An array task killed while it runs (scancel JOB_K): sbatch --wait fails,
