@@ -8,13 +8,14 @@
 
 #include "fuzz_input.h"
 #include "fit.h"
-#include "trace.h"
+#include "timeline_data.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+/* The metadata as lsim fit takes it: kept by the one reading of the trace. */
 static const char *meta_of(const void *src, const char *key)
 {
-    return trace_meta((const trace_reader *)src, key);
+    return run_data_meta((const run_data *)src, key);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -26,13 +27,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     name_table groups;
     names_init(&groups);
     run_data rd;
-    trace_reader *r;
     if (run_data_from_trace(path, &groups, &rd, &d) == 0) {
-        if (trace_reader_open(path, &r, &d) == 0) {
-            char *yaml = fit_replay(path, "trace.csv", &rd, meta_of, r, &d);
-            free(yaml);
-            trace_reader_close(r);
-        }
+        char *yaml = fit_replay(path, "trace.csv", &rd, meta_of, &rd, &d);
+        free(yaml);
         run_data_free(&rd);
     }
     names_fini(&groups);
