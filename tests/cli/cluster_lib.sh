@@ -66,6 +66,9 @@ merge_as_local() {
         fail "merge prints another answer than the local sweep"
 }
 
+# The sweep both cluster tests plan, run and compare (12 runs).
+SWEEP="--vary container.workers=9..11 --vary container.startLatency=0s,1ms --reps 2 --minimize consumers_max"
+
 # The scenario of the cluster tests: arrivals read from a trace file beside
 # it, so the jobs need the scenario's files as well as the scenario.
 write_cluster_scenario() {          # DIR

@@ -90,7 +90,6 @@ fi
 echo "slurm: cluster up in $(took "$t0")"
 
 write_cluster_scenario "$TMP"
-SWEEP="--vary container.workers=9..11 --vary container.startLatency=0s,1ms --reps 2 --minimize consumers_max"
 
 # 1. The plan's slurm.sh, submitted as it is, gives the local sweep's tables.
 count=$((count + 1))

@@ -73,7 +73,6 @@ W=$TMP/work
 mkdir -p "$W"
 cp "$LSIM" "$W/lsim"
 write_cluster_scenario "$W"
-SWEEP="--vary container.workers=9..11 --vary container.startLatency=0s,1ms --reps 2 --minimize consumers_max"
 
 # 1. Shipped with rsync over ssh, run by parallel --sshlogin, fetched back
 # into another folder and merged: the local sweep's tables.
