@@ -254,5 +254,64 @@ long_text=$(head -c 6000 /dev/zero | tr '\0' x)
 expect 1 sh -c '"$0" check "$1" --set "description=$2" >/dev/full' "$LSIM" $SEED "$long_text"
 expect 1 sh -c '"$0" merge "$1" -o "$2" --json >/dev/full' "$LSIM" "$TMP/mp" "$TMP/full.db"
 
+# 12. SIGTERM stops compare, fit and merge in their own long loops, as it
+#     stops a run: exit 1, "interrupted", nothing written.
+# interrupt DIR MESSAGE COMMAND...: the command's output goes into DIR; it
+# gets SIGTERM once its temporary output is there (its long work has begun),
+# or after a second when DIR is "-"; it must end within a minute (a bound for
+# a loaded machine: it ends at once), with exit 1, MESSAGE and DIR empty.
+interrupt() {
+    dir=$1 message=$2
+    shift 2
+    count=$((count + 1))
+    "$@" >/dev/null 2>"$TMP/stderr" &
+    pid=$!
+    i=0
+    if [ "$dir" = - ]; then
+        sleep 1
+    else
+        while [ -z "$(ls -A "$dir")" ] && kill -0 $pid 2>/dev/null && [ $i -lt 1200 ]; do
+            sleep 0.05
+            i=$((i + 1))
+        done
+    fi
+    kill -TERM $pid 2>/dev/null
+    i=0
+    while kill -0 $pid 2>/dev/null && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
+    if kill -0 $pid 2>/dev/null; then
+        fail "$*: SIGTERM ignored for a minute"
+        kill -KILL $pid
+    fi
+    wait $pid
+    st=$?
+    [ $st -eq 1 ] || fail "$*: exit $st after SIGTERM, expected 1: $(head -c 300 "$TMP/stderr")"
+    [ "$(cat "$TMP/stderr")" = "$message" ] ||
+        fail "$*: stderr '$(head -c 300 "$TMP/stderr")' after SIGTERM, expected '$message'"
+    [ "$dir" = - ] || [ -z "$(ls -A "$dir")" ] || fail "$*: SIGTERM left $(ls -A "$dir")"
+}
+#     compare: a trace of 300,000 consumers (on three nodes) against one
+#     worker, 20 replications: the replications, the bands and the rows
+#     (each replication is fewer events than a run polls at)
+printf 'name: wide\nnodes: 3\nqueue:\n  arrivals: { kind: burst, count: 3 }\n  service: { kind: constant, value: 1ms }\ncontainer: { kind: competing, workers: 100000 }\n' >"$TMP/wide.yaml"
+"$LSIM" run "$TMP/wide.yaml" --trace "$TMP/wide.csv" --out "$TMP/wide.db" --detail summary --quiet >/dev/null ||
+    fail "run --trace of 300,000 consumers"
+printf 'name: one\nqueue:\n  arrivals: { kind: burst, count: 3 }\n  service: { kind: constant, value: 1ms }\ncontainer: { kind: competing, workers: 1 }\n' >"$TMP/one.yaml"
+mkdir -p "$TMP/i1" "$TMP/i2" "$TMP/i3"
+interrupt "$TMP/i1" "lsim: interrupted" \
+    "$LSIM" compare "$TMP/one.yaml" "$TMP/wide.csv" --reps 20 --out "$TMP/i1/c.db" --quiet
+#     fit: 60,000 nodes of one consumer each (a pass per node over them all)
+awk 'BEGIN { print "t_ms,event,node,consumer,msg,group,queue"
+             for (i = 1; i <= 60000; i++) printf "%d,consumer_start,n%d,c1,,,q\n", i, i
+             print "60001,publish,,,m1,,q" }' >"$TMP/nodes.csv"
+interrupt - "lsim: interrupted" "$LSIM" fit "$TMP/nodes.csv" -o "$TMP/i2/fit.yaml"
+[ -z "$(ls -A "$TMP/i2")" ] || fail "an interrupted fit wrote $(ls -A "$TMP/i2")"
+#     merge: two shards of 600,000 message rows each
+printf 'name: rows\nqueue:\n  arrivals: { kind: burst, count: 600000 }\n  service: { kind: constant, value: 1ms }\ncontainer: { kind: competing, workers: 100 }\n' >"$TMP/rows.yaml"
+"$LSIM" sweep "$TMP/rows.yaml" --vary container.workers=100,200 --reps 1 --detail messages \
+    --plan "$TMP/rp" >/dev/null
+(cd "$TMP" && sh "$TMP/rp/jobs.txt") >/dev/null 2>&1 || fail "the shards of 600,000 rows"
+interrupt "$TMP/i3" "lsim: interrupted: no database written" "$LSIM" merge "$TMP/rp" -o "$TMP/i3/m.db"
+rm -rf "$TMP/rp" "$TMP/wide.csv" "$TMP/nodes.csv"
+
 echo "$count hostile-input checks, $failures failed"
 [ "$failures" -eq 0 ]
