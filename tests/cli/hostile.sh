@@ -44,6 +44,7 @@ expect 3 "$LSIM" compare $SEED "$TMP/nostart.csv" --out "$TMP/c.db" --quiet
 #    No consumer events at all (memcpy of NULL before):
 printf 't_ms,event,node,consumer,msg,group,queue\n0,publish,,,m1,,q\n1,publish,,,m2,,q\n' >"$TMP/nocons.csv"
 expect 0 "$LSIM" fit "$TMP/nocons.csv"
+expect 3 "$LSIM" compare $SEED "$TMP/nocons.csv" --out "$TMP/c2.db" --quiet
 #    Not text: a NUL byte, UTF-16, /dev/zero, bytes that are not UTF-8; a
 #    UTF-8 byte order mark is skipped
 printf 't_ms,event,node,consumer,msg,group,queue\n0,pub\000lish,,,m1,,q\n' >"$TMP/nul.csv"
@@ -160,6 +161,12 @@ expect 0 "$LSIM" run "$TMP/long.yaml" --out "$TMP/long.db" --quiet
 #    and a shorter name that the cut would have reached is not read instead
 rm "$long/work.csv"
 expect 2 "$LSIM" run "$TMP/long.yaml" --out "$TMP/long2.db" --quiet
+#    the same for a trace the arrivals replay
+cp tests/data/traces/A-burst-run1.csv "$long/trace.csv"
+sed "s|path: [^ ,}]*|path: $long/trace.csv|" scenarios/jms-trace-A-burst.yaml >"$TMP/longt.yaml"
+expect 0 "$LSIM" run "$TMP/longt.yaml" --out "$TMP/longt.db" --quiet
+rm "$long/trace.csv"
+expect 2 "$LSIM" run "$TMP/longt.yaml" --out "$TMP/longt2.db" --quiet
 
 # 6. Out of memory leaves no temporary file.
 #    (a sanitizer's build reserves terabytes of shadow memory and cannot
@@ -189,6 +196,12 @@ count=$((count + 1))
 /usr/bin/python3 -c 'import sys, xml.etree.ElementTree as E; E.parse(sys.argv[1])' "$TMP/p.svg" ||
     fail "plot of a row at 1e300 is not XML"
 expect 2 "$LSIM" plot "$TMP/p.db" --kind timeline -o "$TMP/p.db"
+#    report: a FIFO named like a database blocked the open for ever (and a
+#    signal with it); the bound is for a loaded machine
+mkfifo "$TMP/fifo.db"
+expect_msg 2 "$TMP/fifo.db: not a regular file" \
+    timeout -s KILL 60 "$LSIM" report "$TMP/fifo.db" -o "$TMP/r.html"
+[ ! -e "$TMP/r.html" ] || fail "report of a FIFO wrote a page"
 
 # 8. A sparse run (samples every millisecond, an event an hour) stops on SIGTERM.
 printf 'name: sparse\nduration: 1000000h\nsample_interval: 1ms\nqueue:\n  arrivals: { kind: poisson, rate: 1/h }\n  service: { kind: constant, value: 1ms }\ncontainer: { kind: competing, workers: 1 }\n' >"$TMP/sparse.yaml"
@@ -206,6 +219,12 @@ if kill -0 $pid 2>/dev/null; then
 fi
 wait $pid
 [ -z "$(ls -A "$TMP/s")" ] || fail "the interrupted sparse run left $(ls -A "$TMP/s")"
+#    and stops when its temporary database reaches a file size limit (a
+#    full disk), with nothing left
+expect_msg 1 "lsim: $TMP/s/x.db: cannot write: disk I/O error: File too large" \
+    timeout -s KILL 60 sh -c 'ulimit -f 2000; exec "$0" "$@"' "$LSIM" run "$TMP/sparse.yaml" \
+    --out "$TMP/s/x.db" --detail samples --quiet
+[ -z "$(ls -A "$TMP/s")" ] || fail "the sparse run on a full disk left $(ls -A "$TMP/s")"
 
 # 9. Hostile shards into merge: each ends, with exit 2 and no database.
 "$LSIM" sweep $SEED --vary duration=1s,2s --reps 1 --plan "$TMP/mp" >/dev/null
@@ -253,6 +272,8 @@ done
 long_text=$(head -c 6000 /dev/zero | tr '\0' x)
 expect 1 sh -c '"$0" check "$1" --set "description=$2" >/dev/full' "$LSIM" $SEED "$long_text"
 expect 1 sh -c '"$0" merge "$1" -o "$2" --json >/dev/full' "$LSIM" "$TMP/mp" "$TMP/full.db"
+expect 1 sh -c '"$0" sweep "$1" --vary duration=1s..4s:1s --reps 1 --json --out "$2" --quiet >/dev/full' \
+    "$LSIM" $SEED "$TMP/fullsweep.db"
 
 # 12. SIGTERM stops compare, fit and merge in their own long loops, as it
 #     stops a run: exit 1, "interrupted", nothing written.
