@@ -71,6 +71,7 @@ struct timeline {
     char *path, *tmp;              /* tmp: the name SQLite writes (out's) */
     outpath out;
     sqlite3_stmt *full[NBATCH];    /* for BATCH rows, prepared on first use; writer thread only */
+    sqlite3_stmt *one[NBATCH];     /* for one row, the same */
     job *filling[NBATCH];          /* the simulation's current batch per table */
 
     pthread_t thread;
@@ -200,26 +201,26 @@ static const char *insert_rows(sqlite3_stmt *st, const value *v, int rows, int n
     return why;
 }
 
-/* Writes one job, BATCH rows a statement; returns an error description or NULL. */
+/* Writes one job, BATCH rows a statement and what is left one row a
+ * statement; returns an error description or NULL.  Both statements are
+ * prepared once, when first needed: a run that writes a table in small
+ * numbers (a summary) never pays for the long one, and the rows left at a
+ * sync do not cost a statement of their own each time (preparing costs
+ * about as much as the rows it could write). */
 static const char *write_job(timeline *tl, job *j)
 {
-    int ncols = tables[j->which].ncols, done = 0;
+    int which = j->which, ncols = tables[which].ncols, done = 0;
     const char *why = NULL;
-    /* A table's long insert is prepared when its first full batch comes: a
-     * run that writes a table in small numbers (a summary) never pays for it. */
-    if (j->nrows >= BATCH && !tl->full[j->which]
-        && !(tl->full[j->which] = prepare_insert(tl->db, j->which, BATCH)))
+    if (j->nrows >= BATCH && !tl->full[which]
+        && !(tl->full[which] = prepare_insert(tl->db, which, BATCH)))
         return "cannot prepare an insert";
     for (; done + BATCH <= j->nrows && !why; done += BATCH)
-        why = insert_rows(tl->full[j->which], j->vals + (size_t)done * (size_t)ncols, BATCH,
-                          ncols);
-    if (why || done == j->nrows)
-        return why;
-    sqlite3_stmt *st = prepare_insert(tl->db, j->which, j->nrows - done);
-    if (!st)
+        why = insert_rows(tl->full[which], j->vals + (size_t)done * (size_t)ncols, BATCH, ncols);
+    if (!why && done < j->nrows && !tl->one[which]
+        && !(tl->one[which] = prepare_insert(tl->db, which, 1)))
         return "cannot prepare an insert";
-    why = insert_rows(st, j->vals + (size_t)done * (size_t)ncols, j->nrows - done, ncols);
-    sqlite3_finalize(st);
+    for (; done < j->nrows && !why; done++)
+        why = insert_rows(tl->one[which], j->vals + (size_t)done * (size_t)ncols, 1, ncols);
     return why;
 }
 
@@ -340,6 +341,7 @@ static void timeline_free(timeline *tl)
 {
     for (int i = 0; i < NBATCH; i++) {
         sqlite3_finalize(tl->full[i]);
+        sqlite3_finalize(tl->one[i]);
         job_free(tl->filling[i]);
         while (tl->spare[i]) {
             job *j = tl->spare[i];
@@ -545,7 +547,8 @@ int timeline_close(timeline *tl, bool keep, char *err, size_t errsize)
         exec_now(tl, "COMMIT", "cannot write (commit)");
     for (int i = 0; i < NBATCH; i++) {
         sqlite3_finalize(tl->full[i]);
-        tl->full[i] = NULL;
+        sqlite3_finalize(tl->one[i]);
+        tl->full[i] = tl->one[i] = NULL;
     }
     if (sqlite3_close(tl->db) != SQLITE_OK && ok)
         fail_locked(tl, "cannot close");
