@@ -93,10 +93,9 @@ grep -q "already holds a plan" "$TMP/err" || fail "--plan twice: $(cat "$TMP/err
 
 # 4. A sweep interrupted before any run finished leaves neither a database
 # nor its folder (the workers stop at once: their runs would take ten
-# minutes or more, so the 60 s bound holds on a loaded machine and still fails if they
-# go on),
-# also when the signal comes before the workers start (while the 20,000
-# points of a grid are checked, about 1 s) ...
+# minutes or more, so a 60 s bound holds on a loaded machine and still
+# fails if they go on), also when the signal comes before the workers start
+# (while the 20,000 points of a grid are checked, about 1 s) ...
 count=$((count + 1))
 for grid in "--vary container.workers=10,11,12 --reps 2" \
             "--vary container.workers=1..100 --vary container.startLatency=0ms..199ms:1ms --reps 1"; do
