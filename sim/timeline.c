@@ -372,7 +372,7 @@ static void set_up(timeline *tl)
     }
     /* No journal: a failed run's file is deleted, never recovered. */
     exec_now(tl, "PRAGMA page_size=65536; PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;"
-                 "PRAGMA temp_store=MEMORY; PRAGMA cache_size=-4096;"
+                 "PRAGMA temp_store=MEMORY; PRAGMA cache_size=-32768;"
                  "PRAGMA locking_mode=EXCLUSIVE;", "cannot set up");
     exec_now(tl, schema, "cannot create the tables");
     exec_now(tl, "BEGIN", "cannot begin");
