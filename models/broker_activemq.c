@@ -86,21 +86,6 @@ static void ml_unlink(amq_list *l, sim_msg *m)
     l->n--;
 }
 
-/* Moves every message of src to the end of dst. */
-static void ml_concat(amq_list *dst, amq_list *src)
-{
-    if (!src->head)
-        return;
-    if (dst->tail) {
-        dst->tail->next = src->head;
-        src->head->prev = dst->tail;
-    } else {
-        dst->head = src->head;
-    }
-    dst->tail = src->tail;
-    dst->n += src->n;
-    *src = (amq_list){ 0 };
-}
 
 /* ---- a subscription's dispatched list: a ring of pointers --------------------- */
 
@@ -195,6 +180,7 @@ static void rotate(amq_queue *q, amq_sub *s)
     remove_sub(q, s);
     q->subs[q->nsubs++] = s;
     sort_subs(q);
+    q->subs_version++;
 }
 
 static amq_sub *first_open(const amq_queue *q)
@@ -209,7 +195,10 @@ static amq_sub *first_open(const amq_queue *q)
  * (invariant 2), given whether s was full before. */
 static void recount(amq_queue *q, const amq_sub *s, bool was_full)
 {
-    q->n_open += (int)was_full - (int)is_full(s);
+    bool now_full = is_full(s);
+    q->n_open += (int)was_full - (int)now_full;
+    q->opened += was_full && !now_full;
+    q->subs_version++;
 }
 
 /* Takes m off s's dispatched list (acknowledged or rejected). */
@@ -250,7 +239,7 @@ static void assign(sim_ctx *ctx, amq_queue *q, sim_msg *m, amq_sub *s)
  * full; otherwise the first consumer that is not full does.  The LRU is
  * touched exactly when the real loop calls get(): when some consumer is
  * not full (the caller checked that). */
-static amq_sub *choose(sim_ctx *ctx, amq_queue *q, sim_msg *m, amq_sub **blocker)
+static amq_sub *choose(sim_ctx *ctx, amq_queue *q, sim_msg *m, amq_sub **blocker, bool count_use)
 {
     if (m->group < 0)
         return first_open(q);
@@ -261,7 +250,8 @@ static amq_sub *choose(sim_ctx *ctx, amq_queue *q, sim_msg *m, amq_sub **blocker
         return t;
     }
     const char *name = name_for(ctx, q, m);
-    amq_sub *o = sub_of_owner(amqg_get(q->groups, m->group, name));
+    amq_sub *o = sub_of_owner(count_use ? amqg_get(q->groups, m->group, name)
+                                        : amqg_peek(q->groups, m->group, name));
     if (!o) {
         t = first_open(q);
         assign(ctx, q, m, t);
@@ -461,11 +451,11 @@ static sim_msg *skim(sim_ctx *ctx, amq_queue *q, amq_skip *old, amq_skip *now, b
  * The stretch the last pass skipped is skipped again in one step while it
  * would be skipped message by message (amq_skip); this pass records the
  * stretch it skips for the next one. */
-static bool dispatch_list(sim_ctx *ctx, amq_queue *q, amq_list *l)
+static bool dispatch_list(sim_ctx *ctx, amq_queue *q, amq_list *l, amq_skip *old)
 {
     bool any = false;
     uint64_t changes = amqg_changes(q->groups);
-    amq_skip *old = &l->skip, now = { 0 };  /* old is changed in place as it is used */
+    amq_skip now = { 0 };          /* old is changed in place as it is used */
     bool has_old = old->n > 0 && old->changes == changes, is_recording = true;
     for (sim_msg *m = l->head, *next; m && q->n_open > 0; m = next) {
         bool in_old = has_old && m == old->first;
@@ -495,7 +485,7 @@ static bool dispatch_list(sim_ctx *ctx, amq_queue *q, amq_list *l)
             }
         }
         amq_sub *blocker = NULL;
-        amq_sub *t = choose(ctx, q, m, &blocker);
+        amq_sub *t = choose(ctx, q, m, &blocker, true);
         if (!t) {
             is_recording = is_recording && blocker && skip_add(&now, m, blocker);
             continue;
@@ -515,7 +505,145 @@ static bool dispatch_list(sim_ctx *ctx, amq_queue *q, amq_list *l)
     } else {
         *old = now;
     }
-    l->skip.changes = changes;
+    old->changes = changes;
+    return any;
+}
+
+/* ---- the page window's pass (amq_window, activemq_window.c) -------------------- */
+
+static amq_sub *owner_of(sim_ctx *ctx, amq_queue *q, int32_t group)
+{
+    const char *name = amqg_wants_name(q->groups, group) ? sim_group_name(ctx, group) : NULL;
+    return sub_of_owner(amqg_peek(q->groups, group, name));
+}
+
+/* Stream i offers the first message from m on that the pass may take now:
+ * any, unless its group's owner is full; then only a first of a group
+ * (JMSXGroupSeq 1), which goes to whoever is first. */
+static void offer(sim_ctx *ctx, amq_queue *q, int32_t i, sim_msg *m)
+{
+    amq_window *w = &q->paged;
+    const amq_stream *s = &w->s[i - 1];
+    if (m && s->group >= 0) {
+        amq_sub *o = owner_of(ctx, q, s->group);
+        if (o && is_full(o)) {
+            if (s->firsts == 0)
+                return;
+            while (m && m->group_seq != 1)
+                m = m->next;
+        }
+    }
+    if (m)
+        amqw_offer(w, i, m);
+}
+
+/* Every stream offers again, from the first message after id x (0: from
+ * its first): an owner changed, or a consumer opened. */
+static void offer_all(sim_ctx *ctx, amq_queue *q, uint64_t x)
+{
+    amq_window *w = &q->paged;
+    amqw_clear_offers(w);
+    for (int32_t i = w->oldest; i; i = w->s[i - 1].newer)
+        offer(ctx, q, i, x ? amqw_first_after(&w->s[i - 1], x) : w->s[i - 1].head);
+}
+
+/* The group lookups of the pass before message id `bound`, counted as uses
+ * (cached map) in the order the pass made them: those of the messages it
+ * took (the log, already in order) and those of the messages it passed
+ * over, which are all still in the window; of these, only each group's
+ * last before `bound` matters.  Uses counted again change nothing but
+ * their place, so this may run more than once in a pass. */
+static void count_uses(amq_queue *q, uint64_t bound)
+{
+    amq_window *w = &q->paged;
+    xgrow((void **)&w->seq, &w->capseq, w->ns + 1, sizeof *w->seq);
+    size_t n = 0;
+    for (int32_t i = w->oldest; i; i = w->s[i - 1].newer) {
+        const amq_stream *s = &w->s[i - 1];
+        sim_msg *m = s->group < 0 ? NULL : s->tail->id < bound ? s->tail : amqw_last_before(s, bound);
+        if (!m)
+            continue;
+        size_t j = n++;            /* in order of the streams' last messages: nearly sorted */
+        while (j > 0 && w->seq[j - 1].id > m->id) {
+            w->seq[j] = w->seq[j - 1];
+            j--;
+        }
+        w->seq[j] = (amq_touch){ m->id, s->group };
+    }
+    xgrow((void **)&w->touch, &w->captouch, n + w->nlog + 1, sizeof *w->touch);
+    size_t a = 0, b = 0, k = 0;
+    while (a < n || b < w->nlog) {
+        bool from_seq = b == w->nlog || (a < n && w->seq[a].id < w->log[b].id);
+        w->touch[k++] = from_seq ? w->seq[a++].group : w->log[b++].group;
+    }
+    amqg_touch_all(q->groups, w->touch, k);
+}
+
+/* Queue.doActualDispatch over the page window, with what dispatch_list does
+ * message by message done stream by stream: the streams offer the messages
+ * the pass may take (offer), the oldest offer is taken, and the messages
+ * between are passed over without a visit.  A passed-over message's only
+ * effect is its group's lookup, counted as a use at the end (count_uses),
+ * or before a put that may evict a group, which follows the order of use.
+ * Taken messages are looked up without counting a use then, for the same
+ * reason.  What is offered stays right while no owner changes and no
+ * consumer opens (consumers fill as they are sent messages); when one does,
+ * every stream offers again. */
+static bool dispatch_window(sim_ctx *ctx, amq_queue *q)
+{
+    amq_window *w = &q->paged;
+    if (w->n == 0 || q->n_open == 0)
+        return false;
+    if (w->was_idle && w->seen_window == w->version && w->seen_subs == q->subs_version &&
+        w->seen_map == amqg_version(q->groups))
+        return false;              /* the last pass again, which took nothing: it changes nothing */
+    bool lru = amqg_has_lru(q->groups), any = false;
+    uint64_t changes = amqg_changes(q->groups), opened = q->opened, bound = UINT64_MAX;
+    w->nlog = 0;
+    offer_all(ctx, q, 0);
+    int32_t i;
+    while (q->n_open > 0 && (i = amqw_take_offer(w)) != 0) {
+        sim_msg *m = w->s[i - 1].cand;
+        if (m->group >= 0 && m->group_seq != 1) {
+            amq_sub *o = owner_of(ctx, q, m->group);
+            if (o && is_full(o)) { /* filled during this pass: passed over */
+                offer(ctx, q, i, m);
+                continue;
+            }
+        }
+        if (lru && m->group >= 0 && amqg_may_evict(q->groups, m->group))
+            count_uses(q, m->id);
+        amq_sub *blocker = NULL;
+        amq_sub *t = choose(ctx, q, m, &blocker, !lru);
+        assert(t);
+        if (lru && m->group >= 0) {
+            xgrow((void **)&w->log, &w->caplog, w->nlog + 1, sizeof *w->log);
+            w->log[w->nlog++] = (amq_touch){ m->id, m->group };
+        }
+        sim_msg *next = m->next;
+        uint64_t id = m->id;
+        amqw_remove(w, m);
+        send(ctx, q, t, m);
+        rotate(q, t);
+        any = true;
+        bound = id + 1;
+        if (amqg_changes(q->groups) != changes || q->opened != opened) {
+            changes = amqg_changes(q->groups);
+            opened = q->opened;
+            offer_all(ctx, q, id);
+        } else if (next) {
+            offer(ctx, q, i, next);
+        }
+    }
+    if (q->n_open > 0)
+        bound = UINT64_MAX;        /* it went through to the end */
+    amqw_clear_offers(w);
+    if (lru)
+        count_uses(q, bound);
+    w->was_idle = !any;
+    w->seen_window = w->version;
+    w->seen_subs = q->subs_version;
+    w->seen_map = amqg_version(q->groups);
     return any;
 }
 
@@ -535,11 +663,15 @@ static bool round_once(sim_ctx *ctx, amq_queue *q)
         }
     }
     bool changed = fresh.n > 0;
-    changed |= dispatch_list(ctx, q, &q->redeliv);
-    changed |= dispatch_list(ctx, q, &q->paged);
-    if (fresh.n > 0 && q->redeliv.n + q->paged.n == 0)
-        dispatch_list(ctx, q, &fresh);
-    ml_concat(&q->paged, &fresh);
+    changed |= dispatch_list(ctx, q, &q->redeliv, &q->redeliv_skip);
+    changed |= dispatch_window(ctx, q);
+    bool was_empty = q->redeliv.n + q->paged.n == 0;
+    for (sim_msg *m = fresh.head, *next; m; m = next) {
+        next = m->next;
+        amqw_push(&q->paged, m);
+    }
+    if (fresh.n > 0 && was_empty)  /* the new page is dispatched at once */
+        dispatch_window(ctx, q);
     return changed;
 }
 
@@ -642,6 +774,7 @@ static void amq_subscribe(sim_ctx *ctx, broker *base, consumer_port *p)
     q->subs[q->nsubs++] = s;
     sort_subs(q);
     q->n_open += !is_full(s);
+    q->subs_version++;
     amq_kick(ctx, q);
 }
 
@@ -664,6 +797,7 @@ static void amq_unsubscribe(sim_ctx *ctx, broker *base, consumer_port *p)
     if (s->is_waiting)
         amq_wait_end(q, s);
     q->n_open -= !is_full(s);
+    q->subs_version++;
     remove_sub(q, s);
     amqg_remove_owner(q->groups, &s->own);
     for (size_t i = 0; i < s->dispatched.n; i++) {
@@ -677,8 +811,8 @@ static void amq_unsubscribe(sim_ctx *ctx, broker *base, consumer_port *p)
     p->broker_state = NULL;
     if (q->redeliv.n > 0 && q->nsubs > 0) {    /* doDispatch(new OrderedPendingList()) */
         q->is_dispatching = true;
-        dispatch_list(ctx, q, &q->redeliv);
-        dispatch_list(ctx, q, &q->paged);
+        dispatch_list(ctx, q, &q->redeliv, &q->redeliv_skip);
+        dispatch_window(ctx, q);
         q->is_dispatching = false;
     }
     amq_kick(ctx, q);
@@ -806,6 +940,7 @@ static void amq_destroy(broker *base)
             free(q->subs[k]);
         }
         free(q->subs);
+        amqw_fini(&q->paged);
         amqg_destroy(q->groups);
         free(q);
     }
