@@ -65,7 +65,8 @@ typedef struct amq_window {
     int32_t *touch;                /* scratch: the groups to touch, in order */
     size_t captouch;
     /* the last pass: what it left, to know a pass that would repeat it */
-    bool was_idle;                 /* it took nothing */
+    bool is_settled;               /* a pass that takes nothing would change nothing */
+    bool was_exhausted;            /* it went to the end: nothing was left it could take */
     uint64_t seen_window, seen_map, seen_subs;
 } amq_window;
 
@@ -123,6 +124,7 @@ typedef struct amq_queue {
     amq_sub **subs;                /* dispatch order */
     size_t nsubs, cap;
     int n_open;                    /* subscriptions not full */
+    bool is_unsorted;              /* an eviction changed a count: subs may be out of order */
     int64_t buffered;              /* dispatched and not acknowledged, all consumers */
     amqg_map *groups;
     bool is_holding;               /* a delayed start holds dispatch */

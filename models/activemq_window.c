@@ -195,7 +195,8 @@ void amqw_offer(amq_window *w, int32_t i, sim_msg *m)
     amq_stream *s = at(w, i);
     assert(!s->hpos);
     s->cand = m;
-    xgrow((void **)&w->heap, &w->capheap, w->nheap + 1, sizeof *w->heap);
+    if (w->nheap == w->capheap)
+        xgrow((void **)&w->heap, &w->capheap, w->nheap + 1, sizeof *w->heap);
     size_t h = w->nheap++;
     while (h > 0 && key(w, (h - 1) / 2) > m->id) {
         heap_set(w, h, w->heap[(h - 1) / 2]);

@@ -163,24 +163,37 @@ static void sort_subs(amq_queue *q)
 
 static void remove_sub(amq_queue *q, const amq_sub *s)
 {
-    for (size_t i = 0; i < q->nsubs; i++)
-        if (q->subs[i] == s) {
-            memmove(q->subs + i, q->subs + i + 1, (q->nsubs - i - 1) * sizeof *q->subs);
-            q->nsubs--;
-            return;
-        }
+    size_t i = 0;
+    while (i < q->nsubs && q->subs[i] != s)
+        i++;
+    if (i == q->nsubs)
+        return;
+    for (q->nsubs--; i < q->nsubs; i++)   /* a few: no call to memmove */
+        q->subs[i] = q->subs[i + 1];
 }
 
 /* Round robin: the consumer just sent a message goes to the end, then the
- * list is sorted again (Queue.doActualDispatch, addToConsumerList). */
+ * list is sorted again (Queue.doActualDispatch, addToConsumerList).  The
+ * others are in order unless an eviction took a group from one of them, so
+ * a stable sort only moves s back past those that sort after it. */
 static void rotate(amq_queue *q, amq_sub *s)
 {
+    q->subs_version++;
     if (q->nsubs < 2)
         return;
     remove_sub(q, s);
     q->subs[q->nsubs++] = s;
-    sort_subs(q);
-    q->subs_version++;
+    if (q->is_unsorted) {
+        sort_subs(q);
+        q->is_unsorted = false;
+        return;
+    }
+    size_t j = q->nsubs - 1;
+    while (j > 0 && compare(q->subs[j - 1], s) > 0) {
+        q->subs[j] = q->subs[j - 1];
+        j--;
+    }
+    q->subs[j] = s;
 }
 
 static amq_sub *first_open(const amq_queue *q)
@@ -228,6 +241,7 @@ static void assign(sim_ctx *ctx, amq_queue *q, sim_msg *m, amq_sub *s)
     if (old) {                     /* CachedMessageGroupMap.removeEldestEntry */
         old->groups--;
         q->b->evictions++;
+        q->is_unsorted = true;     /* old may sort earlier now */
     }
     s->groups++;
     amq_note_assignment(ctx, q->b, m->group, s->port);
@@ -453,6 +467,10 @@ static sim_msg *skim(sim_ctx *ctx, amq_queue *q, amq_skip *old, amq_skip *now, b
  * stretch it skips for the next one. */
 static bool dispatch_list(sim_ctx *ctx, amq_queue *q, amq_list *l, amq_skip *old)
 {
+    if (!l->head) {
+        old->n = 0;                /* no stretch */
+        return false;
+    }
     bool any = false;
     uint64_t changes = amqg_changes(q->groups);
     amq_skip now = { 0 };          /* old is changed in place as it is used */
@@ -552,31 +570,46 @@ static void offer_all(sim_ctx *ctx, amq_queue *q, uint64_t x)
  * took (the log, already in order) and those of the messages it passed
  * over, which are all still in the window; of these, only each group's
  * last before `bound` matters.  Uses counted again change nothing but
- * their place, so this may run more than once in a pass. */
-static void count_uses(amq_queue *q, uint64_t bound)
+ * their place, so this may run more than once in a pass.  Returns whether
+ * a pass that takes nothing would now change nothing: the pass went to the
+ * end of the window and each group it took from has a later message left,
+ * so the order it leaves is that of the groups' last messages. */
+static bool count_uses(amq_queue *q, uint64_t bound)
 {
     amq_window *w = &q->paged;
-    xgrow((void **)&w->seq, &w->capseq, w->ns + 1, sizeof *w->seq);
+    if (w->capseq < w->ns)
+        xgrow((void **)&w->seq, &w->capseq, w->ns, sizeof *w->seq);
+    if (w->captouch < w->ns + w->nlog)
+        xgrow((void **)&w->touch, &w->captouch, w->ns + w->nlog, sizeof *w->touch);
     size_t n = 0;
+    bool is_end = bound == UINT64_MAX;
     for (int32_t i = w->oldest; i; i = w->s[i - 1].newer) {
         const amq_stream *s = &w->s[i - 1];
-        sim_msg *m = s->group < 0 ? NULL : s->tail->id < bound ? s->tail : amqw_last_before(s, bound);
+        sim_msg *m = s->group < 0 ? NULL : is_end || s->tail->id < bound ? s->tail
+                                                                         : amqw_last_before(s, bound);
         if (!m)
             continue;
-        size_t j = n++;            /* in order of the streams' last messages: nearly sorted */
-        while (j > 0 && w->seq[j - 1].id > m->id) {
+        size_t j = n++;            /* in the order of the streams' last messages: sorted at the end */
+        while (!is_end && j > 0 && w->seq[j - 1].id > m->id) {
             w->seq[j] = w->seq[j - 1];
             j--;
         }
         w->seq[j] = (amq_touch){ m->id, s->group };
     }
-    xgrow((void **)&w->touch, &w->captouch, n + w->nlog + 1, sizeof *w->touch);
     size_t a = 0, b = 0, k = 0;
-    while (a < n || b < w->nlog) {
-        bool from_seq = b == w->nlog || (a < n && w->seq[a].id < w->log[b].id);
-        w->touch[k++] = from_seq ? w->seq[a++].group : w->log[b++].group;
+    bool is_settled = is_end;
+    while (b < w->nlog) {
+        const amq_touch *t = &w->log[b++];
+        while (a < n && w->seq[a].id < t->id)
+            w->touch[k++] = w->seq[a++].group;
+        int32_t i = is_settled ? amqw_stream_of(w, t->group) : 0;
+        is_settled = i && w->s[i - 1].tail->id > t->id;
+        w->touch[k++] = t->group;
     }
+    while (a < n)
+        w->touch[k++] = w->seq[a++].group;
     amqg_touch_all(q->groups, w->touch, k);
+    return is_settled;
 }
 
 /* Queue.doActualDispatch over the page window, with what dispatch_list does
@@ -594,10 +627,19 @@ static bool dispatch_window(sim_ctx *ctx, amq_queue *q)
     amq_window *w = &q->paged;
     if (w->n == 0 || q->n_open == 0)
         return false;
-    if (w->was_idle && w->seen_window == w->version && w->seen_subs == q->subs_version &&
-        w->seen_map == amqg_version(q->groups))
-        return false;              /* the last pass again, which took nothing: it changes nothing */
     bool lru = amqg_has_lru(q->groups), any = false;
+    if (w->was_exhausted && w->seen_window == w->version && w->seen_subs == q->subs_version &&
+        w->seen_map == amqg_version(q->groups)) {
+        /* Nothing changed since the last pass, which went through to the end
+         * and left nothing it could take: this one takes nothing either, and
+         * only its lookups count, if even they change anything. */
+        if (w->is_settled)
+            return false;
+        w->nlog = 0;
+        w->is_settled = count_uses(q, UINT64_MAX);
+        w->seen_map = amqg_version(q->groups);
+        return false;
+    }
     uint64_t changes = amqg_changes(q->groups), opened = q->opened, bound = UINT64_MAX;
     w->nlog = 0;
     offer_all(ctx, q, 0);
@@ -617,7 +659,8 @@ static bool dispatch_window(sim_ctx *ctx, amq_queue *q)
         amq_sub *t = choose(ctx, q, m, &blocker, !lru);
         assert(t);
         if (lru && m->group >= 0) {
-            xgrow((void **)&w->log, &w->caplog, w->nlog + 1, sizeof *w->log);
+            if (w->nlog == w->caplog)
+                xgrow((void **)&w->log, &w->caplog, w->nlog + 1, sizeof *w->log);
             w->log[w->nlog++] = (amq_touch){ m->id, m->group };
         }
         sim_msg *next = m->next;
@@ -635,12 +678,11 @@ static bool dispatch_window(sim_ctx *ctx, amq_queue *q)
             offer(ctx, q, i, next);
         }
     }
-    if (q->n_open > 0)
+    w->was_exhausted = q->n_open > 0;
+    if (w->was_exhausted)
         bound = UINT64_MAX;        /* it went through to the end */
     amqw_clear_offers(w);
-    if (lru)
-        count_uses(q, bound);
-    w->was_idle = !any;
+    w->is_settled = lru ? count_uses(q, bound) : true;
     w->seen_window = w->version;
     w->seen_subs = q->subs_version;
     w->seen_map = amqg_version(q->groups);
