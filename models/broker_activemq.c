@@ -641,6 +641,7 @@ static bool dispatch_window(sim_ctx *ctx, amq_queue *q)
         return false;
     }
     uint64_t changes = amqg_changes(q->groups), opened = q->opened, bound = UINT64_MAX;
+    bool was_steady = true;        /* no owner changed, no consumer opened */
     w->nlog = 0;
     offer_all(ctx, q, 0);
     int32_t i;
@@ -673,14 +674,16 @@ static bool dispatch_window(sim_ctx *ctx, amq_queue *q)
         if (amqg_changes(q->groups) != changes || q->opened != opened) {
             changes = amqg_changes(q->groups);
             opened = q->opened;
+            was_steady = false;
             offer_all(ctx, q, id);
         } else if (next) {
             offer(ctx, q, i, next);
         }
     }
-    w->was_exhausted = q->n_open > 0;
-    if (w->was_exhausted)
+    if (q->n_open > 0)
         bound = UINT64_MAX;        /* it went through to the end */
+    /* What it passed over before an owner changed may be taken now. */
+    w->was_exhausted = q->n_open > 0 && was_steady;
     amqw_clear_offers(w);
     w->is_settled = lru ? count_uses(q, bound) : true;
     w->seen_window = w->version;
