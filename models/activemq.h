@@ -102,6 +102,7 @@ typedef struct amq_sub {
     consumer_port *port;           /* borrowed from the container */
     struct amq_queue *q;
     int prefetch;                  /* resolved at subscribe */
+    int priority;                  /* the port's, at subscribe */
     int extension;                 /* prefetch 0: 1 while a pull is outstanding */
     amq_ptrq dispatched;           /* sent, not acknowledged, in order sent */
     int64_t groups;                /* ConsumerInfo.assignedGroupCount */

@@ -273,6 +273,11 @@ amqg_owner *amqg_get(amqg_map *g, int group, const char *name)
 
 amqg_owner *amqg_peek(amqg_map *g, int group, const char *name)
 {
+    size_t k = (size_t)group;
+    if (g->kind != AMQG_BUCKET)    /* the common case first: no growth, no hashing */
+        return k < g->ne ? g->e[k].owner : NULL;
+    if (k < g->nbucket && g->bucket[k])
+        return g->e[g->bucket[k] - 1].owner;
     int32_t i = index_of(g, group, name);   /* it may move g->e */
     return g->e[i].owner;
 }

@@ -141,8 +141,8 @@ static amq_sub *sub_of_owner(amqg_owner *o)
 /* Queue.orderedCompare: higher priority first, then fewer groups. */
 static int compare(const amq_sub *a, const amq_sub *b)
 {
-    if (a->port->priority != b->port->priority)
-        return b->port->priority - a->port->priority;
+    if (a->priority != b->priority)
+        return b->priority - a->priority;
     return (a->groups > b->groups) - (a->groups < b->groups);
 }
 
@@ -806,6 +806,7 @@ static void amq_subscribe(sim_ctx *ctx, broker *base, consumer_port *p)
     if (p->prefetch < 0)           /* the client's default, or the destination policy's */
         p->prefetch = b->prefetch;
     s->prefetch = p->prefetch;
+    s->priority = p->priority;
     s->stats = amq_stats_of(b, p);
     p->broker_state = s;
     if (q->nsubs == 0) {
