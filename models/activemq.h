@@ -42,6 +42,8 @@ typedef struct amq_stream {
     int32_t older, newer;          /* the streams in the order of their last message: index + 1 */
     int32_t hpos;                  /* a pass: its place in the heap + 1, 0 = not there */
     sim_msg *cand;                 /* a pass: the message it offers (when in the heap) */
+    struct amq_sub *owner;         /* its group's owner ... */
+    uint64_t owner_at;             /* ... while amqg_changes() + 1 is this */
 } amq_stream;
 
 typedef struct amq_touch {         /* a group lookup of a pass, at a message */

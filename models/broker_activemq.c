@@ -541,9 +541,14 @@ static amq_sub *owner_of(sim_ctx *ctx, amq_queue *q, int32_t group)
 static void offer(sim_ctx *ctx, amq_queue *q, int32_t i, sim_msg *m)
 {
     amq_window *w = &q->paged;
-    const amq_stream *s = &w->s[i - 1];
+    amq_stream *s = &w->s[i - 1];
     if (m && s->group >= 0) {
-        amq_sub *o = owner_of(ctx, q, s->group);
+        uint64_t at = amqg_changes(q->groups) + 1;
+        if (s->owner_at != at) {
+            s->owner = owner_of(ctx, q, s->group);
+            s->owner_at = at;
+        }
+        amq_sub *o = s->owner;
         if (o && is_full(o)) {
             if (s->firsts == 0)
                 return;
@@ -648,7 +653,7 @@ static bool dispatch_window(sim_ctx *ctx, amq_queue *q)
     while (q->n_open > 0 && (i = amqw_take_offer(w)) != 0) {
         sim_msg *m = w->s[i - 1].cand;
         if (m->group >= 0 && m->group_seq != 1) {
-            amq_sub *o = owner_of(ctx, q, m->group);
+            amq_sub *o = w->s[i - 1].owner;   /* offer() looked it up since the last change */
             if (o && is_full(o)) { /* filled during this pass: passed over */
                 offer(ctx, q, i, m);
                 continue;
@@ -773,16 +778,16 @@ static void on_release(sim_ctx *ctx, void *self, void *arg)
 
 static amq_queue *queue_at(amq_broker *b, int queue)
 {
-    if ((size_t)queue >= b->nq) {
-        size_t n = (size_t)queue + 1;
-        b->q = xrealloc(b->q, n * sizeof *b->q);
-        for (size_t i = b->nq; i < n; i++) {
-            b->q[i] = xcalloc(1, sizeof *b->q[i]);
-            b->q[i]->b = b;
-            b->q[i]->groups = amqg_create(b->map_kind, b->map_size);
-        }
-        b->nq = n;
+    if ((size_t)queue < b->nq)
+        return b->q[queue];
+    size_t n = (size_t)queue + 1;
+    b->q = xrealloc(b->q, n * sizeof *b->q);
+    for (size_t i = b->nq; i < n; i++) {
+        b->q[i] = xcalloc(1, sizeof *b->q[i]);
+        b->q[i]->b = b;
+        b->q[i]->groups = amqg_create(b->map_kind, b->map_size);
     }
+    b->nq = n;
     return b->q[queue];
 }
 
