@@ -6,7 +6,8 @@
  *   store    messages not paged in yet (the cursor), in publish order;
  *   redeliv  redeliveredWaitingDispatch: what closed consumers held, in
  *            dispatch order; always offered before paged;
- *   paged    pagedInPendingDispatch: paged in, not dispatched;
+ *   paged    pagedInPendingDispatch: paged in, not dispatched, kept as
+ *            one stream per group (amq_window, activemq_window.c);
  *   subs     the consumers in dispatch order, kept stably sorted by
  *            (priority desc, assigned groups asc) (Queue.orderedCompare).
  * A subscription's `dispatched` list is what it was sent and has not
@@ -20,8 +21,10 @@
  * (Queue.doDispatch).  A message no consumer can take is skipped, not
  * waited on.  Kicks follow every publish, subscribe, unsubscribe, ack and
  * pull; a kick that arrives while one runs makes it run again.  A pass
- * steps over the stretch of messages the last pass skipped while it would
- * skip them again (amq_skip, activemq.h), with the same group lookups.
+ * over the page window (dispatch_window) reaches the messages it may take
+ * stream by stream and counts the group lookups of those it passes over
+ * without visiting them; a pass over redeliv steps over the stretch the
+ * last pass skipped while it would skip it again (amq_skip, activemq.h).
  *
  * Invariants:
  *  (1) a message is on exactly one of store, redeliv, paged, or one
