@@ -650,6 +650,11 @@ static bool dispatch_window(sim_ctx *ctx, amq_queue *q)
     }
     uint64_t changes = amqg_changes(q->groups), opened = q->opened, bound = UINT64_MAX;
     bool was_steady = true;        /* no owner changed, no consumer opened */
+    /* The map's order is the last pass's and that pass's lookups would
+     * leave it so: while this one takes no stream's last message, its
+     * lookups leave it so too. */
+    bool keeps_order = w->was_exhausted && w->is_settled && w->seen_window == w->version &&
+                       w->seen_map == amqg_version(q->groups);
     w->nlog = 0;
     offer_all(ctx, q, 0);
     int32_t i;
@@ -674,6 +679,7 @@ static bool dispatch_window(sim_ctx *ctx, amq_queue *q)
         }
         sim_msg *next = m->next;
         uint64_t id = m->id;
+        keeps_order = keeps_order && next;
         amqw_remove(w, m);
         send(ctx, q, t, m);
         rotate(q, t);
@@ -693,7 +699,10 @@ static bool dispatch_window(sim_ctx *ctx, amq_queue *q)
     /* What it passed over before an owner changed may be taken now. */
     w->was_exhausted = q->n_open > 0 && was_steady;
     amqw_clear_offers(w);
-    w->is_settled = lru ? count_uses(q, bound) : true;
+    if (lru && !(keeps_order && w->was_exhausted))
+        w->is_settled = count_uses(q, bound);
+    else
+        w->is_settled = true;
     w->seen_window = w->version;
     w->seen_subs = q->subs_version;
     w->seen_map = amqg_version(q->groups);
