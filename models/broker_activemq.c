@@ -177,26 +177,28 @@ static void remove_sub(amq_queue *q, const amq_sub *s)
 
 /* Round robin: the consumer just sent a message goes to the end, then the
  * list is sorted again (Queue.doActualDispatch, addToConsumerList).  The
- * others are in order unless an eviction took a group from one of them, so
- * a stable sort only moves s back past those that sort after it. */
+ * others are in order, and s sorts no earlier than before (it gained a
+ * group or none), unless a count went down (is_unsorted): then the stable
+ * sort puts s right before the others that sort after it, which are the
+ * last ones, so s moves only towards the end. */
 static void rotate(amq_queue *q, amq_sub *s)
 {
     q->subs_version++;
     if (q->nsubs < 2)
         return;
-    remove_sub(q, s);
-    q->subs[q->nsubs++] = s;
     if (q->is_unsorted) {
+        remove_sub(q, s);
+        q->subs[q->nsubs++] = s;
         sort_subs(q);
         q->is_unsorted = false;
         return;
     }
-    size_t j = q->nsubs - 1;
-    while (j > 0 && compare(q->subs[j - 1], s) > 0) {
-        q->subs[j] = q->subs[j - 1];
-        j--;
-    }
-    q->subs[j] = s;
+    size_t i = 0;
+    while (q->subs[i] != s)
+        i++;
+    for (; i + 1 < q->nsubs && compare(q->subs[i + 1], s) <= 0; i++)
+        q->subs[i] = q->subs[i + 1];
+    q->subs[i] = s;
 }
 
 static amq_sub *first_open(const amq_queue *q)
@@ -282,6 +284,7 @@ static amq_sub *choose(sim_ctx *ctx, amq_queue *q, sim_msg *m, amq_sub **blocker
         amqg_remove_group(q->groups, m->group, name);
         o->groups--;
         q->b->closes++;
+        q->is_unsorted = true;     /* o may sort earlier now */
     }
     return o;
 }
