@@ -44,6 +44,7 @@ typedef struct amq_stream {
     sim_msg *cand;                 /* a pass: the message it offers (when in the heap) */
     struct amq_sub *owner;         /* its group's owner ... */
     uint64_t owner_at;             /* ... while amqg_changes() + 1 is this */
+    sim_msg *finger;               /* one of its messages, where amqw_last_before starts */
 } amq_stream;
 
 typedef struct amq_touch {         /* a group lookup of a pass, at a message */
@@ -77,7 +78,7 @@ void amqw_remove(amq_window *w, sim_msg *m);
 void amqw_fini(amq_window *w);
 /* The index of group's stream (-1: no group), 0 if it has no messages. */
 int32_t amqw_stream_of(const amq_window *w, int32_t group);
-sim_msg *amqw_last_before(const amq_stream *s, uint64_t bound);
+sim_msg *amqw_last_before(amq_stream *s, uint64_t bound);
 sim_msg *amqw_first_after(const amq_stream *s, uint64_t x);
 /* The heap of a pass: stream i offers m; the stream with the oldest offer
  * leaves it (0: none); all leave. */

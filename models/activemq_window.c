@@ -123,6 +123,8 @@ void amqw_remove(amq_window *w, sim_msg *m)
     int32_t *slot = slot_of(w, m->group), i = *slot;
     amq_stream *s = at(w, i);
     bool was_last = s->tail == m;
+    if (s->finger == m)
+        s->finger = m->prev ? m->prev : m->next;
     if (m->prev)
         m->prev->next = m->next;
     else
@@ -151,20 +153,29 @@ void amqw_remove(amq_window *w, sim_msg *m)
     }
 }
 
-/* The last message of s with an id below `bound` and the first with an id
- * above `x` are found from both ends at once: a pass's bound is usually near
- * one end of a long stream. */
-sim_msg *amqw_last_before(const amq_stream *s, uint64_t bound)
+/* The last message of s with an id below `bound`: from the one found last
+ * time (the finger), since a pass that ends early usually ends near where
+ * the last one did. */
+sim_msg *amqw_last_before(amq_stream *s, uint64_t bound)
 {
-    for (sim_msg *a = s->head, *b = s->tail; a && a->id < bound; a = a->next, b = b->prev) {
-        if (b->id < bound)
-            return b;
-        if (!a->next || a->next->id >= bound)
-            return a;
+    if (!s->head || s->head->id >= bound)
+        return NULL;
+    if (s->tail->id < bound)
+        return s->tail;
+    sim_msg *f = s->finger ? s->finger : s->head;
+    if (f->id < bound) {
+        while (f->next->id < bound)  /* the tail is not below bound */
+            f = f->next;
+    } else {
+        while (f->id >= bound)       /* the head is below it */
+            f = f->prev;
     }
-    return NULL;
+    s->finger = f;
+    return f;
 }
 
+/* The first message of s with an id above `x`, found from both ends at
+ * once. */
 sim_msg *amqw_first_after(const amq_stream *s, uint64_t x)
 {
     for (sim_msg *a = s->head, *b = s->tail; b && b->id > x; a = a->next, b = b->prev) {

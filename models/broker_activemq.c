@@ -595,7 +595,7 @@ static bool count_uses(amq_queue *q, uint64_t bound)
     size_t n = 0;
     bool is_end = bound == UINT64_MAX;
     for (int32_t i = w->oldest; i; i = w->s[i - 1].newer) {
-        const amq_stream *s = &w->s[i - 1];
+        amq_stream *s = &w->s[i - 1];
         sim_msg *m = s->group < 0 ? NULL : is_end || s->tail->id < bound ? s->tail
                                                                          : amqw_last_before(s, bound);
         if (!m)
