@@ -255,7 +255,7 @@ static amq_sub *choose(sim_ctx *ctx, amq_queue *q, sim_msg *m, amq_sub **blocker
     if (m->group < 0)
         return first_open(q);
     amq_sub *t;
-    if (m->group_seq == 1) {       /* "if we can own the first, no-one else should own the rest" */
+    if (sim_msg_group_first(m)) {  /* "if we can own the first, no-one else should own the rest" */
         t = first_open(q);
         assign(ctx, q, m, t);
         return t;
@@ -271,7 +271,7 @@ static amq_sub *choose(sim_ctx *ctx, amq_queue *q, sim_msg *m, amq_sub **blocker
         *blocker = o;
         return NULL;
     }
-    if (m->group_seq < 0) {        /* the end of the group: it goes to its owner, then no owner */
+    if (sim_msg_group_close(m)) {  /* the end of the group: it goes to its owner, then no owner */
         amqg_remove_group(q->groups, m->group, name);
         o->groups--;
         q->b->closes++;

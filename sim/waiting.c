@@ -15,7 +15,7 @@
  * A listener may still run on a message that is gone or delivered anew
  * (a consumer timeout): its busy count goes with the node it runs on.
  *
- * Two engine-private flag bits say where a message is: MSG_AT_CONSUMER
+ * Two engine-private flag bits (of sim_msg.flags, 16 bits) say where a message is: MSG_AT_CONSUMER
  * (delivered and not yet done or requeued: unacknowledged) and
  * MSG_PREFETCHED (delivered and not begun).  The counts are plain integers
  * for the samples; the totals are time-weighted levels for the summary
@@ -61,17 +61,19 @@ static void ready_change(sim_ctx *ctx, int queue, int64_t delta)
 
 static void prefetched_change(sim_ctx *ctx, const sim_msg *m, int64_t delta)
 {
-    counts_of(ctx, m->node, m->queue)->prefetched += delta;
+    counts_of(ctx, message_delivery(ctx, m)->node, m->queue)->prefetched += delta;
     level_change(&ctx->waiting.prefetched_all, ctx->now, delta);
 }
 
 static void unacked_change(sim_ctx *ctx, const sim_msg *m, int64_t delta)
 {
-    counts_of(ctx, m->node, m->queue)->unacked += delta;
+    counts_of(ctx, message_delivery(ctx, m)->node, m->queue)->unacked += delta;
     level_change(&ctx->waiting.unacked_all, ctx->now, delta);
 }
 
-/* Takes m away from where it waits now (before m->node changes). */
+/* Takes m away from where it waits now (before its node changes).  A
+ * message at a consumer has a delivery record: message.c takes it before
+ * it calls waiting_delivered or waiting_begin. */
 static void leave(sim_ctx *ctx, sim_msg *m)
 {
     if (m->flags & MSG_PREFETCHED)
@@ -80,7 +82,7 @@ static void leave(sim_ctx *ctx, sim_msg *m)
         unacked_change(ctx, m, -1);
     else
         ready_change(ctx, m->queue, -1);
-    m->flags &= ~(MSG_PREFETCHED | MSG_AT_CONSUMER);
+    m->flags &= (uint16_t)~(MSG_PREFETCHED | MSG_AT_CONSUMER);
 }
 
 void waiting_published(sim_ctx *ctx, sim_msg *m)
@@ -91,7 +93,7 @@ void waiting_published(sim_ctx *ctx, sim_msg *m)
 void waiting_delivered(sim_ctx *ctx, sim_msg *m, int node)
 {
     leave(ctx, m);
-    m->node = node;
+    message_delivery(ctx, m)->node = node;
     m->flags |= MSG_AT_CONSUMER | MSG_PREFETCHED;
     unacked_change(ctx, m, +1);
     prefetched_change(ctx, m, +1);
@@ -99,14 +101,14 @@ void waiting_delivered(sim_ctx *ctx, sim_msg *m, int node)
 
 void waiting_begin(sim_ctx *ctx, sim_msg *m, int node)
 {
-    if (!(m->flags & MSG_AT_CONSUMER) || m->node != node) {
+    if (!(m->flags & MSG_AT_CONSUMER) || message_delivery(ctx, m)->node != node) {
         leave(ctx, m);
-        m->node = node;
+        message_delivery(ctx, m)->node = node;
         m->flags |= MSG_AT_CONSUMER;
         unacked_change(ctx, m, +1);
     } else if (m->flags & MSG_PREFETCHED) {
         prefetched_change(ctx, m, -1);
-        m->flags &= ~MSG_PREFETCHED;
+        m->flags &= (uint16_t)~MSG_PREFETCHED;
     }
     counts_of(ctx, node, m->queue)->busy++;
 }
