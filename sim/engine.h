@@ -78,9 +78,9 @@ typedef struct msg_delivery {
     uint32_t holds;                /* listeners still running on it after their channel closed */
 } msg_delivery;
 
-/* Delivery records by 32-bit index: block i >> 12, slot i & 4095.  Index 0
+/* Delivery records by 32-bit index: block i >> 10, slot i & 1023.  Index 0
  * is never handed out (it means "none"). */
-#define MSG_DELIVERY_SHIFT 12
+#define MSG_DELIVERY_SHIFT 10
 #define MSG_DELIVERY_BLOCK (1u << MSG_DELIVERY_SHIFT)
 typedef struct delivery_pool {
     msg_delivery **blocks;
@@ -154,11 +154,11 @@ struct sim_ctx {
 
 /* waiting.c: the message calls of message.c and engine.c report here. */
 void waiting_published(sim_ctx *ctx, sim_msg *m);
-void waiting_delivered(sim_ctx *ctx, sim_msg *m, int node);
-void waiting_begin(sim_ctx *ctx, sim_msg *m, int node);
+void waiting_delivered(sim_ctx *ctx, sim_msg *m, msg_delivery *d, int node);
+void waiting_begin(sim_ctx *ctx, sim_msg *m, msg_delivery *d, int node);
 void waiting_end(sim_ctx *ctx, const sim_msg *m, int node);
-void waiting_requeued(sim_ctx *ctx, sim_msg *m);
-void waiting_done(sim_ctx *ctx, sim_msg *m);
+void waiting_requeued(sim_ctx *ctx, sim_msg *m, const msg_delivery *d);
+void waiting_done(sim_ctx *ctx, sim_msg *m, const msg_delivery *d);   /* d: NULL if none */
 void waiting_consumers(sim_ctx *ctx, int node, int queue, int64_t delta);
 void waiting_fini(sim_ctx *ctx);
 /* The number of queues the samples cover (every queue registered). */

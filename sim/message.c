@@ -104,12 +104,10 @@ static void delivery_grow(sim_ctx *ctx)
     p->free = base + first;
 }
 
-/* m's delivery record, taken now if it has none: every field as for a
- * message never delivered. */
-static msg_delivery *delivery_of(sim_ctx *ctx, sim_msg *m)
+/* A new delivery record for m: every field as for a message never
+ * delivered. */
+static msg_delivery *delivery_take(sim_ctx *ctx, sim_msg *m)
 {
-    if (m->delivery)
-        return message_delivery(ctx, m);
     delivery_pool *p = &ctx->deliveries;
     if (!p->free)
         delivery_grow(ctx);
@@ -120,13 +118,10 @@ static msg_delivery *delivery_of(sim_ctx *ctx, sim_msg *m)
     return d;
 }
 
-static void delivery_put(sim_ctx *ctx, sim_msg *m)
+/* m's delivery record, taken now if it has none. */
+static inline msg_delivery *delivery_of(sim_ctx *ctx, sim_msg *m)
 {
-    if (!m->delivery)
-        return;
-    message_delivery(ctx, m)->holds = ctx->deliveries.free;
-    ctx->deliveries.free = m->delivery;
-    m->delivery = 0;
+    return m->delivery ? message_delivery(ctx, m) : delivery_take(ctx, m);
 }
 
 /* The record of a message never delivered, for reading. */
@@ -193,11 +188,10 @@ void sim_msg_published(sim_ctx *ctx, sim_msg *m)
 void sim_msg_delivered(sim_ctx *ctx, sim_msg *m, int node, int consumer)
 {
     msg_delivery *d = delivery_of(ctx, m);
-    waiting_delivered(ctx, m, node);
+    waiting_delivered(ctx, m, d, node);
     if (d->deliveries++ > 0)
         ctx->redeliveries++;
     d->t_deliver = ctx->now;
-    d->node = node;
     d->consumer = consumer;
     if (ctx->tw)
         trace_write_message(ctx->tw, ctx->now, "deliver", node, consumer, m->id,
@@ -207,7 +201,7 @@ void sim_msg_delivered(sim_ctx *ctx, sim_msg *m, int node, int consumer)
 void sim_msg_requeued(sim_ctx *ctx, sim_msg *m)
 {
     msg_delivery *d = delivery_of(ctx, m);
-    waiting_requeued(ctx, m);
+    waiting_requeued(ctx, m, d);
     d->requeues++;
     m->flags |= SIM_MSG_REDELIVERED;
     ctx->requeues++;
@@ -219,9 +213,8 @@ void sim_msg_requeued(sim_ctx *ctx, sim_msg *m)
 void sim_msg_begin(sim_ctx *ctx, sim_msg *m, int node, int consumer)
 {
     msg_delivery *d = delivery_of(ctx, m);
-    waiting_begin(ctx, m, node);
+    waiting_begin(ctx, m, d, node);
     d->t_begin = ctx->now;
-    d->node = node;
     d->consumer = consumer;
     if (d->t_deliver < 0)
         d->t_deliver = ctx->now;
@@ -311,11 +304,11 @@ static void message_write_row(sim_ctx *ctx, const sim_msg *m, const char *fate)
 #define MSG_GONE 0x400u           /* done, waiting for its held listeners */
 
 /* Recorded and freed, once no listener holds it any more.  `fate` is a
- * static string; a held message keeps it in its delivery record. */
-static void release(sim_ctx *ctx, sim_msg *m, const char *fate)
+ * static string; a held message keeps it in its delivery record d (NULL:
+ * m has none). */
+static void release(sim_ctx *ctx, sim_msg *m, msg_delivery *d, const char *fate)
 {
-    if (m->delivery) {
-        msg_delivery *d = message_delivery(ctx, m);
+    if (d) {
         if (d->holds > 0) {
             d->fate = fate;
             m->flags |= MSG_GONE;
@@ -326,7 +319,11 @@ static void release(sim_ctx *ctx, sim_msg *m, const char *fate)
     }
     message_write_row(ctx, m, fate);
     ctx->live--;
-    delivery_put(ctx, m);
+    if (d) {
+        d->holds = ctx->deliveries.free;
+        ctx->deliveries.free = m->delivery;
+        m->delivery = 0;
+    }
     m->id = 0;                     /* back in the pool */
     m->next = ctx->free_msgs;
     ctx->free_msgs = m;
@@ -364,17 +361,23 @@ uint64_t messages_live_duplicates(const sim_ctx *ctx)
     return n;
 }
 
+static inline msg_delivery *delivery_if_any(const sim_ctx *ctx, const sim_msg *m)
+{
+    return m->delivery ? message_delivery(ctx, m) : NULL;
+}
+
 void sim_msg_done(sim_ctx *ctx, sim_msg *m)
 {
-    const msg_delivery *d = delivery_view(ctx, m);
-    if (d->t_end >= 0)
+    msg_delivery *d = delivery_if_any(ctx, m);
+    if (d && d->t_end >= 0) {
         ctx->completed++;
-    if (d->t_end >= 0 && m->t_publish >= ctx->warmup) {
-        hist_add(&ctx->latency, d->t_end - m->t_publish);
-        hist_add(&ctx->wait, d->t_begin - m->t_publish);
+        if (m->t_publish >= ctx->warmup) {
+            hist_add(&ctx->latency, d->t_end - m->t_publish);
+            hist_add(&ctx->wait, d->t_begin - m->t_publish);
+        }
     }
-    waiting_done(ctx, m);
-    release(ctx, m, "acked");
+    waiting_done(ctx, m, d);
+    release(ctx, m, d, "acked");
 }
 
 void sim_msg_lost(sim_ctx *ctx, sim_msg *m, const char *fate)
@@ -383,8 +386,9 @@ void sim_msg_lost(sim_ctx *ctx, sim_msg *m, const char *fate)
         ctx->dead_lettered++;
     else
         ctx->dropped++;
-    waiting_done(ctx, m);
-    release(ctx, m, fate);
+    msg_delivery *d = delivery_if_any(ctx, m);
+    waiting_done(ctx, m, d);
+    release(ctx, m, d, fate);
 }
 
 void sim_msg_hold(sim_ctx *ctx, sim_msg *m)
@@ -400,7 +404,7 @@ void sim_msg_end_held(sim_ctx *ctx, sim_msg *m, int node, int consumer, sim_time
     d->holds--;
     if (d->holds == 0 && (m->flags & MSG_GONE)) {
         m->flags &= (uint16_t)~MSG_GONE;
-        release(ctx, m, d->fate);
+        release(ctx, m, d, d->fate);
     }
 }
 
