@@ -18,7 +18,7 @@
  * open when this one begins (a violation) or ends (an inversion).  The
  * message keeps the low 32 bits: every number asked about belongs to a
  * message that has not ended, so it lies in [low, issued) of its key, and
- * a run stops before that window reaches 2^32 (publish_seq).
+ * a run stops before that window reaches 2^32 (sim_msg_published).
  */
 #include "engine.h"
 #include "mem.h"
@@ -165,15 +165,15 @@ sim_msg *sim_msg_create(sim_ctx *ctx, int queue)
 /* The full order sequence number of m, which has not ended (see the top). */
 static inline uint64_t key_seq(const order_key *k, const sim_msg *m)
 {
-    return k->low + (uint32_t)(m->key_seq - (uint32_t)k->low);
+    return order_seq_rebuild(k, m->key_seq);
 }
 
 void sim_msg_published(sim_ctx *ctx, sim_msg *m)
 {
     m->t_publish = ctx->now;
     order_key *k = order_key_of(&ctx->order, m->queue, m->group);
-    m->key_seq = (uint32_t)order_issue(k);
-    if (k->issued - k->low > (uint64_t)UINT32_MAX + 1)
+    m->key_seq = order_seq_low32(order_issue(k));
+    if (!order_window_fits(k))
         sim_fail(ctx, "more than 2^32 messages of queue '%s'%s%s in flight before the first "
                  "of them ended (order tracking)", sim_queue_name(ctx, m->queue),
                  m->group >= 0 ? ", group " : "", m->group >= 0 ? sim_group_name(ctx, m->group) : "");
