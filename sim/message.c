@@ -149,12 +149,13 @@ sim_time sim_msg_t_begin(const sim_ctx *ctx, const sim_msg *m)
 
 sim_msg *sim_msg_create(sim_ctx *ctx, int queue)
 {
-    if ((unsigned)queue >= SIM_QUEUES_MAX)     /* models/world.c refuses more queues */
+    /* A scenario declares at most SIM_QUEUES_MAX queues (models/world.c
+     * refuses more at load), so this only guards the engine's own callers. */
+    if ((unsigned)queue >= SIM_QUEUES_MAX)
         sim_fail(ctx, "queue index %d does not fit a message", queue);
     sim_msg *m = take(ctx);
     /* One store of the whole record (the compiler writes it with a few wide
-     * stores), rather than clearing it and then setting half of it again.
-     * The queue fits: sim_queue_register hands out at most SIM_QUEUES_MAX. */
+     * stores), rather than clearing it and then setting half of it again. */
     *m = (sim_msg){
         .id = ctx->next_msg_id++, .queue = (uint16_t)queue, .group = -1,
         .t_publish = ctx->now,
