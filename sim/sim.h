@@ -80,8 +80,9 @@ bool sim_failed(const sim_ctx *ctx);
 /* A message in flight is what a run holds by the million (a burst), so its
  * record keeps only what a queued message needs: 56 bytes.  What only a
  * delivered message needs (delivery, begin and end times, who took it, its
- * counters) lives in an engine-private delivery record (message.c), taken at
- * its first delivery and referenced by a 32-bit index.  Narrowed widths and
+ * counters) lives in an engine-private delivery record (msg_delivery in
+ * engine.h, pooled by message.c), taken at its first delivery or begin and
+ * referenced by a 32-bit index.  Narrowed widths and
  * where they are checked:
  *   queue     16 bits: a scenario declares at most SIM_QUEUES_MAX queues
  *             (models/world.c refuses more at load);
@@ -135,7 +136,8 @@ uint32_t sim_msg_deliveries(const sim_ctx *ctx, const sim_msg *m);
 sim_time sim_msg_t_begin(const sim_ctx *ctx, const sim_msg *m);
 
 /* A new message of queue `queue`, published now.  The caller sets group,
- * group_seq and service_ns, then calls sim_msg_published(). */
+ * the group sequence (sim_msg_set_group_seq) and service_ns, then calls
+ * sim_msg_published(). */
 sim_msg *sim_msg_create(sim_ctx *ctx, int queue);
 void sim_msg_published(sim_ctx *ctx, sim_msg *m);
 void sim_msg_delivered(sim_ctx *ctx, sim_msg *m, int node, int consumer);
