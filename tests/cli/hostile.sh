@@ -254,5 +254,13 @@ long_text=$(head -c 6000 /dev/zero | tr '\0' x)
 expect 1 sh -c '"$0" check "$1" --set "description=$2" >/dev/full' "$LSIM" $SEED "$long_text"
 expect 1 sh -c '"$0" merge "$1" -o "$2" --json >/dev/full' "$LSIM" "$TMP/mp" "$TMP/full.db"
 
+# 12. A message keeps its queue in 16 bits: a scenario with more queues is
+#     refused where the list starts.
+{ echo "name: many-queues"; echo "container: { kind: competing, workers: 1 }"; echo "queues:"
+  i=0; while [ $i -lt 65536 ]; do echo "  - {}"; i=$((i + 1)); done; } >"$TMP/queues.yaml"
+expect_msg 2 "$TMP/queues.yaml:4:3: queues: 65536 queues, more than the 65535 a run can hold" \
+    "$LSIM" run "$TMP/queues.yaml" --out "$TMP/m/q.db" --quiet
+[ ! -e "$TMP/m/q.db" ] || fail "a refused scenario left $TMP/m/q.db"
+
 echo "$count hostile-input checks, $failures failed"
 [ "$failures" -eq 0 ]
