@@ -3,8 +3,12 @@
  * Invariants: (1) heap[i] is no later than its children 2i+1 and 2i+2 by
  * (t, seq); (2) a slot is live iff its pos is an index of the heap, and
  * then heap[pos].slot is that slot; (3) a slot is either live or on the
- * free stack, never both.  (t, seq) keys are unique, so the order events
- * come out in is the same whatever the shape of the heap.
+ * free stack, never both, except the slot of the event being run, which
+ * is neither live (its generation has moved on) nor free, and whose entry
+ * is at the top of the heap until calendar_done or the next add: its key
+ * is the smallest there is, so nothing rises above it meanwhile.  (t, seq)
+ * keys are unique, so the order events come out in is the same whatever
+ * the shape of the heap.
  */
 #include "calendar.h"
 #include "mem.h"
@@ -70,10 +74,8 @@ void calendar_fini(calendar *c)
     *c = (calendar){ 0 };
 }
 
-static uint32_t take_slot(calendar *c)
+static __attribute__((noinline)) uint32_t new_slot(calendar *c)
 {
-    if (c->nfree)
-        return c->free_slots[--c->nfree];
     if (c->nslots == c->capslots) {
         xgrow((void **)&c->slots, &c->capslots, c->nslots + 1, sizeof *c->slots);
         /* Every slot a free stack may hold: pushing never grows it. */
@@ -81,6 +83,49 @@ static uint32_t take_slot(calendar *c)
     }
     c->slots[c->nslots] = (cal_slot){ .gen = 1, .pos = CAL_FREE };
     return (uint32_t)c->nslots++;
+}
+
+static inline uint32_t take_slot(calendar *c)
+{
+    if (__builtin_expect(c->nfree > 0, 1))
+        return c->free_slots[--c->nfree];
+    return new_slot(c);
+}
+
+static __attribute__((noinline)) void grow_heap(calendar *c)
+{
+    c->cap *= 2;
+    c->heap = xrealloc(c->heap, c->cap * sizeof *c->heap);
+}
+
+/* The entry at the top (the event being run) gives way to e: e stays
+ * there if it is no later than the top's children (an event scheduled
+ * soon, an arrival's next); otherwise the hole goes down to a leaf by the
+ * earlier child and e rises from there (Floyd), as in a pop. */
+static void replace_top(calendar *c, cal_entry e)
+{
+    cal_entry *heap = c->heap;
+    size_t n = c->n, i = 0, child = 1;
+    if (child < n) {
+        if (child + 1 < n && earlier(c, &heap[2], &heap[1]))
+            child = 2;
+        if (earlier(c, &heap[child], &e)) {
+            for (;;) {
+                heap[i] = heap[child];
+                c->slots[heap[i].slot].pos = (uint32_t)i;
+                i = child;
+                child = 2 * i + 1;
+                if (child >= n)
+                    break;
+                if (child + 1 < n && earlier(c, &heap[child + 1], &heap[child]))
+                    child++;
+            }
+            sift_up(c, i, e);
+            return;
+        }
+    }
+    heap[0] = e;
+    c->slots[e.slot].pos = 0;
 }
 
 static inline void free_slot(calendar *c, uint32_t slot)
@@ -93,18 +138,26 @@ static inline void free_slot(calendar *c, uint32_t slot)
 sim_event_id calendar_add(calendar *c, sim_time t, const sim_event_type *type, void *self,
                           void *arg)
 {
-    uint32_t slot = take_slot(c);
+    uint32_t slot;
+    bool takes_over = c->running != 0;
+    if (takes_over) {
+        slot = c->running - 1;     /* its generation moved on at begin */
+        c->running = 0;
+    } else
+        slot = take_slot(c);
     cal_slot *s = &c->slots[slot];
     s->type = type;
     s->self = self;
     s->arg = arg;
     s->seq = c->next_seq++;
-    if (c->n == c->cap) {
-        c->cap *= 2;
-        c->heap = xrealloc(c->heap, c->cap * sizeof *c->heap);
-    }
     cal_entry e = { .t = t, .slot = slot };
-    sift_up(c, c->n++, e);
+    if (takes_over)
+        replace_top(c, e);
+    else {
+        if (__builtin_expect(c->n == c->cap, 0))
+            grow_heap(c);
+        sift_up(c, c->n++, e);
+    }
     return ((sim_event_id)s->gen << 32) | (slot + 1);
 }
 
@@ -170,17 +223,37 @@ static void pop_top(calendar *c)
     sift_up(c, i, last);
 }
 
-bool calendar_pop(calendar *c, cal_event *out)
+bool calendar_begin(calendar *c, cal_event *out)
 {
+    calendar_done(c);
     if (!c->n)
         return false;
     uint32_t slot = c->heap[0].slot;
-    const cal_slot *s = &c->slots[slot];
+    cal_slot *s = &c->slots[slot];
     out->t = c->heap[0].t;
     out->type = s->type;
     out->self = s->self;
     out->arg = s->arg;
+    s->gen++;                      /* its id is no longer pending */
+    c->running = slot + 1;
+    return true;
+}
+
+void calendar_done(calendar *c)
+{
+    if (!c->running)
+        return;
+    uint32_t slot = c->running - 1;
+    c->running = 0;
     pop_top(c);
-    free_slot(c, slot);
+    c->slots[slot].pos = CAL_FREE;
+    c->free_slots[c->nfree++] = slot;
+}
+
+bool calendar_pop(calendar *c, cal_event *out)
+{
+    if (!calendar_begin(c, out))
+        return false;
+    calendar_done(c);
     return true;
 }
