@@ -239,10 +239,8 @@ bool calendar_begin(calendar *c, cal_event *out)
     return true;
 }
 
-void calendar_done(calendar *c)
+void calendar_pop_running(calendar *c)
 {
-    if (!c->running)
-        return;
     uint32_t slot = c->running - 1;
     c->running = 0;
     pop_top(c);

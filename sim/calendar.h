@@ -66,7 +66,12 @@ bool calendar_pop(calendar *c, cal_event *out);
  * from then on it is not pending; calendar_done, after its handler, takes
  * its entry out unless an event added meanwhile took it over. */
 bool calendar_begin(calendar *c, cal_event *out);
-void calendar_done(calendar *c);
+void calendar_pop_running(calendar *c);
+static inline void calendar_done(calendar *c)
+{
+    if (c->running)                /* no event added took its entry over */
+        calendar_pop_running(c);
+}
 /* The time of the earliest event, or SIM_NEVER. */
 static inline sim_time calendar_next_time(const calendar *c)
 {
