@@ -1,6 +1,12 @@
-/* calendar.c -- binary heap of (time, seq) keys with true cancellation.
+/* calendar.c -- a 4-ary heap of (time, seq) keys with true cancellation.
  *
- * Invariants: (1) heap[i] is no later than its children 2i+1 and 2i+2 by
+ * Four children a node: half the levels of a binary heap, so an entry
+ * that rises or a hole that sinks moves (and tells its slot) half as
+ * often, and the earliest of the children is picked without a branch on
+ * the data (times are compared into an index; the sequence number is
+ * looked up only for equal times, which are rare).
+ *
+ * Invariants: (1) heap[i] is no later than its children 4i+1 .. 4i+4 by
  * (t, seq); (2) a slot is live iff its pos is an index of the heap, and
  * then heap[pos].slot is that slot; (3) a slot is either live or on the
  * free stack, never both, except the slot of the event being run, which
@@ -15,11 +21,33 @@
 
 #include <stdlib.h>
 
-/* Ties in time are rare in most runs, so the sequence number is looked up
- * only then. */
+#define ARITY 4
+
+static inline size_t parent_of(size_t i) { return (i - 1) / ARITY; }
+static inline size_t first_child(size_t i) { return ARITY * i + 1; }
+
 static inline bool earlier(const calendar *c, const cal_entry *a, const cal_entry *b)
 {
-    return a->t < b->t || (a->t == b->t && c->slots[a->slot].seq < c->slots[b->slot].seq);
+    if (__builtin_expect(a->t == b->t, 0))
+        return c->slots[a->slot].seq < c->slots[b->slot].seq;
+    return a->t < b->t;
+}
+
+/* The earliest of the children first .. first+3 that exist (first < n). */
+static inline size_t earliest_child(const calendar *c, size_t first, size_t n)
+{
+    const cal_entry *heap = c->heap;
+    size_t best = first;
+    size_t end = n - first >= ARITY ? first + ARITY : n;
+    for (size_t k = first + 1; k < end; k++)
+        best = earlier(c, &heap[k], &heap[best]) ? k : best;
+    return best;
+}
+
+static inline void put(calendar *c, size_t i, cal_entry e)
+{
+    c->heap[i] = e;
+    c->slots[e.slot].pos = (uint32_t)i;
 }
 
 /* Puts e at hole i or above it, moving later parents down. */
@@ -27,36 +55,40 @@ static inline void sift_up(calendar *c, size_t i, cal_entry e)
 {
     cal_entry *heap = c->heap;
     while (i > 0) {
-        size_t parent = (i - 1) / 2;
+        size_t parent = parent_of(i);
         if (!earlier(c, &e, &heap[parent]))
             break;
-        heap[i] = heap[parent];
-        c->slots[heap[i].slot].pos = (uint32_t)i;
+        put(c, i, heap[parent]);
         i = parent;
     }
-    heap[i] = e;
-    c->slots[e.slot].pos = (uint32_t)i;
+    put(c, i, e);
+}
+
+/* Moves the hole at i down to a leaf by the earliest child; returns the
+ * leaf. */
+static inline size_t hole_to_leaf(calendar *c, size_t i)
+{
+    size_t n = c->n;
+    for (size_t child = first_child(i); child < n; child = first_child(i)) {
+        child = earliest_child(c, child, n);
+        put(c, i, c->heap[child]);
+        i = child;
+    }
+    return i;
 }
 
 /* Puts e at hole i or below it, moving earlier children up. */
 static void sift_down(calendar *c, size_t i, cal_entry e)
 {
-    cal_entry *heap = c->heap;
     size_t n = c->n;
-    for (;;) {
-        size_t child = 2 * i + 1;
-        if (child >= n)
+    for (size_t child = first_child(i); child < n; child = first_child(i)) {
+        child = earliest_child(c, child, n);
+        if (!earlier(c, &c->heap[child], &e))
             break;
-        if (child + 1 < n && earlier(c, &heap[child + 1], &heap[child]))
-            child++;
-        if (!earlier(c, &heap[child], &e))
-            break;
-        heap[i] = heap[child];
-        c->slots[heap[i].slot].pos = (uint32_t)i;
+        put(c, i, c->heap[child]);
         i = child;
     }
-    heap[i] = e;
-    c->slots[e.slot].pos = (uint32_t)i;
+    put(c, i, e);
 }
 
 void calendar_init(calendar *c, size_t initial_cap)
@@ -92,6 +124,13 @@ static inline uint32_t take_slot(calendar *c)
     return new_slot(c);
 }
 
+static inline void free_slot(calendar *c, uint32_t slot)
+{
+    c->slots[slot].pos = CAL_FREE;
+    c->slots[slot].gen++;
+    c->free_slots[c->nfree++] = slot;
+}
+
 static __attribute__((noinline)) void grow_heap(calendar *c)
 {
     c->cap *= 2;
@@ -101,38 +140,19 @@ static __attribute__((noinline)) void grow_heap(calendar *c)
 /* The entry at the top (the event being run) gives way to e: e stays
  * there if it is no later than the top's children (an event scheduled
  * soon, an arrival's next); otherwise the hole goes down to a leaf by the
- * earlier child and e rises from there (Floyd), as in a pop. */
+ * earliest child and e rises from there (Floyd), as in a pop. */
 static void replace_top(calendar *c, cal_entry e)
 {
-    cal_entry *heap = c->heap;
-    size_t n = c->n, i = 0, child = 1;
-    if (child < n) {
-        if (child + 1 < n && earlier(c, &heap[2], &heap[1]))
-            child = 2;
-        if (earlier(c, &heap[child], &e)) {
-            for (;;) {
-                heap[i] = heap[child];
-                c->slots[heap[i].slot].pos = (uint32_t)i;
-                i = child;
-                child = 2 * i + 1;
-                if (child >= n)
-                    break;
-                if (child + 1 < n && earlier(c, &heap[child + 1], &heap[child]))
-                    child++;
-            }
-            sift_up(c, i, e);
+    size_t n = c->n;
+    if (n > 1) {
+        size_t child = earliest_child(c, 1, n);
+        if (earlier(c, &c->heap[child], &e)) {
+            put(c, 0, c->heap[child]);
+            sift_up(c, hole_to_leaf(c, child), e);
             return;
         }
     }
-    heap[0] = e;
-    c->slots[e.slot].pos = 0;
-}
-
-static inline void free_slot(calendar *c, uint32_t slot)
-{
-    c->slots[slot].pos = CAL_FREE;
-    c->slots[slot].gen++;
-    c->free_slots[c->nfree++] = slot;
+    put(c, 0, e);
 }
 
 sim_event_id calendar_add(calendar *c, sim_time t, const sim_event_type *type, void *self,
@@ -184,7 +204,7 @@ static void remove_at(calendar *c, size_t i)
     cal_entry last = c->heap[--c->n];
     if (i == c->n)
         return;
-    if (i > 0 && earlier(c, &last, &c->heap[(i - 1) / 2]))
+    if (i > 0 && earlier(c, &last, &c->heap[parent_of(i)]))
         sift_up(c, i, last);
     else
         sift_down(c, i, last);
@@ -200,27 +220,16 @@ bool calendar_cancel(calendar *c, sim_event_id id)
     return true;
 }
 
-/* Floyd's pop: the hole at the top goes down to a leaf by the earlier
- * child (one comparison a level), then the last entry rises from there:
- * it came from the bottom, so it seldom rises far. */
+/* Floyd's pop: the hole at the top goes down to a leaf by the earliest
+ * child, then the last entry rises from there: it came from the bottom,
+ * so it seldom rises far. */
 static void pop_top(calendar *c)
 {
-    cal_entry *heap = c->heap;
-    size_t n = --c->n, i = 0;
+    size_t n = --c->n;
     if (n == 0)
         return;
-    cal_entry last = heap[n];
-    for (;;) {
-        size_t child = 2 * i + 1;
-        if (child >= n)
-            break;
-        if (child + 1 < n && earlier(c, &heap[child + 1], &heap[child]))
-            child++;
-        heap[i] = heap[child];
-        c->slots[heap[i].slot].pos = (uint32_t)i;
-        i = child;
-    }
-    sift_up(c, i, last);
+    cal_entry last = c->heap[n];
+    sift_up(c, hole_to_leaf(c, 0), last);
 }
 
 bool calendar_begin(calendar *c, cal_event *out)

@@ -112,13 +112,14 @@ static void random_against_reference(void **state)
     calendar_fini(&c);
 }
 
-/* The heap's order holds and every slot knows where its entry is. */
+/* The heap's order holds (four children a node) and every slot knows
+ * where its entry is. */
 static void check_heap(const calendar *c)
 {
     for (size_t i = 0; i < c->n; i++) {
         assert_int_equal(c->slots[c->heap[i].slot].pos, i);
         if (i > 0) {
-            const cal_entry *p = &c->heap[(i - 1) / 2], *e = &c->heap[i];
+            const cal_entry *p = &c->heap[(i - 1) / 4], *e = &c->heap[i];
             assert_true(p->t < e->t ||
                         (p->t == e->t && c->slots[p->slot].seq < c->slots[e->slot].seq));
         }
