@@ -37,9 +37,15 @@ static inline bool earlier(const calendar *c, const cal_entry *a, const cal_entr
 static inline size_t earliest_child(const calendar *c, size_t first, size_t n)
 {
     const cal_entry *heap = c->heap;
+    if (__builtin_expect(n - first >= ARITY, 1)) {
+        /* Two pairs, then their winners: the first two comparisons are
+         * independent of each other. */
+        size_t a = first + earlier(c, &heap[first + 1], &heap[first]);
+        size_t b = first + 2 + earlier(c, &heap[first + 3], &heap[first + 2]);
+        return earlier(c, &heap[b], &heap[a]) ? b : a;
+    }
     size_t best = first;
-    size_t end = n - first >= ARITY ? first + ARITY : n;
-    for (size_t k = first + 1; k < end; k++)
+    for (size_t k = first + 1; k < n; k++)
         best = earlier(c, &heap[k], &heap[best]) ? k : best;
     return best;
 }
