@@ -34,7 +34,8 @@ static inline bool earlier(const calendar *c, const cal_entry *a, const cal_entr
 }
 
 /* The earliest of the children first .. first+3 that exist (first < n). */
-static inline size_t earliest_child(const calendar *c, size_t first, size_t n)
+static inline __attribute__((always_inline)) size_t earliest_child(const calendar *c, size_t first,
+                                                                    size_t n)
 {
     const cal_entry *heap = c->heap;
     if (__builtin_expect(n - first >= ARITY, 1)) {
