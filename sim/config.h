@@ -20,6 +20,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "mem.h"
+
 typedef struct sim_diag {
     bool is_set;
     char file[256];
@@ -70,6 +72,11 @@ void diag_format(const sim_diag *d, char *buf, size_t size);
 /* ---- documents (scenario.c) ------------------------------------------ */
 
 int cfg_load_file(const char *path, cfg_doc *doc, sim_diag *d);
+/* Reads a whole text file into *out (empty: out->s may stay NULL).  A file
+ * over `max_mib` MiB is refused as "not a `what`", with the path as the
+ * diagnostic's location. */
+int cfg_read_text(const char *path, unsigned max_mib, const char *what, strbuf *out,
+                  sim_diag *d);
 int cfg_load_string(const char *name, const char *text, size_t len, cfg_doc *doc, sim_diag *d);
 void cfg_doc_free(cfg_doc *doc);
 /* Applies `path.to.key=VALUE` (VALUE is YAML) to the document. */

@@ -17,7 +17,7 @@
 #include <string.h>
 #include <yaml.h>
 
-#define MAX_SCENARIO_BYTES (64u << 20)
+#define MAX_SCENARIO_MIB 64u
 #define MAX_DEPTH 64
 /* YAML's implicit keys stop at 1024 characters, and a key printed back in
  * quotes may take 6 for each of its bytes (\u0009). */
@@ -186,26 +186,32 @@ int cfg_load_string(const char *name, const char *text, size_t len, cfg_doc *doc
     return SIM_OK;
 }
 
-int cfg_load_file(const char *path, cfg_doc *doc, sim_diag *d)
+int cfg_read_text(const char *path, unsigned max_mib, const char *what, strbuf *out,
+                  sim_diag *d)
 {
     FILE *f = fopen(path, "rb");
     if (!f)
         return diag_file(d, path, 0, 0, "cannot open: %s", strerror(errno));
-    strbuf sb = { 0 };
     char chunk[65536];
     size_t got;
     int rc = SIM_OK;
     while ((got = fread(chunk, 1, sizeof chunk, f)) > 0) {
-        if (sb.len + got > MAX_SCENARIO_BYTES) {
-            rc = diag_file(d, path, 0, 0, "larger than %u MiB: not a scenario",
-                           MAX_SCENARIO_BYTES >> 20);
+        if (out->len + got > (size_t)max_mib << 20) {
+            rc = diag_file(d, path, 0, 0, "larger than %u MiB: not a %s", max_mib, what);
             break;
         }
-        sb_addn(&sb, chunk, got);
+        sb_addn(out, chunk, got);
     }
     if (rc == SIM_OK && ferror(f))
         rc = diag_file(d, path, 0, 0, "cannot read: %s", strerror(errno));
     fclose(f);
+    return rc;
+}
+
+int cfg_load_file(const char *path, cfg_doc *doc, sim_diag *d)
+{
+    strbuf sb = { 0 };
+    int rc = cfg_read_text(path, MAX_SCENARIO_MIB, "scenario", &sb, d);
     if (rc == SIM_OK)
         rc = cfg_load_string(path, sb.s ? sb.s : "", sb.len, doc, d);
     sb_free(&sb);

@@ -22,7 +22,7 @@
 #include <strings.h>
 #include <sys/stat.h>
 
-#define MAX_SPRING_BYTES (16u << 20)
+#define MAX_SPRING_MIB 16u
 #define MAX_PLACEHOLDER_DEPTH 16
 
 /* ---- names ------------------------------------------------------------------ */
@@ -62,23 +62,8 @@ static bool is_yaml_name(const char *path)
 
 static int read_file(spring_env *e, const char *path, doc_list *docs, sim_diag *d)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return diag_file(d, path, 0, 0, "cannot open: %s", strerror(errno));
     strbuf sb = { 0 };
-    char chunk[65536];
-    size_t got;
-    int rc = SIM_OK;
-    while (rc == SIM_OK && (got = fread(chunk, 1, sizeof chunk, f)) > 0) {
-        if (sb.len + got > MAX_SPRING_BYTES)
-            rc = diag_file(d, path, 0, 0, "larger than %u MiB: not a configuration file",
-                           MAX_SPRING_BYTES >> 20);
-        else
-            sb_addn(&sb, chunk, got);
-    }
-    if (rc == SIM_OK && ferror(f))
-        rc = diag_file(d, path, 0, 0, "cannot read: %s", strerror(errno));
-    fclose(f);
+    int rc = cfg_read_text(path, MAX_SPRING_MIB, "configuration file", &sb, d);
     const char *file = keep_file(e, path);
     if (rc == SIM_OK)
         rc = is_yaml_name(path)

@@ -8,11 +8,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-static double mean_of(const point_stats *p, const char *name, bool *has)
+/* The mean of a metric over the point's runs; NAN where no run has it, so
+ * that every comparison with it below is false and adds no limit. */
+static double mean_of(const point_stats *p, const char *name)
 {
     const point_metric *m = answer_metric(p, name);
-    *has = m && m->n > 0;
-    return *has ? m->c.mean : NAN;
+    return m && m->n > 0 ? m->c.mean : NAN;
 }
 
 /* ---- misses --------------------------------------------------------------------- */
@@ -98,15 +99,13 @@ static void add_limit(sweep_explanation *e, const char *what, const char *figure
 
 static void smlc_limits(const point_stats *p, sweep_explanation *e)
 {
-    bool has;
-    double max = mean_of(p, "smlc_max_consumers", &has);
-    if (!has)
+    double max = mean_of(p, "smlc_max_consumers");
+    if (isnan(max))
         return;
-    bool h;
-    double peak = mean_of(p, "consumers_max", &h);
-    double interval = mean_of(p, "smlc_starts_refused_interval", &h);
-    double at_max = mean_of(p, "smlc_starts_refused_max", &h);
-    double trigger = mean_of(p, "smlc_cycles_held_by_trigger", &h);
+    double peak = mean_of(p, "consumers_max");
+    double interval = mean_of(p, "smlc_starts_refused_interval");
+    double at_max = mean_of(p, "smlc_starts_refused_max");
+    double trigger = mean_of(p, "smlc_cycles_held_by_trigger");
     if (peak < max)
         add_limit(e, "never-reached-maximum", "consumers_max", peak, max,
                   "container.concurrentConsumers", "container.startConsumerMinInterval");
@@ -121,22 +120,21 @@ static void smlc_limits(const point_stats *p, sweep_explanation *e)
     if (at_max > 0)
         add_limit(e, "maximum", "smlc_starts_refused_max", at_max, max,
                   "container.maxConcurrentConsumers", NULL);
-    double prefetch = mean_of(p, "smlc_prefetch", &h);
-    double held = mean_of(p, "prefetched_max", &has);
-    if (h && has && prefetch > 1 && held >= prefetch)
+    double prefetch = mean_of(p, "smlc_prefetch");
+    double held = mean_of(p, "prefetched_max");
+    if (prefetch > 1 && held >= prefetch)
         add_limit(e, "prefetch", "prefetched_max", held, prefetch, "container.prefetchCount",
                   NULL);
 }
 
 static void dmlc_limits(const point_stats *p, sweep_explanation *e)
 {
-    bool has, h;
-    double max = mean_of(p, "dmlc_max_consumers", &has);
-    if (!has)
+    double max = mean_of(p, "dmlc_max_consumers");
+    if (isnan(max))
         return;
-    double peak = mean_of(p, "consumers_max", &h);
-    double at_max = mean_of(p, "dmlc_starts_refused_max", &h);
-    double idle = mean_of(p, "dmlc_starts_held_by_idle", &h);
+    double peak = mean_of(p, "consumers_max");
+    double at_max = mean_of(p, "dmlc_starts_refused_max");
+    double idle = mean_of(p, "dmlc_starts_held_by_idle");
     if (peak < max)
         add_limit(e, "never-reached-maximum", "consumers_max", peak, max,
                   "container.concurrentConsumers", "container.idleConsumerLimit");
