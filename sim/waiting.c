@@ -29,27 +29,19 @@
 #define MSG_AT_CONSUMER 0x1000u    /* message.c has 0x100 to 0x400 */
 #define MSG_PREFETCHED  0x2000u
 
-/* Makes room for the counters of queues up to `queue`.  Apart from the
- * fast path below: it runs once a queue, and its calls would otherwise
- * cost every count a full function frame. */
-static __attribute__((noinline, cold)) void grow_queues(sim_ctx *ctx, int queue)
-{
-    waiting *w = &ctx->waiting;
-    size_t old = (size_t)w->nqueues * (size_t)ctx->nnodes;
-    size_t now = (size_t)(queue + 1) * (size_t)ctx->nnodes;
-    w->nq = xrealloc(w->nq, now * sizeof *w->nq);
-    memset(w->nq + old, 0, (now - old) * sizeof *w->nq);
-    w->ready = xrealloc(w->ready, (size_t)(queue + 1) * sizeof *w->ready);
-    memset(w->ready + w->nqueues, 0, (size_t)(queue + 1 - w->nqueues) * sizeof *w->ready);
-    w->nqueues = queue + 1;
-}
-
 /* The counters of (node, queue), growing as queues appear. */
-static inline waiting_counts *counts_of(sim_ctx *ctx, int node, int queue)
+static waiting_counts *counts_of(sim_ctx *ctx, int node, int queue)
 {
     waiting *w = &ctx->waiting;
-    if (__builtin_expect(queue >= w->nqueues, 0))
-        grow_queues(ctx, queue);
+    if (queue >= w->nqueues) {
+        size_t old = (size_t)w->nqueues * (size_t)ctx->nnodes;
+        size_t now = (size_t)(queue + 1) * (size_t)ctx->nnodes;
+        w->nq = xrealloc(w->nq, now * sizeof *w->nq);
+        memset(w->nq + old, 0, (now - old) * sizeof *w->nq);
+        w->ready = xrealloc(w->ready, (size_t)(queue + 1) * sizeof *w->ready);
+        memset(w->ready + w->nqueues, 0, (size_t)(queue + 1 - w->nqueues) * sizeof *w->ready);
+        w->nqueues = queue + 1;
+    }
     return &w->nq[(size_t)queue * (size_t)ctx->nnodes + (size_t)(node - 1)];
 }
 
