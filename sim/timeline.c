@@ -1,13 +1,14 @@
 /* timeline.c -- buffered multi-row INSERTs into SQLite, on a writer thread
  * (see timeline.h).
  *
- * Each table has a batch being filled by the simulation: a buffer of values
- * for BATCH rows.  A full buffer becomes a job on a queue; the writer thread
- * binds it to "INSERT INTO t VALUES (?,..),(?,..),..." (prepared once per
- * table for a full batch) and steps it.  The simulation and SQLite then run
- * on two cores; on a 2-core machine that nearly halves the time of a run
- * with per-message rows (measured with `make bench`).  Rows keep their
- * order: one writer, one FIFO queue.
+ * Each table has a job being filled by the simulation: a buffer of values
+ * for up to CHUNK rows, grown as rows come.  A full buffer becomes a job on
+ * a queue, one lock and at most one wakeup for CHUNK rows; the writer thread
+ * binds it BATCH rows at a time to "INSERT INTO t VALUES (?,..),(?,..),..."
+ * (prepared once per table) and steps it.  On two cores the simulation and
+ * SQLite run side by side; on one core the large hand-over keeps the two
+ * threads from taking turns every few rows (each turn is a context switch
+ * and a cold cache).  Rows keep their order: one writer, one FIFO queue.
  *
  * The SQLite connection belongs to the writer thread from open to close;
  * any other use (timeline_exec, timeline_db) first waits for the queue to
@@ -16,7 +17,7 @@
  * run can be freed; other text is copied and freed after the write.
  *
  * At most MAX_QUEUED jobs wait, so memory stays bounded when SQLite is the
- * slower of the two.
+ * slower of the two (a few MB with per-message rows).
  */
 #include "timeline.h"
 #include "mem.h"
@@ -31,8 +32,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define BATCH 128
-#define MAX_QUEUED 64
+#define BATCH 128                  /* rows an INSERT statement */
+#define CHUNK (8 * BATCH)          /* rows a hand-over to the writer */
+#define MAX_QUEUED 4
 
 enum { V_NULL, V_INT, V_REAL, V_TEXT, V_TEXT_OWNED };
 
@@ -48,18 +50,20 @@ typedef struct value {
 
 enum { B_MESSAGES, B_CONSUMERS, B_SCALING, B_SAMPLES, B_SUMMARY, B_RUNS, B_CMETRICS, NBATCH };
 
-static const struct { const char *table; int ncols; } tables[NBATCH] = {
-    [B_MESSAGES] = { "messages", 13 }, [B_CONSUMERS] = { "consumers", 9 },
-    [B_SCALING] = { "scaling", 7 },    [B_SAMPLES] = { "samples", 9 },
-    [B_SUMMARY] = { "summary", 3 },    [B_RUNS] = { "runs", 9 },
-    [B_CMETRICS] = { "consumer_metrics", 5 },
+/* copies: some of the table's text is copied (vcopy), to be freed after
+ * the write; the others only borrow (vtext). */
+static const struct { const char *table; int ncols; bool copies; } tables[NBATCH] = {
+    [B_MESSAGES] = { "messages", 13, false }, [B_CONSUMERS] = { "consumers", 9, false },
+    [B_SCALING] = { "scaling", 7, true },     [B_SAMPLES] = { "samples", 9, false },
+    [B_SUMMARY] = { "summary", 3, true },     [B_RUNS] = { "runs", 9, true },
+    [B_CMETRICS] = { "consumer_metrics", 5, true },
 };
 
 typedef struct job {
     struct job *next;
     int which;                     /* B_* */
-    int nrows;
-    value *vals;                   /* BATCH * ncols of its table */
+    int nrows, cap;                /* rows held, rows room for (<= CHUNK) */
+    value *vals;                   /* cap * ncols of its table */
 } job;
 
 struct timeline {
@@ -67,6 +71,7 @@ struct timeline {
     char *path, *tmp;              /* tmp: the name SQLite writes (out's) */
     outpath out;
     sqlite3_stmt *full[NBATCH];    /* for BATCH rows, prepared on first use; writer thread only */
+    sqlite3_stmt *one[NBATCH];     /* for one row, the same */
     job *filling[NBATCH];          /* the simulation's current batch per table */
 
     pthread_t thread;
@@ -131,15 +136,28 @@ static job *job_new(int which)
 {
     job *j = xcalloc(1, sizeof *j);
     j->which = which;
-    j->vals = xcalloc((size_t)BATCH * (size_t)tables[which].ncols, sizeof *j->vals);
+    j->cap = BATCH;
+    j->vals = xcalloc((size_t)j->cap * (size_t)tables[which].ncols, sizeof *j->vals);
     return j;
+}
+
+/* Room for twice the rows, up to CHUNK: a table written in small numbers
+ * keeps a small buffer. */
+static void job_grow(job *j)
+{
+    int cap = j->cap * 2 > CHUNK ? CHUNK : j->cap * 2;
+    j->vals = xrealloc(j->vals, (size_t)cap * (size_t)tables[j->which].ncols * sizeof *j->vals);
+    j->cap = cap;
 }
 
 static void job_release_values(job *j)
 {
-    for (int i = 0; i < j->nrows * tables[j->which].ncols; i++)
-        if (j->vals[i].type == V_TEXT_OWNED)
-            free(j->vals[i].u.owned);
+    if (tables[j->which].copies) {
+        const value *v = j->vals, *end = v + (size_t)j->nrows * (size_t)tables[j->which].ncols;
+        for (; v < end; v++)
+            if (v->type == V_TEXT_OWNED)
+                free(v->u.owned);
+    }
     j->nrows = 0;
 }
 
@@ -165,26 +183,44 @@ static int bind_value(sqlite3_stmt *st, int i, const value *v)
     }
 }
 
-/* Writes one job; returns an error description or NULL. */
-static const char *write_job(timeline *tl, job *j)
+/* Binds `rows` rows of values to st and steps it; returns an error
+ * description or NULL.  No sqlite3_clear_bindings: every parameter is bound
+ * again next time. */
+static const char *insert_rows(sqlite3_stmt *st, const value *v, int rows, int ncols)
 {
-    /* A table's long insert is prepared when its first full batch comes: a
-     * run that writes a table in small numbers (a summary) never pays for it. */
-    if (j->nrows == BATCH && !tl->full[j->which])
-        tl->full[j->which] = prepare_insert(tl->db, j->which, BATCH);
-    sqlite3_stmt *st = j->nrows == BATCH ? tl->full[j->which] : NULL;
-    if (!st && !(st = prepare_insert(tl->db, j->which, j->nrows)))
-        return "cannot prepare an insert";
     const char *why = NULL;
-    int n = j->nrows * tables[j->which].ncols;
-    for (int i = 0; i < n && !why; i++)
-        if (bind_value(st, i + 1, &j->vals[i]) != SQLITE_OK)
+    int n = rows * ncols;
+    for (int i = 1; i <= n; i++, v++)
+        if (bind_value(st, i, v) != SQLITE_OK) {
             why = "cannot bind a value";
+            break;
+        }
     if (!why && sqlite3_step(st) != SQLITE_DONE)
         why = "cannot write";
-    sqlite3_reset(st);                 /* every parameter is bound again next time */
-    if (st != tl->full[j->which])
-        sqlite3_finalize(st);
+    sqlite3_reset(st);
+    return why;
+}
+
+/* Writes one job, BATCH rows a statement and what is left one row a
+ * statement; returns an error description or NULL.  Both statements are
+ * prepared once, when first needed: a run that writes a table in small
+ * numbers (a summary) never pays for the long one, and the rows left at a
+ * sync do not cost a statement of their own each time (preparing costs
+ * about as much as the rows it could write). */
+static const char *write_job(timeline *tl, job *j)
+{
+    int which = j->which, ncols = tables[which].ncols, done = 0;
+    const char *why = NULL;
+    if (j->nrows >= BATCH && !tl->full[which]
+        && !(tl->full[which] = prepare_insert(tl->db, which, BATCH)))
+        return "cannot prepare an insert";
+    for (; done + BATCH <= j->nrows && !why; done += BATCH)
+        why = insert_rows(tl->full[which], j->vals + (size_t)done * (size_t)ncols, BATCH, ncols);
+    if (!why && done < j->nrows && !tl->one[which]
+        && !(tl->one[which] = prepare_insert(tl->db, which, 1)))
+        return "cannot prepare an insert";
+    for (; done < j->nrows && !why; done++)
+        why = insert_rows(tl->one[which], j->vals + (size_t)done * (size_t)ncols, 1, ncols);
     return why;
 }
 
@@ -251,11 +287,15 @@ static void hand_over(timeline *tl, int which)
 static value *row(timeline *tl, int which)
 {
     job *j = tl->filling[which];
-    if (j->nrows == BATCH) {
-        hand_over(tl, which);
-        j = tl->filling[which];
+    if (j->nrows == j->cap) {
+        if (j->cap < CHUNK) {
+            job_grow(j);
+        } else {
+            hand_over(tl, which);
+            j = tl->filling[which];
+        }
     }
-    return &j->vals[j->nrows++ * tables[which].ncols];
+    return &j->vals[(size_t)j->nrows++ * (size_t)tables[which].ncols];
 }
 
 void timeline_sync(timeline *tl)
@@ -301,6 +341,7 @@ static void timeline_free(timeline *tl)
 {
     for (int i = 0; i < NBATCH; i++) {
         sqlite3_finalize(tl->full[i]);
+        sqlite3_finalize(tl->one[i]);
         job_free(tl->filling[i]);
         while (tl->spare[i]) {
             job *j = tl->spare[i];
@@ -506,7 +547,8 @@ int timeline_close(timeline *tl, bool keep, char *err, size_t errsize)
         exec_now(tl, "COMMIT", "cannot write (commit)");
     for (int i = 0; i < NBATCH; i++) {
         sqlite3_finalize(tl->full[i]);
-        tl->full[i] = NULL;
+        sqlite3_finalize(tl->one[i]);
+        tl->full[i] = tl->one[i] = NULL;
     }
     if (sqlite3_close(tl->db) != SQLITE_OK && ok)
         fail_locked(tl, "cannot close");

@@ -41,6 +41,43 @@ static void rows_land_and_file_appears_on_close(void **state)
     free(dir);
 }
 
+/* Many hand-overs to the writer, each several statements and one partial
+ * statement at the end, a sync half-way, and a table whose buffer grows:
+ * every row lands once, in order, with its own copied text. */
+static void rows_keep_order_across_hand_overs(void **state)
+{
+    (void)state;
+    char *dir = tu_tmpdir(), *db = tu_path(dir, "t.db");
+    char err[512], name[32];
+    timeline *tl = timeline_open(db, err, sizeof err);
+    assert_non_null(tl);
+    enum { N = 5000, METRICS = 300 };
+    for (int i = 1; i <= N; i++) {
+        tl_message m = { .msg = i, .queue = "q", .node = 1, .consumer = 1 + i % 3,
+                         .t_publish = i * SIM_MS, .t_deliver = i * SIM_MS,
+                         .t_begin = i * SIM_MS, .t_end = (i + 1) * SIM_MS, .requeues = i % 2,
+                         .deliveries = 1, .fate = "acked" };
+        timeline_message(tl, 1, &m);
+        if (i <= METRICS) {
+            snprintf(name, sizeof name, "m%d", i);   /* the buffer is reused: copied */
+            timeline_summary(tl, 1, name, i);
+        }
+        if (i == N / 2)
+            timeline_sync(tl);
+    }
+    assert_int_equal(timeline_close(tl, true, err, sizeof err), 0);
+    assert_true(tu_db_double(db, "select count(*) from messages") == N);
+    assert_true(tu_db_double(db, "select count(*) from messages where msg = rowid") == N);
+    assert_true(tu_db_double(db, "select count(*) from messages where t_end - t_begin = 1"
+                                 " and consumer = 1 + msg % 3 and requeues = msg % 2") == N);
+    assert_true(tu_db_double(db, "select count(*) from summary") == METRICS);
+    assert_true(tu_db_double(db, "select count(*) from summary where metric = 'm' || cast(value as integer)"
+                                 " and value = rowid") == METRICS);
+    tu_rmtree(dir);
+    free(db);
+    free(dir);
+}
+
 static void discarded_leaves_nothing(void **state)
 {
     (void)state;
@@ -78,6 +115,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(rows_land_and_file_appears_on_close),
+        cmocka_unit_test(rows_keep_order_across_hand_overs),
         cmocka_unit_test(discarded_leaves_nothing),
         cmocka_unit_test(unwritable_folder_is_reported),
     };
