@@ -57,7 +57,7 @@ MDL_OBJ = models/registry.o models/world.o models/workload.o models/arrivals.o \
           models/arrivals_replay.o models/groups.o models/host.o models/broker_pull.o \
           models/container_competing.o models/java.o models/amqp_version.o models/rabbitmq_config.o models/broker_rabbitmq.o \
           models/listener_failures.o models/container_smlc.o models/smlc_scaling.o models/smlc_config.o \
-          models/container_direct.o models/activemq_groups.o models/broker_activemq.o \
+          models/container_direct.o models/activemq_groups.o models/activemq_window.o models/broker_activemq.o \
           models/broker_activemq_stats.o models/dmlc_config.o models/container_dmlc.o \
           models/spring_boot.o models/spring_result.o models/spring_rules.o models/spring_scenario.o models/container_origins.o
 LIB_OBJ = $(addprefix $(BUILD)/,$(SIM_OBJ) $(MDL_OBJ))

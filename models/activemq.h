@@ -32,8 +32,59 @@ typedef struct amq_skip {
 typedef struct amq_list {          /* messages linked by next/prev */
     sim_msg *head, *tail;
     int64_t n;
-    amq_skip skip;                 /* dispatch_list's memo (redeliv, paged) */
 } amq_list;
+
+/* The page window as one stream per group (activemq_window.c). */
+typedef struct amq_stream {
+    sim_msg *head, *tail;          /* its messages, in order, linked by next/prev */
+    int32_t group;                 /* -1: the messages of no group */
+    int32_t firsts;                /* of them, those with JMSXGroupSeq 1 */
+    int32_t older, newer;          /* the streams in the order of their last message: index + 1 */
+    int32_t hpos;                  /* a pass: its place in the heap + 1, 0 = not there */
+    sim_msg *cand;                 /* a pass: the message it offers (when in the heap) */
+    struct amq_sub *owner;         /* its group's owner ... */
+    uint64_t owner_at;             /* ... while amqg_changes() + 1 is this */
+    sim_msg *finger;               /* one of its messages, where amqw_last_before starts */
+} amq_stream;
+
+typedef struct amq_touch {         /* a group lookup of a pass, at a message */
+    uint64_t id;
+    int32_t group;
+} amq_touch;
+
+typedef struct amq_window {
+    int64_t n;                     /* messages */
+    uint64_t version;              /* bumped by every message in or out */
+    amq_stream *s;                 /* by index - 1 */
+    size_t ns, caps;
+    int32_t free;                  /* free stream slots, chained by `newer` */
+    int32_t *slot;                 /* by group + 1: its stream's index, 0 none */
+    size_t nslot;
+    int32_t oldest, newest;        /* the order of the streams */
+    int32_t *heap;                 /* a pass: streams with a message it may take */
+    size_t nheap, capheap;
+    amq_touch *log, *seq;          /* a pass: its lookups of taken messages; scratch */
+    size_t nlog, caplog, capseq;
+    int32_t *touch;                /* scratch: the groups to touch, in order */
+    size_t captouch;
+    /* the last pass: what it left, to know a pass that would repeat it */
+    bool is_settled;               /* a pass that takes nothing would change nothing */
+    bool was_exhausted;            /* it went to the end: nothing was left it could take */
+    uint64_t seen_window, seen_map, seen_subs;
+} amq_window;
+
+void amqw_push(amq_window *w, sim_msg *m);
+void amqw_remove(amq_window *w, sim_msg *m);
+void amqw_fini(amq_window *w);
+/* The index of group's stream (-1: no group), 0 if it has no messages. */
+int32_t amqw_stream_of(const amq_window *w, int32_t group);
+sim_msg *amqw_last_before(amq_stream *s, uint64_t bound);
+sim_msg *amqw_first_after(const amq_stream *s, uint64_t x);
+/* The heap of a pass: stream i offers m; the stream with the oldest offer
+ * leaves it (0: none); all leave. */
+void amqw_offer(amq_window *w, int32_t i, sim_msg *m);
+int32_t amqw_take_offer(amq_window *w);
+void amqw_clear_offers(amq_window *w);
 
 typedef struct amq_ptrq {          /* a ring of message pointers */
     sim_msg **v;
@@ -54,6 +105,7 @@ typedef struct amq_sub {
     consumer_port *port;           /* borrowed from the container */
     struct amq_queue *q;
     int prefetch;                  /* resolved at subscribe */
+    int priority;                  /* the port's, at subscribe */
     int extension;                 /* prefetch 0: 1 while a pull is outstanding */
     amq_ptrq dispatched;           /* sent, not acknowledged, in order sent */
     int64_t groups;                /* ConsumerInfo.assignedGroupCount */
@@ -68,10 +120,15 @@ typedef struct amq_sub {
 
 typedef struct amq_queue {
     struct amq_broker *b;
-    amq_list store, redeliv, paged;
+    amq_list store, redeliv;
+    amq_skip redeliv_skip;         /* dispatch_list's memo of redeliv */
+    amq_window paged;              /* pagedInPendingDispatch */
+    uint64_t subs_version;         /* bumped when a consumer may fill, open or move */
+    uint64_t opened;               /* consumers that stopped being full */
     amq_sub **subs;                /* dispatch order */
     size_t nsubs, cap;
     int n_open;                    /* subscriptions not full */
+    bool is_unsorted;              /* an eviction changed a count: subs may be out of order */
     int64_t buffered;              /* dispatched and not acknowledged, all consumers */
     amqg_map *groups;
     bool is_holding;               /* a delayed start holds dispatch */

@@ -26,6 +26,7 @@ typedef struct entry {
     amqg_owner *owner;             /* NULL: not in the map */
     int32_t oprev, onext;          /* the owner's entries */
     int32_t lprev, lnext;          /* cached: LRU order */
+    uint64_t mark;                 /* amqg_touch_all's: seen in this call */
 } entry;
 
 struct amqg_map {
@@ -38,6 +39,8 @@ struct amqg_map {
     int32_t lhead, ltail;          /* cached: eldest, newest */
     int live;                      /* cached: entries in the map */
     uint64_t changes;              /* ownership changes so far (amqg_changes) */
+    uint64_t version;              /* changes of any kind (amqg_version) */
+    uint64_t mark;                 /* amqg_touch_all's calls */
 };
 
 amqg_map *amqg_create(amqg_kind kind, int size)
@@ -228,6 +231,7 @@ static void lru_touch(amqg_map *g, int32_t i)
 {
     if (g->ltail == i + 1)
         return;
+    g->version++;
     lru_unlink(g, i);
     lru_append(g, i);
 }
@@ -238,6 +242,7 @@ static void drop(amqg_map *g, int32_t i)
     if (!g->e[i].owner)
         return;
     g->changes++;
+    g->version++;
     if (g->kind == AMQG_CACHED) {
         lru_unlink(g, i);
         g->live--;
@@ -266,6 +271,63 @@ amqg_owner *amqg_get(amqg_map *g, int group, const char *name)
     return e->owner;
 }
 
+amqg_owner *amqg_peek(amqg_map *g, int group, const char *name)
+{
+    size_t k = (size_t)group;
+    if (g->kind != AMQG_BUCKET)    /* the common case first: no growth, no hashing */
+        return k < g->ne ? g->e[k].owner : NULL;
+    if (k < g->nbucket && g->bucket[k])
+        return g->e[g->bucket[k] - 1].owner;
+    int32_t i = index_of(g, group, name);   /* it may move g->e */
+    return g->e[i].owner;
+}
+
+bool amqg_has_lru(const amqg_map *g)
+{
+    return g->kind == AMQG_CACHED;
+}
+
+bool amqg_may_evict(const amqg_map *g, int group)
+{
+    return g->kind == AMQG_CACHED && g->live >= g->size &&
+           ((size_t)group >= g->ne || !g->e[group].owner);
+}
+
+uint64_t amqg_version(const amqg_map *g)
+{
+    return g->version;
+}
+
+/* Whether touching group[0..n) in order would leave the order as it is:
+ * the groups in the map, each at its last place in the array, are the
+ * newest entries already, in that order. */
+static bool is_newest(amqg_map *g, const int32_t *group, size_t n)
+{
+    uint64_t mark = ++g->mark;
+    int32_t at = g->ltail;
+    for (size_t k = n; k-- > 0;) {
+        size_t i = (size_t)group[k];
+        if (i >= g->ne || !g->e[i].owner || g->e[i].mark == mark)
+            continue;
+        g->e[i].mark = mark;
+        if (at != (int32_t)i + 1)
+            return false;
+        at = g->e[i].lprev;
+    }
+    return true;
+}
+
+void amqg_touch_all(amqg_map *g, const int32_t *group, size_t n)
+{
+    if (g->kind != AMQG_CACHED || is_newest(g, group, n))
+        return;
+    for (size_t k = 0; k < n; k++) {
+        size_t i = (size_t)group[k];
+        if (i < g->ne && g->e[i].owner)
+            lru_touch(g, (int32_t)i);
+    }
+}
+
 amqg_owner *amqg_put(amqg_map *g, int group, const char *name, amqg_owner *owner,
                      int *evicted)
 {
@@ -273,6 +335,7 @@ amqg_owner *amqg_put(amqg_map *g, int group, const char *name, amqg_owner *owner
     entry *e = &g->e[i];
     bool is_new = e->owner == NULL;
     g->changes++;
+    g->version++;
     if (!is_new)
         owner_unlink(g, i);
     owner_link(g, i, owner);

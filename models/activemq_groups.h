@@ -39,6 +39,17 @@ bool amqg_wants_name(const amqg_map *g, int group);
 /* The owner of group index `group` (named `name`, NUL-terminated), or NULL.
  * The cached map counts this as a use of the entry (LRU). */
 amqg_owner *amqg_get(amqg_map *g, int group, const char *name);
+/* The owner, as amqg_get, without counting a use. */
+amqg_owner *amqg_peek(amqg_map *g, int group, const char *name);
+/* Whether the map keeps an order of use (cached). */
+bool amqg_has_lru(const amqg_map *g);
+/* Whether amqg_put of `group` now would evict another group. */
+bool amqg_may_evict(const amqg_map *g, int group);
+/* Counts a use of each of group[0..n), in that order, as amqg_get would
+ * (groups not in the map are passed over). */
+void amqg_touch_all(amqg_map *g, const int32_t *group, size_t n);
+/* Bumped by every change to the map, its order of use included. */
+uint64_t amqg_version(const amqg_map *g);
 /* Makes `owner` own the group.  If the cached map had to evict a group to
  * make room, returns that group's owner and sets *evicted to its index;
  * otherwise returns NULL. */

@@ -6,7 +6,8 @@
  *   store    messages not paged in yet (the cursor), in publish order;
  *   redeliv  redeliveredWaitingDispatch: what closed consumers held, in
  *            dispatch order; always offered before paged;
- *   paged    pagedInPendingDispatch: paged in, not dispatched;
+ *   paged    pagedInPendingDispatch: paged in, not dispatched, kept as
+ *            one stream per group (amq_window, activemq_window.c);
  *   subs     the consumers in dispatch order, kept stably sorted by
  *            (priority desc, assigned groups asc) (Queue.orderedCompare).
  * A subscription's `dispatched` list is what it was sent and has not
@@ -20,8 +21,10 @@
  * (Queue.doDispatch).  A message no consumer can take is skipped, not
  * waited on.  Kicks follow every publish, subscribe, unsubscribe, ack and
  * pull; a kick that arrives while one runs makes it run again.  A pass
- * steps over the stretch of messages the last pass skipped while it would
- * skip them again (amq_skip, activemq.h), with the same group lookups.
+ * over the page window (dispatch_window) reaches the messages it may take
+ * stream by stream and counts the group lookups of those it passes over
+ * without visiting them; a pass over redeliv steps over the stretch the
+ * last pass skipped while it would skip it again (amq_skip, activemq.h).
  *
  * Invariants:
  *  (1) a message is on exactly one of store, redeliv, paged, or one
@@ -86,21 +89,6 @@ static void ml_unlink(amq_list *l, sim_msg *m)
     l->n--;
 }
 
-/* Moves every message of src to the end of dst. */
-static void ml_concat(amq_list *dst, amq_list *src)
-{
-    if (!src->head)
-        return;
-    if (dst->tail) {
-        dst->tail->next = src->head;
-        src->head->prev = dst->tail;
-    } else {
-        dst->head = src->head;
-    }
-    dst->tail = src->tail;
-    dst->n += src->n;
-    *src = (amq_list){ 0 };
-}
 
 /* ---- a subscription's dispatched list: a ring of pointers --------------------- */
 
@@ -156,8 +144,8 @@ static amq_sub *sub_of_owner(amqg_owner *o)
 /* Queue.orderedCompare: higher priority first, then fewer groups. */
 static int compare(const amq_sub *a, const amq_sub *b)
 {
-    if (a->port->priority != b->port->priority)
-        return b->port->priority - a->port->priority;
+    if (a->priority != b->priority)
+        return b->priority - a->priority;
     return (a->groups > b->groups) - (a->groups < b->groups);
 }
 
@@ -178,23 +166,39 @@ static void sort_subs(amq_queue *q)
 
 static void remove_sub(amq_queue *q, const amq_sub *s)
 {
-    for (size_t i = 0; i < q->nsubs; i++)
-        if (q->subs[i] == s) {
-            memmove(q->subs + i, q->subs + i + 1, (q->nsubs - i - 1) * sizeof *q->subs);
-            q->nsubs--;
-            return;
-        }
+    size_t i = 0;
+    while (i < q->nsubs && q->subs[i] != s)
+        i++;
+    if (i == q->nsubs)
+        return;
+    for (q->nsubs--; i < q->nsubs; i++)   /* a few: no call to memmove */
+        q->subs[i] = q->subs[i + 1];
 }
 
 /* Round robin: the consumer just sent a message goes to the end, then the
- * list is sorted again (Queue.doActualDispatch, addToConsumerList). */
+ * list is sorted again (Queue.doActualDispatch, addToConsumerList).  The
+ * others are in order, and s sorts no earlier than before (it gained a
+ * group or none), unless a count went down (is_unsorted): then the stable
+ * sort puts s right before the others that sort after it, which are the
+ * last ones, so s moves only towards the end. */
 static void rotate(amq_queue *q, amq_sub *s)
 {
+    q->subs_version++;
     if (q->nsubs < 2)
         return;
-    remove_sub(q, s);
-    q->subs[q->nsubs++] = s;
-    sort_subs(q);
+    if (q->is_unsorted) {
+        remove_sub(q, s);
+        q->subs[q->nsubs++] = s;
+        sort_subs(q);
+        q->is_unsorted = false;
+        return;
+    }
+    size_t i = 0;
+    while (q->subs[i] != s)
+        i++;
+    for (; i + 1 < q->nsubs && compare(q->subs[i + 1], s) <= 0; i++)
+        q->subs[i] = q->subs[i + 1];
+    q->subs[i] = s;
 }
 
 static amq_sub *first_open(const amq_queue *q)
@@ -209,7 +213,10 @@ static amq_sub *first_open(const amq_queue *q)
  * (invariant 2), given whether s was full before. */
 static void recount(amq_queue *q, const amq_sub *s, bool was_full)
 {
-    q->n_open += (int)was_full - (int)is_full(s);
+    bool now_full = is_full(s);
+    q->n_open += (int)was_full - (int)now_full;
+    q->opened += was_full && !now_full;
+    q->subs_version++;
 }
 
 /* Takes m off s's dispatched list (acknowledged or rejected). */
@@ -239,6 +246,7 @@ static void assign(sim_ctx *ctx, amq_queue *q, sim_msg *m, amq_sub *s)
     if (old) {                     /* CachedMessageGroupMap.removeEldestEntry */
         old->groups--;
         q->b->evictions++;
+        q->is_unsorted = true;     /* old may sort earlier now */
     }
     s->groups++;
     amq_note_assignment(ctx, q->b, m->group, s->port);
@@ -250,7 +258,7 @@ static void assign(sim_ctx *ctx, amq_queue *q, sim_msg *m, amq_sub *s)
  * full; otherwise the first consumer that is not full does.  The LRU is
  * touched exactly when the real loop calls get(): when some consumer is
  * not full (the caller checked that). */
-static amq_sub *choose(sim_ctx *ctx, amq_queue *q, sim_msg *m, amq_sub **blocker)
+static amq_sub *choose(sim_ctx *ctx, amq_queue *q, sim_msg *m, amq_sub **blocker, bool count_use)
 {
     if (m->group < 0)
         return first_open(q);
@@ -261,7 +269,8 @@ static amq_sub *choose(sim_ctx *ctx, amq_queue *q, sim_msg *m, amq_sub **blocker
         return t;
     }
     const char *name = name_for(ctx, q, m);
-    amq_sub *o = sub_of_owner(amqg_get(q->groups, m->group, name));
+    amq_sub *o = sub_of_owner(count_use ? amqg_get(q->groups, m->group, name)
+                                        : amqg_peek(q->groups, m->group, name));
     if (!o) {
         t = first_open(q);
         assign(ctx, q, m, t);
@@ -275,6 +284,7 @@ static amq_sub *choose(sim_ctx *ctx, amq_queue *q, sim_msg *m, amq_sub **blocker
         amqg_remove_group(q->groups, m->group, name);
         o->groups--;
         q->b->closes++;
+        q->is_unsorted = true;     /* o may sort earlier now */
     }
     return o;
 }
@@ -461,11 +471,15 @@ static sim_msg *skim(sim_ctx *ctx, amq_queue *q, amq_skip *old, amq_skip *now, b
  * The stretch the last pass skipped is skipped again in one step while it
  * would be skipped message by message (amq_skip); this pass records the
  * stretch it skips for the next one. */
-static bool dispatch_list(sim_ctx *ctx, amq_queue *q, amq_list *l)
+static bool dispatch_list(sim_ctx *ctx, amq_queue *q, amq_list *l, amq_skip *old)
 {
+    if (!l->head) {
+        old->n = 0;                /* no stretch */
+        return false;
+    }
     bool any = false;
     uint64_t changes = amqg_changes(q->groups);
-    amq_skip *old = &l->skip, now = { 0 };  /* old is changed in place as it is used */
+    amq_skip now = { 0 };          /* old is changed in place as it is used */
     bool has_old = old->n > 0 && old->changes == changes, is_recording = true;
     for (sim_msg *m = l->head, *next; m && q->n_open > 0; m = next) {
         bool in_old = has_old && m == old->first;
@@ -495,7 +509,7 @@ static bool dispatch_list(sim_ctx *ctx, amq_queue *q, amq_list *l)
             }
         }
         amq_sub *blocker = NULL;
-        amq_sub *t = choose(ctx, q, m, &blocker);
+        amq_sub *t = choose(ctx, q, m, &blocker, true);
         if (!t) {
             is_recording = is_recording && blocker && skip_add(&now, m, blocker);
             continue;
@@ -515,7 +529,186 @@ static bool dispatch_list(sim_ctx *ctx, amq_queue *q, amq_list *l)
     } else {
         *old = now;
     }
-    l->skip.changes = changes;
+    old->changes = changes;
+    return any;
+}
+
+/* ---- the page window's pass (amq_window, activemq_window.c) -------------------- */
+
+static amq_sub *owner_of(sim_ctx *ctx, amq_queue *q, int32_t group)
+{
+    const char *name = amqg_wants_name(q->groups, group) ? sim_group_name(ctx, group) : NULL;
+    return sub_of_owner(amqg_peek(q->groups, group, name));
+}
+
+/* Stream i offers the first message from m on that the pass may take now:
+ * any, unless its group's owner is full; then only a first of a group
+ * (JMSXGroupSeq 1), which goes to whoever is first. */
+static void offer(sim_ctx *ctx, amq_queue *q, int32_t i, sim_msg *m)
+{
+    amq_window *w = &q->paged;
+    amq_stream *s = &w->s[i - 1];
+    if (m && s->group >= 0) {
+        uint64_t at = amqg_changes(q->groups) + 1;
+        if (s->owner_at != at) {
+            s->owner = owner_of(ctx, q, s->group);
+            s->owner_at = at;
+        }
+        amq_sub *o = s->owner;
+        if (o && is_full(o)) {
+            if (s->firsts == 0)
+                return;
+            while (m && m->group_seq != 1)
+                m = m->next;
+        }
+    }
+    if (m)
+        amqw_offer(w, i, m);
+}
+
+/* Every stream offers again, from the first message after id x (0: from
+ * its first): an owner changed, or a consumer opened. */
+static void offer_all(sim_ctx *ctx, amq_queue *q, uint64_t x)
+{
+    amq_window *w = &q->paged;
+    amqw_clear_offers(w);
+    for (int32_t i = w->oldest; i; i = w->s[i - 1].newer)
+        offer(ctx, q, i, x ? amqw_first_after(&w->s[i - 1], x) : w->s[i - 1].head);
+}
+
+/* The group lookups of the pass before message id `bound`, counted as uses
+ * (cached map) in the order the pass made them: those of the messages it
+ * took (the log, already in order) and those of the messages it passed
+ * over, which are all still in the window; of these, only each group's
+ * last before `bound` matters.  Uses counted again change nothing but
+ * their place, so this may run more than once in a pass.  Returns whether
+ * a pass that takes nothing would now change nothing: the pass went to the
+ * end of the window and each group it took from has a later message left,
+ * so the order it leaves is that of the groups' last messages. */
+static bool count_uses(amq_queue *q, uint64_t bound)
+{
+    amq_window *w = &q->paged;
+    if (w->capseq < w->ns)
+        xgrow((void **)&w->seq, &w->capseq, w->ns, sizeof *w->seq);
+    if (w->captouch < w->ns + w->nlog)
+        xgrow((void **)&w->touch, &w->captouch, w->ns + w->nlog, sizeof *w->touch);
+    size_t n = 0;
+    bool is_end = bound == UINT64_MAX;
+    for (int32_t i = w->oldest; i; i = w->s[i - 1].newer) {
+        amq_stream *s = &w->s[i - 1];
+        sim_msg *m = s->group < 0 ? NULL : is_end || s->tail->id < bound ? s->tail
+                                                                         : amqw_last_before(s, bound);
+        if (!m)
+            continue;
+        size_t j = n++;            /* in the order of the streams' last messages: sorted at the end */
+        while (!is_end && j > 0 && w->seq[j - 1].id > m->id) {
+            w->seq[j] = w->seq[j - 1];
+            j--;
+        }
+        w->seq[j] = (amq_touch){ m->id, s->group };
+    }
+    size_t a = 0, b = 0, k = 0;
+    bool is_settled = is_end;
+    while (b < w->nlog) {
+        const amq_touch *t = &w->log[b++];
+        while (a < n && w->seq[a].id < t->id)
+            w->touch[k++] = w->seq[a++].group;
+        int32_t i = is_settled ? amqw_stream_of(w, t->group) : 0;
+        is_settled = i && w->s[i - 1].tail->id > t->id;
+        w->touch[k++] = t->group;
+    }
+    while (a < n)
+        w->touch[k++] = w->seq[a++].group;
+    amqg_touch_all(q->groups, w->touch, k);
+    return is_settled;
+}
+
+/* Queue.doActualDispatch over the page window, with what dispatch_list does
+ * message by message done stream by stream: the streams offer the messages
+ * the pass may take (offer), the oldest offer is taken, and the messages
+ * between are passed over without a visit.  A passed-over message's only
+ * effect is its group's lookup, counted as a use at the end (count_uses),
+ * or before a put that may evict a group, which follows the order of use.
+ * Taken messages are looked up without counting a use then, for the same
+ * reason.  What is offered stays right while no owner changes and no
+ * consumer opens (consumers fill as they are sent messages); when one does,
+ * every stream offers again. */
+static bool dispatch_window(sim_ctx *ctx, amq_queue *q)
+{
+    amq_window *w = &q->paged;
+    if (w->n == 0 || q->n_open == 0)
+        return false;
+    bool lru = amqg_has_lru(q->groups), any = false;
+    if (w->was_exhausted && w->seen_window == w->version && w->seen_subs == q->subs_version &&
+        w->seen_map == amqg_version(q->groups)) {
+        /* Nothing changed since the last pass, which went through to the end
+         * and left nothing it could take: this one takes nothing either, and
+         * only its lookups count, if even they change anything. */
+        if (w->is_settled)
+            return false;
+        w->nlog = 0;
+        w->is_settled = count_uses(q, UINT64_MAX);
+        w->seen_map = amqg_version(q->groups);
+        return false;
+    }
+    uint64_t changes = amqg_changes(q->groups), opened = q->opened, bound = UINT64_MAX;
+    bool was_steady = true;        /* no owner changed, no consumer opened */
+    /* The map's order is the last pass's and that pass's lookups would
+     * leave it so: while this one takes no stream's last message, its
+     * lookups leave it so too. */
+    bool keeps_order = w->was_exhausted && w->is_settled && w->seen_window == w->version &&
+                       w->seen_map == amqg_version(q->groups);
+    w->nlog = 0;
+    offer_all(ctx, q, 0);
+    int32_t i;
+    while (q->n_open > 0 && (i = amqw_take_offer(w)) != 0) {
+        sim_msg *m = w->s[i - 1].cand;
+        if (m->group >= 0 && m->group_seq != 1) {
+            amq_sub *o = w->s[i - 1].owner;   /* offer() looked it up since the last change */
+            if (o && is_full(o)) { /* filled during this pass: passed over */
+                offer(ctx, q, i, m);
+                continue;
+            }
+        }
+        if (lru && m->group >= 0 && amqg_may_evict(q->groups, m->group))
+            count_uses(q, m->id);
+        amq_sub *blocker = NULL;
+        amq_sub *t = choose(ctx, q, m, &blocker, !lru);
+        assert(t);
+        if (lru && m->group >= 0) {
+            if (w->nlog == w->caplog)
+                xgrow((void **)&w->log, &w->caplog, w->nlog + 1, sizeof *w->log);
+            w->log[w->nlog++] = (amq_touch){ m->id, m->group };
+        }
+        sim_msg *next = m->next;
+        uint64_t id = m->id;
+        keeps_order = keeps_order && next;
+        amqw_remove(w, m);
+        send(ctx, q, t, m);
+        rotate(q, t);
+        any = true;
+        bound = id + 1;
+        if (amqg_changes(q->groups) != changes || q->opened != opened) {
+            changes = amqg_changes(q->groups);
+            opened = q->opened;
+            was_steady = false;
+            offer_all(ctx, q, id);
+        } else if (next) {
+            offer(ctx, q, i, next);
+        }
+    }
+    if (q->n_open > 0)
+        bound = UINT64_MAX;        /* it went through to the end */
+    /* What it passed over before an owner changed may be taken now. */
+    w->was_exhausted = q->n_open > 0 && was_steady;
+    amqw_clear_offers(w);
+    if (lru && !(keeps_order && w->was_exhausted))
+        w->is_settled = count_uses(q, bound);
+    else
+        w->is_settled = true;
+    w->seen_window = w->version;
+    w->seen_subs = q->subs_version;
+    w->seen_map = amqg_version(q->groups);
     return any;
 }
 
@@ -535,11 +728,15 @@ static bool round_once(sim_ctx *ctx, amq_queue *q)
         }
     }
     bool changed = fresh.n > 0;
-    changed |= dispatch_list(ctx, q, &q->redeliv);
-    changed |= dispatch_list(ctx, q, &q->paged);
-    if (fresh.n > 0 && q->redeliv.n + q->paged.n == 0)
-        dispatch_list(ctx, q, &fresh);
-    ml_concat(&q->paged, &fresh);
+    changed |= dispatch_list(ctx, q, &q->redeliv, &q->redeliv_skip);
+    changed |= dispatch_window(ctx, q);
+    bool was_empty = q->redeliv.n + q->paged.n == 0;
+    for (sim_msg *m = fresh.head, *next; m; m = next) {
+        next = m->next;
+        amqw_push(&q->paged, m);
+    }
+    if (fresh.n > 0 && was_empty)  /* the new page is dispatched at once */
+        dispatch_window(ctx, q);
     return changed;
 }
 
@@ -596,16 +793,16 @@ static void on_release(sim_ctx *ctx, void *self, void *arg)
 
 static amq_queue *queue_at(amq_broker *b, int queue)
 {
-    if ((size_t)queue >= b->nq) {
-        size_t n = (size_t)queue + 1;
-        b->q = xrealloc(b->q, n * sizeof *b->q);
-        for (size_t i = b->nq; i < n; i++) {
-            b->q[i] = xcalloc(1, sizeof *b->q[i]);
-            b->q[i]->b = b;
-            b->q[i]->groups = amqg_create(b->map_kind, b->map_size);
-        }
-        b->nq = n;
+    if ((size_t)queue < b->nq)
+        return b->q[queue];
+    size_t n = (size_t)queue + 1;
+    b->q = xrealloc(b->q, n * sizeof *b->q);
+    for (size_t i = b->nq; i < n; i++) {
+        b->q[i] = xcalloc(1, sizeof *b->q[i]);
+        b->q[i]->b = b;
+        b->q[i]->groups = amqg_create(b->map_kind, b->map_size);
     }
+    b->nq = n;
     return b->q[queue];
 }
 
@@ -629,6 +826,7 @@ static void amq_subscribe(sim_ctx *ctx, broker *base, consumer_port *p)
     if (p->prefetch < 0)           /* the client's default, or the destination policy's */
         p->prefetch = b->prefetch;
     s->prefetch = p->prefetch;
+    s->priority = p->priority;
     s->stats = amq_stats_of(b, p);
     p->broker_state = s;
     if (q->nsubs == 0) {
@@ -642,6 +840,7 @@ static void amq_subscribe(sim_ctx *ctx, broker *base, consumer_port *p)
     q->subs[q->nsubs++] = s;
     sort_subs(q);
     q->n_open += !is_full(s);
+    q->subs_version++;
     amq_kick(ctx, q);
 }
 
@@ -664,6 +863,7 @@ static void amq_unsubscribe(sim_ctx *ctx, broker *base, consumer_port *p)
     if (s->is_waiting)
         amq_wait_end(q, s);
     q->n_open -= !is_full(s);
+    q->subs_version++;
     remove_sub(q, s);
     amqg_remove_owner(q->groups, &s->own);
     for (size_t i = 0; i < s->dispatched.n; i++) {
@@ -677,8 +877,8 @@ static void amq_unsubscribe(sim_ctx *ctx, broker *base, consumer_port *p)
     p->broker_state = NULL;
     if (q->redeliv.n > 0 && q->nsubs > 0) {    /* doDispatch(new OrderedPendingList()) */
         q->is_dispatching = true;
-        dispatch_list(ctx, q, &q->redeliv);
-        dispatch_list(ctx, q, &q->paged);
+        dispatch_list(ctx, q, &q->redeliv, &q->redeliv_skip);
+        dispatch_window(ctx, q);
         q->is_dispatching = false;
     }
     amq_kick(ctx, q);
@@ -806,6 +1006,7 @@ static void amq_destroy(broker *base)
             free(q->subs[k]);
         }
         free(q->subs);
+        amqw_fini(&q->paged);
         amqg_destroy(q->groups);
         free(q);
     }

@@ -1,14 +1,17 @@
-/* test_activemq_window.c -- the page window's dispatch passes skip what the
- * last pass skipped (amq_skip in models/activemq.h) and must do exactly
- * what a pass over every message does: the same consumer for every
- * message in the same order, the same group map (evictions follow the LRU
- * order the skipped lookups leave), the same events.
+/* test_activemq_window.c -- the page window's dispatch passes reach the
+ * messages they may take stream by stream (amq_window in
+ * models/activemq.h), the redelivery list's skip what the last pass skipped
+ * (amq_skip), and both must do exactly what a pass over every message does:
+ * the same consumer for every message in the same order, the same group map
+ * (evictions follow the LRU order the passed-over lookups leave), the same
+ * events.
  *
  * Each case is the worst case of tests/bench/jms-window.yaml (a hot group
  * whose owner is always full) with one setting changed, pinned by the run's
  * fingerprint and a hash of (message, node, consumer, delivery time) in
  * delivery order; the pins were taken with the broker rescanning the whole
- * window on every pass.
+ * window on every pass (the "consumers leave" ones with the broker that
+ * skipped stretches, itself pinned by the others against the full scans).
  */
 #include "testutil.h"
 
@@ -38,6 +41,17 @@ static const window_case cases[] = {
       "concurrency: \"5-5\"", "5512f6f387abef2d" },
     { "a consumer a receive", "queuePrefetch: 1, groupMapSize: 5", "count: 20, s: 2.5",
       "concurrency: \"5-5\", cacheLevel: none", "82c76e6236d76bfb" },
+    /* consumers come and go; a pass that evicts a group lets the next pass
+     * take what it passed over of that group before */
+    { "consumers leave, evictions", "queuePrefetch: 1, groupMapSize: 4", "count: 20, s: 2.5",
+      "concurrency: \"1-8\", maxMessagesPerTask: 5", "b615e1a573ff885b" },
+    { "consumers leave, many groups", "queuePrefetch: 4, groupMapSize: 3", "count: 50, s: 2.5",
+      "concurrency: \"2-10\", maxMessagesPerTask: 3", "bac529330bb573fc" },
+    { "consumers leave, groups close", "queuePrefetch: 1, groupMapSize: 5",
+      "count: 20, s: 2.5, sequence: true, closeEvery: 4", "concurrency: \"1-8\", maxMessagesPerTask: 2",
+      "89a8bde47514141a" },
+    { "consumers leave, bucket map", "queuePrefetch: 1, messageGroupMapFactoryType: bucket, groupMapSize: 4",
+      "count: 20, s: 2.5", "concurrency: \"1-8\", maxMessagesPerTask: 5", "58428e76a737134c" },
 };
 
 static uint64_t fnv(uint64_t h, const char *s)
