@@ -18,7 +18,12 @@
 
 # == settings: override on the command line ==
 CC      = cc
-OPT     = -O2 -g
+# -O3: the engine's hot path (the calendar, the message calls, the
+# statistics) about 9 % less time than -O2 on the M/M/8 benchmark (5 %
+# fewer instructions).  A profile-guided build (-fprofile-use, trained on
+# that benchmark) gave 5 % fewer instructions again but no time measurably:
+# not worth a training run in every build.
+OPT     = -O3 -g
 # Link-time optimisation: the engine's small functions (levels, order
 # tracking, the histogram) inline across files; about 7 % less time.
 LTO     = -flto=auto

@@ -113,7 +113,7 @@ void amqw_push(amq_window *w, sim_msg *m)
     else
         s->head = m;
     s->tail = m;
-    s->firsts += m->group_seq == 1;
+    s->firsts += sim_msg_group_first(m);
     w->n++;
     w->version++;
 }
@@ -134,7 +134,7 @@ void amqw_remove(amq_window *w, sim_msg *m)
     else
         s->tail = m->prev;
     m->next = m->prev = NULL;
-    s->firsts -= m->group_seq == 1;
+    s->firsts -= sim_msg_group_first(m);
     w->n--;
     w->version++;
     if (!s->head) {

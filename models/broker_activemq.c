@@ -263,7 +263,7 @@ static amq_sub *choose(sim_ctx *ctx, amq_queue *q, sim_msg *m, amq_sub **blocker
     if (m->group < 0)
         return first_open(q);
     amq_sub *t;
-    if (m->group_seq == 1) {       /* "if we can own the first, no-one else should own the rest" */
+    if (sim_msg_group_first(m)) {  /* "if we can own the first, no-one else should own the rest" */
         t = first_open(q);
         assign(ctx, q, m, t);
         return t;
@@ -280,7 +280,7 @@ static amq_sub *choose(sim_ctx *ctx, amq_queue *q, sim_msg *m, amq_sub **blocker
         *blocker = o;
         return NULL;
     }
-    if (m->group_seq < 0) {        /* the end of the group: it goes to its owner, then no owner */
+    if (sim_msg_group_close(m)) {  /* the end of the group: it goes to its owner, then no owner */
         amqg_remove_group(q->groups, m->group, name);
         o->groups--;
         q->b->closes++;
@@ -558,7 +558,7 @@ static void offer(sim_ctx *ctx, amq_queue *q, int32_t i, sim_msg *m)
         if (o && is_full(o)) {
             if (s->firsts == 0)
                 return;
-            while (m && m->group_seq != 1)
+            while (m && !sim_msg_group_first(m))
                 m = m->next;
         }
     }
@@ -663,7 +663,7 @@ static bool dispatch_window(sim_ctx *ctx, amq_queue *q)
     int32_t i;
     while (q->n_open > 0 && (i = amqw_take_offer(w)) != 0) {
         sim_msg *m = w->s[i - 1].cand;
-        if (m->group >= 0 && m->group_seq != 1) {
+        if (m->group >= 0 && !sim_msg_group_first(m)) {
             amq_sub *o = w->s[i - 1].owner;   /* offer() looked it up since the last change */
             if (o && is_full(o)) { /* filled during this pass: passed over */
                 offer(ctx, q, i, m);

@@ -477,7 +477,7 @@ static void requeue_classic(sim_ctx *ctx, rq_queue *q, sim_msg *m)
 static void requeue_quorum(sim_ctx *ctx, rq_queue *q, sim_msg *m, bool is_channel_down)
 {
     if (q->args.delivery_limit != RMQ_NO_LIMIT &&
-        (int64_t)m->requeues + 1 > q->args.delivery_limit) {
+        (int64_t)sim_msg_requeues(ctx, m) + 1 > q->args.delivery_limit) {
         dead_letter(ctx, q, m, R_DELIVERY_LIMIT);
         return;
     }

@@ -270,9 +270,9 @@ static void on_done(sim_ctx *ctx, void *self, void *arg)
         }
         is_recovered = true;
     } else if (o != LF_OK && r->is_enabled) {
-        if ((int)m->deliveries < r->attempts) {
+        if ((int)sim_msg_deliveries(ctx, m) < r->attempts) {
             c->pending = o;
-            sim_schedule(ctx, lf_backoff(r, (int)m->deliveries), &ev_rethrow, c, m);
+            sim_schedule(ctx, lf_backoff(r, (int)sim_msg_deliveries(ctx, m)), &ev_rethrow, c, m);
             return;
         }
         is_recovered = true;
@@ -361,8 +361,8 @@ static void on_closed(sim_ctx *ctx, consumer_port *port)
     c->last_done = NULL;
     if (c->state == CH_BUSY && c->running) {
         c->held = c->running;
-        c->held_begin = c->running->t_begin;
-        sim_msg_hold(c->held);
+        c->held_begin = sim_msg_t_begin(ctx, c->running);
+        sim_msg_hold(ctx, c->held);
     } else {
         c->state = CH_CLOSED;
     }

@@ -467,8 +467,8 @@ static void on_closed(sim_ctx *ctx, consumer_port *port)
     k->nbuf = k->nover = 0;
     if (k->state == SC_LISTENING && k->ntaken > 0) {
         k->held = k->taken[k->ntaken - 1];
-        k->held_begin = k->held->t_begin;
-        sim_msg_hold(k->held);
+        k->held_begin = sim_msg_t_begin(ctx, k->held);
+        sim_msg_hold(ctx, k->held);
         sb_addf(&b, ",\"in_progress\":%llu", (unsigned long long)k->held->id);
     } else {
         sb_add(&b, ",\"in_progress\":null");
@@ -691,9 +691,9 @@ static void on_listener_done(sim_ctx *ctx, void *self, void *arg)
         }
         is_recovered = true;
     } else if (o != LF_OK && r->is_enabled) {
-        if ((int)m->deliveries < r->attempts) {
+        if ((int)sim_msg_deliveries(ctx, m) < r->attempts) {
             k->pending = o;
-            k->timer = sim_schedule(ctx, lf_backoff(r, (int)m->deliveries), &ev_rethrow, k, m);
+            k->timer = sim_schedule(ctx, lf_backoff(r, (int)sim_msg_deliveries(ctx, m)), &ev_rethrow, k, m);
             return;
         }
         is_recovered = true;

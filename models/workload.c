@@ -46,10 +46,10 @@ static void on_arrival(sim_ctx *ctx, void *self, void *arg)
     sim_msg *m = sim_msg_create(ctx, w->queue);
     if (w->next.group == ARRIVAL_CHOOSE_GROUP) {
         m->group = groups_choose(&w->groups);
-        m->group_seq = groups_seq(&w->groups, m->group);
+        sim_msg_set_group_seq(m, groups_seq(&w->groups, m->group));
     } else {
         m->group = w->next.group;
-        m->group_seq = w->next.group_seq;
+        sim_msg_set_group_seq(m, w->next.group_seq);
     }
     m->service_ns = w->next.service == ARRIVAL_DRAW_SERVICE
                         ? dist_draw(&w->service, w->service_rng) : w->next.service;

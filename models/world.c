@@ -138,6 +138,9 @@ static int read_queues(sim_ctx *ctx, cfg_node *root, world *w, sim_diag *d)
         return SIM_EINPUT;
     if (list && list->n == 0)
         return diag_at(d, list, "queues: the list is empty");
+    if (list && list->n > SIM_QUEUES_MAX)      /* a message keeps its queue in 16 bits */
+        return diag_at(d, list, "queues: %zu queues, more than the %d a run can hold",
+                       list->n, SIM_QUEUES_MAX);
     size_t n = one ? 1 : list->n;
     w->queues = xcalloc(n, sizeof *w->queues);
     w->workloads = xcalloc(n, sizeof *w->workloads);

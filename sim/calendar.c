@@ -1,21 +1,60 @@
-/* calendar.c -- binary heap of (time, seq) keys with true cancellation.
+/* calendar.c -- a 4-ary heap of (time, seq) keys with true cancellation.
  *
- * Invariants: (1) heap[i] is no later than its children 2i+1 and 2i+2 by
+ * Four children a node: half the levels of a binary heap, so an entry
+ * that rises or a hole that sinks moves (and tells its slot) half as
+ * often, and the earliest of the children is picked without a branch on
+ * the data (times are compared into an index; the sequence number is
+ * looked up only for equal times, which are rare).
+ *
+ * Invariants: (1) heap[i] is no later than its children 4i+1 .. 4i+4 by
  * (t, seq); (2) a slot is live iff its pos is an index of the heap, and
  * then heap[pos].slot is that slot; (3) a slot is either live or on the
- * free stack, never both.  (t, seq) keys are unique, so the order events
- * come out in is the same whatever the shape of the heap.
+ * free stack, never both, except the slot of the event being run, which
+ * is neither live (its generation has moved on) nor free, and whose entry
+ * is at the top of the heap until calendar_done or the next add: its key
+ * is the smallest there is, so nothing rises above it meanwhile.  (t, seq)
+ * keys are unique, so the order events come out in is the same whatever
+ * the shape of the heap.
  */
 #include "calendar.h"
 #include "mem.h"
 
 #include <stdlib.h>
 
-/* Ties in time are rare in most runs, so the sequence number is looked up
- * only then. */
+#define ARITY 4
+
+static inline size_t parent_of(size_t i) { return (i - 1) / ARITY; }
+static inline size_t first_child(size_t i) { return ARITY * i + 1; }
+
 static inline bool earlier(const calendar *c, const cal_entry *a, const cal_entry *b)
 {
-    return a->t < b->t || (a->t == b->t && c->slots[a->slot].seq < c->slots[b->slot].seq);
+    if (__builtin_expect(a->t == b->t, 0))
+        return c->slots[a->slot].seq < c->slots[b->slot].seq;
+    return a->t < b->t;
+}
+
+/* The earliest of the children first .. first+3 that exist (first < n). */
+static inline __attribute__((always_inline)) size_t earliest_child(const calendar *c, size_t first,
+                                                                    size_t n)
+{
+    const cal_entry *heap = c->heap;
+    if (__builtin_expect(n - first >= ARITY, 1)) {
+        /* Two pairs, then their winners: the first two comparisons are
+         * independent of each other. */
+        size_t a = first + earlier(c, &heap[first + 1], &heap[first]);
+        size_t b = first + 2 + earlier(c, &heap[first + 3], &heap[first + 2]);
+        return earlier(c, &heap[b], &heap[a]) ? b : a;
+    }
+    size_t best = first;
+    for (size_t k = first + 1; k < n; k++)
+        best = earlier(c, &heap[k], &heap[best]) ? k : best;
+    return best;
+}
+
+static inline void put(calendar *c, size_t i, cal_entry e)
+{
+    c->heap[i] = e;
+    c->slots[e.slot].pos = (uint32_t)i;
 }
 
 /* Puts e at hole i or above it, moving later parents down. */
@@ -23,36 +62,40 @@ static inline void sift_up(calendar *c, size_t i, cal_entry e)
 {
     cal_entry *heap = c->heap;
     while (i > 0) {
-        size_t parent = (i - 1) / 2;
+        size_t parent = parent_of(i);
         if (!earlier(c, &e, &heap[parent]))
             break;
-        heap[i] = heap[parent];
-        c->slots[heap[i].slot].pos = (uint32_t)i;
+        put(c, i, heap[parent]);
         i = parent;
     }
-    heap[i] = e;
-    c->slots[e.slot].pos = (uint32_t)i;
+    put(c, i, e);
+}
+
+/* Moves the hole at i down to a leaf by the earliest child; returns the
+ * leaf. */
+static inline size_t hole_to_leaf(calendar *c, size_t i)
+{
+    size_t n = c->n;
+    for (size_t child = first_child(i); child < n; child = first_child(i)) {
+        child = earliest_child(c, child, n);
+        put(c, i, c->heap[child]);
+        i = child;
+    }
+    return i;
 }
 
 /* Puts e at hole i or below it, moving earlier children up. */
 static void sift_down(calendar *c, size_t i, cal_entry e)
 {
-    cal_entry *heap = c->heap;
     size_t n = c->n;
-    for (;;) {
-        size_t child = 2 * i + 1;
-        if (child >= n)
+    for (size_t child = first_child(i); child < n; child = first_child(i)) {
+        child = earliest_child(c, child, n);
+        if (!earlier(c, &c->heap[child], &e))
             break;
-        if (child + 1 < n && earlier(c, &heap[child + 1], &heap[child]))
-            child++;
-        if (!earlier(c, &heap[child], &e))
-            break;
-        heap[i] = heap[child];
-        c->slots[heap[i].slot].pos = (uint32_t)i;
+        put(c, i, c->heap[child]);
         i = child;
     }
-    heap[i] = e;
-    c->slots[e.slot].pos = (uint32_t)i;
+    put(c, i, e);
 }
 
 void calendar_init(calendar *c, size_t initial_cap)
@@ -70,10 +113,8 @@ void calendar_fini(calendar *c)
     *c = (calendar){ 0 };
 }
 
-static uint32_t take_slot(calendar *c)
+static __attribute__((noinline)) uint32_t new_slot(calendar *c)
 {
-    if (c->nfree)
-        return c->free_slots[--c->nfree];
     if (c->nslots == c->capslots) {
         xgrow((void **)&c->slots, &c->capslots, c->nslots + 1, sizeof *c->slots);
         /* Every slot a free stack may hold: pushing never grows it. */
@@ -83,6 +124,13 @@ static uint32_t take_slot(calendar *c)
     return (uint32_t)c->nslots++;
 }
 
+static inline uint32_t take_slot(calendar *c)
+{
+    if (__builtin_expect(c->nfree > 0, 1))
+        return c->free_slots[--c->nfree];
+    return new_slot(c);
+}
+
 static inline void free_slot(calendar *c, uint32_t slot)
 {
     c->slots[slot].pos = CAL_FREE;
@@ -90,21 +138,53 @@ static inline void free_slot(calendar *c, uint32_t slot)
     c->free_slots[c->nfree++] = slot;
 }
 
+static __attribute__((noinline)) void grow_heap(calendar *c)
+{
+    c->cap *= 2;
+    c->heap = xrealloc(c->heap, c->cap * sizeof *c->heap);
+}
+
+/* The entry at the top (the event being run) gives way to e: e stays
+ * there if it is no later than the top's children (an event scheduled
+ * soon, an arrival's next); otherwise the hole goes down to a leaf by the
+ * earliest child and e rises from there (Floyd), as in a pop. */
+static void replace_top(calendar *c, cal_entry e)
+{
+    size_t n = c->n;
+    if (n > 1) {
+        size_t child = earliest_child(c, 1, n);
+        if (earlier(c, &c->heap[child], &e)) {
+            put(c, 0, c->heap[child]);
+            sift_up(c, hole_to_leaf(c, child), e);
+            return;
+        }
+    }
+    put(c, 0, e);
+}
+
 sim_event_id calendar_add(calendar *c, sim_time t, const sim_event_type *type, void *self,
                           void *arg)
 {
-    uint32_t slot = take_slot(c);
+    uint32_t slot;
+    bool takes_over = c->running != 0;
+    if (takes_over) {
+        slot = c->running - 1;     /* its generation moved on at begin */
+        c->running = 0;
+    } else
+        slot = take_slot(c);
     cal_slot *s = &c->slots[slot];
     s->type = type;
     s->self = self;
     s->arg = arg;
     s->seq = c->next_seq++;
-    if (c->n == c->cap) {
-        c->cap *= 2;
-        c->heap = xrealloc(c->heap, c->cap * sizeof *c->heap);
-    }
     cal_entry e = { .t = t, .slot = slot };
-    sift_up(c, c->n++, e);
+    if (takes_over)
+        replace_top(c, e);
+    else {
+        if (__builtin_expect(c->n == c->cap, 0))
+            grow_heap(c);
+        sift_up(c, c->n++, e);
+    }
     return ((sim_event_id)s->gen << 32) | (slot + 1);
 }
 
@@ -131,7 +211,7 @@ static void remove_at(calendar *c, size_t i)
     cal_entry last = c->heap[--c->n];
     if (i == c->n)
         return;
-    if (i > 0 && earlier(c, &last, &c->heap[(i - 1) / 2]))
+    if (i > 0 && earlier(c, &last, &c->heap[parent_of(i)]))
         sift_up(c, i, last);
     else
         sift_down(c, i, last);
@@ -147,40 +227,47 @@ bool calendar_cancel(calendar *c, sim_event_id id)
     return true;
 }
 
-/* Floyd's pop: the hole at the top goes down to a leaf by the earlier
- * child (one comparison a level), then the last entry rises from there:
- * it came from the bottom, so it seldom rises far. */
+/* Floyd's pop: the hole at the top goes down to a leaf by the earliest
+ * child, then the last entry rises from there: it came from the bottom,
+ * so it seldom rises far. */
 static void pop_top(calendar *c)
 {
-    cal_entry *heap = c->heap;
-    size_t n = --c->n, i = 0;
+    size_t n = --c->n;
     if (n == 0)
         return;
-    cal_entry last = heap[n];
-    for (;;) {
-        size_t child = 2 * i + 1;
-        if (child >= n)
-            break;
-        if (child + 1 < n && earlier(c, &heap[child + 1], &heap[child]))
-            child++;
-        heap[i] = heap[child];
-        c->slots[heap[i].slot].pos = (uint32_t)i;
-        i = child;
-    }
-    sift_up(c, i, last);
+    cal_entry last = c->heap[n];
+    sift_up(c, hole_to_leaf(c, 0), last);
 }
 
-bool calendar_pop(calendar *c, cal_event *out)
+bool calendar_begin(calendar *c, cal_event *out)
 {
+    calendar_done(c);
     if (!c->n)
         return false;
     uint32_t slot = c->heap[0].slot;
-    const cal_slot *s = &c->slots[slot];
+    cal_slot *s = &c->slots[slot];
     out->t = c->heap[0].t;
     out->type = s->type;
     out->self = s->self;
     out->arg = s->arg;
+    s->gen++;                      /* its id is no longer pending */
+    c->running = slot + 1;
+    return true;
+}
+
+void calendar_pop_running(calendar *c)
+{
+    uint32_t slot = c->running - 1;
+    c->running = 0;
     pop_top(c);
-    free_slot(c, slot);
+    c->slots[slot].pos = CAL_FREE;
+    c->free_slots[c->nfree++] = slot;
+}
+
+bool calendar_pop(calendar *c, cal_event *out)
+{
+    if (!calendar_begin(c, out))
+        return false;
+    calendar_done(c);
     return true;
 }

@@ -9,6 +9,13 @@
  * the slot and the slot's generation, which changes whenever the slot is
  * freed: a stale id is recognised, never confused with the slot's next
  * occupant.
+ *
+ * The engine runs an event between calendar_begin and calendar_done.  In
+ * between, the event's entry stays at the top of the heap (its id is no
+ * longer pending), and the first event the handler adds takes that entry
+ * over: one pass down the heap instead of a pop and a push, the common case
+ * of a handler that schedules its own next event.  The order events come
+ * out in is the same: keys are unique, whatever the shape of the heap.
  */
 #ifndef LSIM_SIM_CALENDAR_H
 #define LSIM_SIM_CALENDAR_H
@@ -38,6 +45,7 @@ typedef struct calendar {
     uint32_t *free_slots;          /* a stack of free slot indices */
     size_t nfree, capfree;
     uint64_t next_seq;
+    uint32_t running;              /* slot + 1 of the event being run, 0: none */
 } calendar;
 
 typedef struct cal_event {         /* what calendar_pop returns */
@@ -54,11 +62,22 @@ bool calendar_cancel(calendar *c, sim_event_id id);
 bool calendar_pending(const calendar *c, sim_event_id id);
 /* Removes the earliest event.  Returns false when the calendar is empty. */
 bool calendar_pop(calendar *c, cal_event *out);
+/* Takes the earliest event to run it (false when the calendar is empty):
+ * from then on it is not pending; calendar_done, after its handler, takes
+ * its entry out unless an event added meanwhile took it over. */
+bool calendar_begin(calendar *c, cal_event *out);
+void calendar_pop_running(calendar *c);
+static inline void calendar_done(calendar *c)
+{
+    if (c->running)                /* no event added took its entry over */
+        calendar_pop_running(c);
+}
 /* The time of the earliest event, or SIM_NEVER. */
 static inline sim_time calendar_next_time(const calendar *c)
 {
     return c->n ? c->heap[0].t : SIM_NEVER;
 }
+/* Pending events (and the one being run, between begin and done). */
 static inline size_t calendar_size(const calendar *c) { return c->n; }
 
 #endif

@@ -534,10 +534,11 @@ int sim_run(sim_ctx *ctx)
         if (te > ctx->end_at || te == SIM_NEVER)
             break;
         cal_event ev;
-        calendar_pop(&ctx->cal, &ev);
+        calendar_begin(&ctx->cal, &ev);
         ctx->now = ev.t;
         fingerprint_event(ctx, &ev);
         ev.type->fn(ctx, ev.self, ev.arg);
+        calendar_done(&ctx->cal);
         ctx->events++;
         if (ctx->failed)
             break;

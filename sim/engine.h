@@ -65,6 +65,29 @@ typedef struct msg_block {
     sim_msg msgs[1024];
 } msg_block;
 
+/* What only a delivered message needs, apart from the 56 bytes every queued
+ * message carries (sim.h): taken at its first delivery (or begin), given
+ * back with the message.  In the pool, `holds` links the free records. */
+typedef struct msg_delivery {
+    sim_time t_deliver, t_begin, t_end;   /* -1 until it happens */
+    const char *fate;              /* set when it is gone while a listener holds it */
+    int32_t node, consumer;        /* who last took it */
+    uint32_t requeues;
+    uint32_t deliveries;           /* times handed to a consumer */
+    uint32_t processed;            /* times a listener ran to its end on it */
+    uint32_t holds;                /* listeners still running on it after their channel closed */
+} msg_delivery;
+
+/* Delivery records by 32-bit index: block i >> 10, slot i & 1023.  Index 0
+ * is never handed out (it means "none"). */
+#define MSG_DELIVERY_SHIFT 10
+#define MSG_DELIVERY_BLOCK (1u << MSG_DELIVERY_SHIFT)
+typedef struct delivery_pool {
+    msg_delivery **blocks;
+    uint32_t nblocks, capblocks;
+    uint32_t free;                 /* the first free record, 0 = none */
+} delivery_pool;
+
 struct sim_ctx {
     /* ---- settings: fixed once the run starts ---- */
     uint64_t seed;
@@ -107,6 +130,7 @@ struct sim_ctx {
     msg_block *blocks;
     size_t nblocks;
     sim_msg *free_msgs;
+    delivery_pool deliveries;
     uint64_t live;                 /* published and not yet done */
     uint64_t next_msg_id;
 
@@ -130,11 +154,11 @@ struct sim_ctx {
 
 /* waiting.c: the message calls of message.c and engine.c report here. */
 void waiting_published(sim_ctx *ctx, sim_msg *m);
-void waiting_delivered(sim_ctx *ctx, sim_msg *m, int node);
-void waiting_begin(sim_ctx *ctx, sim_msg *m, int node);
+void waiting_delivered(sim_ctx *ctx, sim_msg *m, msg_delivery *d, int node);
+void waiting_begin(sim_ctx *ctx, sim_msg *m, msg_delivery *d, int node);
 void waiting_end(sim_ctx *ctx, const sim_msg *m, int node);
-void waiting_requeued(sim_ctx *ctx, sim_msg *m);
-void waiting_done(sim_ctx *ctx, sim_msg *m);
+void waiting_requeued(sim_ctx *ctx, sim_msg *m, const msg_delivery *d);
+void waiting_done(sim_ctx *ctx, sim_msg *m, const msg_delivery *d);   /* d: NULL if none */
 void waiting_consumers(sim_ctx *ctx, int node, int queue, int64_t delta);
 void waiting_fini(sim_ctx *ctx);
 /* The number of queues the samples cover (every queue registered). */
@@ -161,6 +185,12 @@ void engine_message_gone(sim_ctx *ctx);
 
 /* message.c */
 void messages_fini(sim_ctx *ctx);
+/* The delivery record of a message that has one (m->delivery != 0). */
+static inline msg_delivery *message_delivery(const sim_ctx *ctx, const sim_msg *m)
+{
+    return &ctx->deliveries.blocks[m->delivery >> MSG_DELIVERY_SHIFT]
+                                  [m->delivery & (MSG_DELIVERY_BLOCK - 1)];
+}
 /* Writes the rows of the messages still in flight, in publish order. */
 void messages_write_live(sim_ctx *ctx);
 /* How many messages still in flight were processed more than once. */

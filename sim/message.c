@@ -7,9 +7,18 @@
  * with the times that did not happen as NULL; no list of live messages is
  * kept while the run goes.
  *
+ * A message is split in two (the layout and its reasons are in sim.h): the
+ * 56-byte record every message in flight carries, and a delivery record
+ * (engine.h) for what only a delivered message needs, taken from its own
+ * pool at the first delivery and given back with the message.  A burst of
+ * messages waiting in a queue so costs 56 bytes each; a delivered one 112.
+ *
  * Order: each message gets a sequence number within its key (queue and
  * group) when published; order.c tells whether an earlier one is still
- * open when this one begins (a violation) or ends (an inversion).
+ * open when this one begins (a violation) or ends (an inversion).  The
+ * message keeps the low 32 bits: every number asked about belongs to a
+ * message that has not ended, so it lies in [low, issued) of its key, and
+ * a run stops before that window reaches 2^32 (sim_msg_published).
  */
 #include "engine.h"
 #include "mem.h"
@@ -29,17 +38,33 @@ void messages_fini(sim_ctx *ctx)
         free(b);
     }
     ctx->free_msgs = NULL;
+    delivery_pool *p = &ctx->deliveries;
+    for (uint32_t i = 0; i < p->nblocks; i++)
+        free(p->blocks[i]);
+    free(p->blocks);
+    memset(p, 0, sizeof *p);
+}
+
+/* The bytes messages in flight take with one more block of `extra` bytes. */
+static size_t messages_bytes(const sim_ctx *ctx, size_t extra)
+{
+    return ctx->nblocks * sizeof(msg_block) +
+           (size_t)ctx->deliveries.nblocks * MSG_DELIVERY_BLOCK * sizeof(msg_delivery) + extra;
+}
+
+/* Messages in flight are what grows without bound in a run (a burst of
+ * 10^9): past the memory limit the run stops with a message. */
+static void check_memory(sim_ctx *ctx, size_t extra)
+{
+    if (ctx->mem_limit && messages_bytes(ctx, extra) + ctx->mem_reserved > ctx->mem_limit)
+        sim_fail(ctx, "more than %zu MiB would be needed for the %llu messages in flight "
+                     "(--max-memory)", ctx->mem_limit >> 20, (unsigned long long)ctx->live);
 }
 
 static sim_msg *take(sim_ctx *ctx)
 {
     if (!ctx->free_msgs) {
-        /* Messages in flight are what grows without bound in a run (a burst
-         * of 10^9): past the memory limit the run stops with a message. */
-        if (ctx->mem_limit &&
-            (ctx->nblocks + 1) * sizeof(msg_block) + ctx->mem_reserved > ctx->mem_limit)
-            sim_fail(ctx, "more than %zu MiB would be needed for the %llu messages in flight "
-                     "(--max-memory)", ctx->mem_limit >> 20, (unsigned long long)ctx->live);
+        check_memory(ctx, sizeof(msg_block));
         msg_block *b = xmalloc(sizeof *b);
         b->next = ctx->blocks;
         ctx->blocks = b;
@@ -54,22 +79,105 @@ static sim_msg *take(sim_ctx *ctx)
     return m;
 }
 
+/* A new block of delivery records, chained into the free list.  Indices
+ * are 32 bits: 2^32 delivered messages in flight (some 480 GB) stop the
+ * run, and the record handed out meanwhile is the unused one at index 0. */
+static void delivery_grow(sim_ctx *ctx)
+{
+    delivery_pool *p = &ctx->deliveries;
+    if (p->nblocks == (1u << (32 - MSG_DELIVERY_SHIFT))) {
+        sim_fail(ctx, "more than 2^32 delivered messages in flight");
+        return;
+    }
+    check_memory(ctx, MSG_DELIVERY_BLOCK * sizeof(msg_delivery));
+    if (p->nblocks == p->capblocks) {
+        p->capblocks = p->capblocks ? p->capblocks * 2 : 16;
+        p->blocks = xrealloc(p->blocks, p->capblocks * sizeof *p->blocks);
+    }
+    msg_delivery *b = xmalloc(MSG_DELIVERY_BLOCK * sizeof *b);
+    uint32_t base = p->nblocks << MSG_DELIVERY_SHIFT, first = base == 0;
+    p->blocks[p->nblocks++] = b;
+    if (first)
+        b[0] = (msg_delivery){ .node = 0 };       /* index 0: "none", never linked */
+    for (uint32_t i = first; i < MSG_DELIVERY_BLOCK; i++)
+        b[i].holds = i + 1 < MSG_DELIVERY_BLOCK ? base + i + 1 : p->free;
+    p->free = base + first;
+}
+
+/* A new delivery record for m: every field as for a message never
+ * delivered. */
+static msg_delivery *delivery_take(sim_ctx *ctx, sim_msg *m)
+{
+    delivery_pool *p = &ctx->deliveries;
+    if (!p->free)
+        delivery_grow(ctx);
+    m->delivery = p->free;
+    msg_delivery *d = message_delivery(ctx, m);
+    p->free = d->holds;
+    *d = (msg_delivery){ .t_deliver = -1, .t_begin = -1, .t_end = -1 };
+    return d;
+}
+
+/* m's delivery record, taken now if it has none. */
+static inline msg_delivery *delivery_of(sim_ctx *ctx, sim_msg *m)
+{
+    return m->delivery ? message_delivery(ctx, m) : delivery_take(ctx, m);
+}
+
+/* The record of a message never delivered, for reading. */
+static const msg_delivery undelivered = { .t_deliver = -1, .t_begin = -1, .t_end = -1 };
+
+static const msg_delivery *delivery_view(const sim_ctx *ctx, const sim_msg *m)
+{
+    return m->delivery ? message_delivery(ctx, m) : &undelivered;
+}
+
+uint32_t sim_msg_requeues(const sim_ctx *ctx, const sim_msg *m)
+{
+    return delivery_view(ctx, m)->requeues;
+}
+
+uint32_t sim_msg_deliveries(const sim_ctx *ctx, const sim_msg *m)
+{
+    return delivery_view(ctx, m)->deliveries;
+}
+
+sim_time sim_msg_t_begin(const sim_ctx *ctx, const sim_msg *m)
+{
+    return delivery_view(ctx, m)->t_begin;
+}
+
 sim_msg *sim_msg_create(sim_ctx *ctx, int queue)
 {
+    /* A scenario declares at most SIM_QUEUES_MAX queues (models/world.c
+     * refuses more at load), so this only guards the engine's own callers. */
+    if ((unsigned)queue >= SIM_QUEUES_MAX)
+        sim_fail(ctx, "queue index %d does not fit a message", queue);
     sim_msg *m = take(ctx);
     /* One store of the whole record (the compiler writes it with a few wide
      * stores), rather than clearing it and then setting half of it again. */
     *m = (sim_msg){
-        .id = ctx->next_msg_id++, .queue = queue, .group = -1, .t_publish = ctx->now,
-        .t_deliver = -1, .t_begin = -1, .t_end = -1,
+        .id = ctx->next_msg_id++, .queue = (uint16_t)queue, .group = -1,
+        .t_publish = ctx->now,
     };
     return m;
+}
+
+/* The full order sequence number of m, which has not ended (see the top). */
+static inline uint64_t key_seq(const order_key *k, const sim_msg *m)
+{
+    return order_seq_rebuild(k, m->key_seq);
 }
 
 void sim_msg_published(sim_ctx *ctx, sim_msg *m)
 {
     m->t_publish = ctx->now;
-    m->key_seq = order_issue(order_key_of(&ctx->order, m->queue, m->group));
+    order_key *k = order_key_of(&ctx->order, m->queue, m->group);
+    m->key_seq = order_seq_low32(order_issue(k));
+    if (!order_window_fits(k))
+        sim_fail(ctx, "more than 2^32 messages of queue '%s'%s%s in flight before the first "
+                 "of them ended (order tracking)", sim_queue_name(ctx, m->queue),
+                 m->group >= 0 ? ", group " : "", m->group >= 0 ? sim_group_name(ctx, m->group) : "");
     ctx->live++;
     ctx->published++;
     waiting_published(ctx, m);
@@ -80,12 +188,12 @@ void sim_msg_published(sim_ctx *ctx, sim_msg *m)
 
 void sim_msg_delivered(sim_ctx *ctx, sim_msg *m, int node, int consumer)
 {
-    waiting_delivered(ctx, m, node);
-    if (m->deliveries++ > 0)
+    msg_delivery *d = delivery_of(ctx, m);
+    waiting_delivered(ctx, m, d, node);
+    if (d->deliveries++ > 0)
         ctx->redeliveries++;
-    m->t_deliver = ctx->now;
-    m->node = node;
-    m->consumer = consumer;
+    d->t_deliver = ctx->now;
+    d->consumer = consumer;
     if (ctx->tw)
         trace_write_message(ctx->tw, ctx->now, "deliver", node, consumer, m->id,
                             sim_group_name(ctx, m->group), sim_queue_name(ctx, m->queue));
@@ -93,27 +201,28 @@ void sim_msg_delivered(sim_ctx *ctx, sim_msg *m, int node, int consumer)
 
 void sim_msg_requeued(sim_ctx *ctx, sim_msg *m)
 {
-    waiting_requeued(ctx, m);
-    m->requeues++;
+    msg_delivery *d = delivery_of(ctx, m);
+    waiting_requeued(ctx, m, d);
+    d->requeues++;
     m->flags |= SIM_MSG_REDELIVERED;
     ctx->requeues++;
     if (ctx->tw)
-        trace_write_message(ctx->tw, ctx->now, "requeue", m->node, m->consumer, m->id,
+        trace_write_message(ctx->tw, ctx->now, "requeue", d->node, d->consumer, m->id,
                             sim_group_name(ctx, m->group), sim_queue_name(ctx, m->queue));
 }
 
 void sim_msg_begin(sim_ctx *ctx, sim_msg *m, int node, int consumer)
 {
-    waiting_begin(ctx, m, node);
-    m->t_begin = ctx->now;
-    m->node = node;
-    m->consumer = consumer;
-    if (m->t_deliver < 0)
-        m->t_deliver = ctx->now;
+    msg_delivery *d = delivery_of(ctx, m);
+    waiting_begin(ctx, m, d, node);
+    d->t_begin = ctx->now;
+    d->consumer = consumer;
+    if (d->t_deliver < 0)
+        d->t_deliver = ctx->now;
     level_change(&ctx->nodes[node - 1].busy, ctx->now, +1);
     if (!(m->flags & (SIM_MSG_ENDED | MSG_COUNTED_VIOLATION))) {
         order_key *k = order_key_of(&ctx->order, m->queue, m->group);
-        if (order_has_earlier_open(k, m->key_seq)) {
+        if (order_has_earlier_open(k, key_seq(k, m))) {
             ctx->violations++;
             m->flags |= MSG_COUNTED_VIOLATION;
         }
@@ -124,8 +233,8 @@ void sim_msg_begin(sim_ctx *ctx, sim_msg *m, int node, int consumer)
 }
 
 /* A listener on node/consumer that began at t_begin returned. */
-static void listener_ended(sim_ctx *ctx, sim_msg *m, int node, int consumer, sim_time t_begin,
-                           bool ok)
+static void listener_ended(sim_ctx *ctx, sim_msg *m, msg_delivery *d, int node, int consumer,
+                           sim_time t_begin, bool ok)
 {
     node_state *ns = &ctx->nodes[node - 1];
     waiting_end(ctx, m, node);
@@ -134,25 +243,27 @@ static void listener_ended(sim_ctx *ctx, sim_msg *m, int node, int consumer, sim
     c->messages++;
     c->busy_ns += ctx->now - t_begin;
     if (ok)
-        m->processed++;
+        d->processed++;
     if (!(m->flags & SIM_MSG_ENDED)) {
         m->flags |= SIM_MSG_ENDED;
         order_key *k = order_key_of(&ctx->order, m->queue, m->group);
-        if (order_has_earlier_open(k, m->key_seq)) {
+        uint64_t seq = key_seq(k, m);
+        if (order_has_earlier_open(k, seq)) {
             ctx->inversions++;
             m->flags |= MSG_COUNTED_INVERSION;
         }
-        order_mark_ended(k, m->key_seq);
+        order_mark_ended(k, seq);
     }
 }
 
 /* The listener m began on returned (ok: without throwing). */
 static void msg_end(sim_ctx *ctx, sim_msg *m, bool ok)
 {
-    m->t_end = ctx->now;
-    listener_ended(ctx, m, m->node, m->consumer, m->t_begin, ok);
+    msg_delivery *d = delivery_of(ctx, m);
+    d->t_end = ctx->now;
+    listener_ended(ctx, m, d, d->node, d->consumer, d->t_begin, ok);
     if (ctx->tw)
-        trace_write_message(ctx->tw, ctx->now, "end", m->node, m->consumer, m->id,
+        trace_write_message(ctx->tw, ctx->now, "end", d->node, d->consumer, m->id,
                             sim_group_name(ctx, m->group), sim_queue_name(ctx, m->queue));
 }
 
@@ -171,40 +282,51 @@ static inline int64_t or_null(sim_time t)
     return t < 0 ? TL_NULL_TIME : t;
 }
 
-static void message_write_row(sim_ctx *ctx, const sim_msg *m)
+/* fate: NULL for a message still in flight at the end. */
+static void message_write_row(sim_ctx *ctx, const sim_msg *m, const char *fate)
 {
     if (!ctx->tl || ctx->detail < SIM_DETAIL_MESSAGES)
         return;
+    const msg_delivery *d = delivery_view(ctx, m);
     tl_message row = {
         .msg = (int64_t)m->id,
         .queue = sim_queue_name(ctx, m->queue),
         .group = sim_group_name(ctx, m->group),
-        .node = m->node, .consumer = m->consumer,
-        .t_publish = m->t_publish, .t_deliver = or_null(m->t_deliver),
-        .t_begin = or_null(m->t_begin), .t_end = or_null(m->t_end),
-        .requeues = (int)m->requeues,
-        .deliveries = (int)m->deliveries,
-        .fate = m->fate ? m->fate : "unfinished",
+        .node = d->node, .consumer = d->consumer,
+        .t_publish = m->t_publish, .t_deliver = or_null(d->t_deliver),
+        .t_begin = or_null(d->t_begin), .t_end = or_null(d->t_end),
+        .requeues = (int)d->requeues,
+        .deliveries = (int)d->deliveries,
+        .fate = fate ? fate : "unfinished",
     };
     timeline_message(ctx->tl, ctx->run_id, &row);
 }
 
 #define MSG_GONE 0x400u           /* done, waiting for its held listeners */
 
-/* Recorded and freed, once no listener holds it any more. */
-static void release(sim_ctx *ctx, sim_msg *m)
+/* Recorded and freed, once no listener holds it any more.  `fate` is a
+ * static string; a held message keeps it in its delivery record d (NULL:
+ * m has none). */
+static void release(sim_ctx *ctx, sim_msg *m, msg_delivery *d, const char *fate)
 {
-    if (m->holds > 0) {
-        m->flags |= MSG_GONE;
-        return;
+    if (d) {
+        if (d->holds > 0) {
+            d->fate = fate;
+            m->flags |= MSG_GONE;
+            return;
+        }
+        if (d->processed > 1)
+            ctx->duplicates++;
     }
-    if (m->processed > 1)
-        ctx->duplicates++;
-    message_write_row(ctx, m);
+    message_write_row(ctx, m, fate);
     ctx->live--;
+    if (d) {
+        d->holds = ctx->deliveries.free;
+        ctx->deliveries.free = m->delivery;
+        m->delivery = 0;
+    }
     m->id = 0;                     /* back in the pool */
     m->next = ctx->free_msgs;
-    m->fate = NULL;
     ctx->free_msgs = m;
     engine_message_gone(ctx);
 }
@@ -227,7 +349,7 @@ void messages_write_live(sim_ctx *ctx)
                 live[n++] = &b->msgs[i];
     qsort(live, n, sizeof *live, by_id);
     for (size_t i = 0; i < n; i++)
-        message_write_row(ctx, live[i]);
+        message_write_row(ctx, live[i], delivery_view(ctx, live[i])->fate);
     free(live);
 }
 
@@ -236,21 +358,27 @@ uint64_t messages_live_duplicates(const sim_ctx *ctx)
     uint64_t n = 0;
     for (const msg_block *b = ctx->blocks; b; b = b->next)
         for (size_t i = 0; i < sizeof b->msgs / sizeof b->msgs[0]; i++)
-            n += b->msgs[i].id != 0 && b->msgs[i].processed > 1;
+            n += b->msgs[i].id != 0 && delivery_view(ctx, &b->msgs[i])->processed > 1;
     return n;
+}
+
+static inline msg_delivery *delivery_if_any(const sim_ctx *ctx, const sim_msg *m)
+{
+    return m->delivery ? message_delivery(ctx, m) : NULL;
 }
 
 void sim_msg_done(sim_ctx *ctx, sim_msg *m)
 {
-    if (m->t_end >= 0)
+    msg_delivery *d = delivery_if_any(ctx, m);
+    if (d && d->t_end >= 0) {
         ctx->completed++;
-    if (m->t_end >= 0 && m->t_publish >= ctx->warmup) {
-        hist_add(&ctx->latency, m->t_end - m->t_publish);
-        hist_add(&ctx->wait, m->t_begin - m->t_publish);
+        if (m->t_publish >= ctx->warmup) {
+            hist_add(&ctx->latency, d->t_end - m->t_publish);
+            hist_add(&ctx->wait, d->t_begin - m->t_publish);
+        }
     }
-    m->fate = "acked";
-    waiting_done(ctx, m);
-    release(ctx, m);
+    waiting_done(ctx, m, d);
+    release(ctx, m, d, "acked");
 }
 
 void sim_msg_lost(sim_ctx *ctx, sim_msg *m, const char *fate)
@@ -259,24 +387,25 @@ void sim_msg_lost(sim_ctx *ctx, sim_msg *m, const char *fate)
         ctx->dead_lettered++;
     else
         ctx->dropped++;
-    m->fate = fate;
-    waiting_done(ctx, m);
-    release(ctx, m);
+    msg_delivery *d = delivery_if_any(ctx, m);
+    waiting_done(ctx, m, d);
+    release(ctx, m, d, fate);
 }
 
-void sim_msg_hold(sim_msg *m)
+void sim_msg_hold(sim_ctx *ctx, sim_msg *m)
 {
-    m->holds++;
+    delivery_of(ctx, m)->holds++;
 }
 
 void sim_msg_end_held(sim_ctx *ctx, sim_msg *m, int node, int consumer, sim_time t_begin,
                       bool ok)
 {
-    listener_ended(ctx, m, node, consumer, t_begin, ok);
-    m->holds--;
-    if (m->holds == 0 && (m->flags & MSG_GONE)) {
-        m->flags &= ~MSG_GONE;
-        release(ctx, m);
+    msg_delivery *d = delivery_of(ctx, m);
+    listener_ended(ctx, m, d, node, consumer, t_begin, ok);
+    d->holds--;
+    if (d->holds == 0 && (m->flags & MSG_GONE)) {
+        m->flags &= (uint16_t)~MSG_GONE;
+        release(ctx, m, d, d->fate);
     }
 }
 
@@ -284,3 +413,7 @@ void sim_consumer_timeout(sim_ctx *ctx)
 {
     ctx->consumer_timeouts++;
 }
+
+/* The layout sim.h and engine.h explain: keep it when fields change. */
+_Static_assert(sizeof(sim_msg) == 56, "a message in flight is 56 bytes");
+_Static_assert(sizeof(msg_delivery) == 56, "a delivery record is 56 bytes");

@@ -50,4 +50,21 @@ static inline bool order_has_earlier_open(const order_key *k, uint64_t seq)
 }
 void order_mark_ended(order_key *k, uint64_t seq);
 
+/* A message keeps only the low 32 bits of its number (sim/sim.h).  The
+ * number of a message that has not ended lies in [low, issued), so it is
+ * rebuilt exactly while issued - low <= 2^32 (message.c stops a run first). */
+static inline uint32_t order_seq_low32(uint64_t seq)
+{
+    return (uint32_t)seq;
+}
+static inline uint64_t order_seq_rebuild(const order_key *k, uint32_t low32)
+{
+    return k->low + (uint32_t)(low32 - (uint32_t)k->low);
+}
+/* False when one more number would leave that window. */
+static inline bool order_window_fits(const order_key *k)
+{
+    return k->issued - k->low <= (uint64_t)UINT32_MAX + 1;
+}
+
 #endif

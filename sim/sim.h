@@ -77,32 +77,67 @@ bool sim_failed(const sim_ctx *ctx);
 
 /* ---- messages --------------------------------------------------------- */
 
+/* A message in flight is what a run holds by the million (a burst), so its
+ * record keeps only what a queued message needs: 56 bytes.  What only a
+ * delivered message needs (delivery, begin and end times, who took it, its
+ * counters) lives in an engine-private delivery record (msg_delivery in
+ * engine.h, pooled by message.c), taken at its first delivery or begin and
+ * referenced by a 32-bit index.  Narrowed widths and
+ * where they are checked:
+ *   queue     16 bits: a scenario declares at most SIM_QUEUES_MAX queues
+ *             (models/world.c refuses more at load);
+ *   group_seq only what a broker acts on, the first (1) and the closing (<0)
+ *             message of a group, as two flag bits (sim_msg_set_group_seq);
+ *   key_seq   its low 32 bits: the order tracker rebuilds the full number,
+ *             and a run stops (sim_fail) before 2^32 messages of one key are
+ *             open at once (message.c).
+ * The 64-bit id, service time and publish time stay whole. */
 typedef struct sim_msg sim_msg;
 struct sim_msg {
     sim_msg *next;                 /* free for the model that holds it */
     sim_msg *prev;
     uint64_t id;                   /* 1, 2, ... in publish order */
     sim_time service_ns;           /* the listener's work, drawn at publish */
-    sim_time t_publish, t_deliver, t_begin, t_end;   /* -1 until it happens */
-    int32_t queue;                 /* index of its queue */
+    sim_time t_publish;
     int32_t group;                 /* index in the group table, -1 = none */
-    int32_t group_seq;             /* JMSXGroupSeq: 0 unset, 1 first, <0 close */
-    int32_t node, consumer;        /* who last took it, 0 = nobody */
-    uint32_t requeues;
-    uint32_t flags;                /* SIM_MSG_* */
-    uint32_t deliveries;           /* times handed to a consumer */
-    uint32_t processed;            /* times a listener ran to its end on it */
-    uint32_t holds;                /* listeners still running on it after their channel closed */
-    const char *fate;              /* NULL until it leaves: "acked", "dropped:<reason>", ... */
-    uint64_t key_seq;              /* order-tracking sequence within its key */
+    uint32_t key_seq;              /* engine: order sequence within its key, low 32 bits */
+    uint32_t delivery;             /* engine: its delivery record, 0 = never delivered */
+    uint16_t queue;                /* index of its queue */
+    uint16_t flags;                /* SIM_MSG_* and the engine's own bits */
 };
+
+#define SIM_QUEUES_MAX 65535       /* queue indices fit sim_msg.queue */
 
 #define SIM_MSG_REDELIVERED 1u
 #define SIM_MSG_ENDED       2u     /* the listener returned at least once */
 #define SIM_MSG_DEAD_LETTER 4u     /* a broker's dead-lettered copy of a message */
+#define SIM_MSG_GROUP_FIRST 8u     /* JMSXGroupSeq == 1 */
+#define SIM_MSG_GROUP_CLOSE 16u    /* JMSXGroupSeq < 0: the group closes */
+
+/* JMSXGroupSeq (0 unset, 1 first, <0 close), kept as the two facts above. */
+static inline void sim_msg_set_group_seq(sim_msg *m, int32_t seq)
+{
+    m->flags &= (uint16_t)~(SIM_MSG_GROUP_FIRST | SIM_MSG_GROUP_CLOSE);
+    m->flags |= seq == 1 ? SIM_MSG_GROUP_FIRST : seq < 0 ? SIM_MSG_GROUP_CLOSE : 0u;
+}
+static inline bool sim_msg_group_first(const sim_msg *m)
+{
+    return m->flags & SIM_MSG_GROUP_FIRST;
+}
+static inline bool sim_msg_group_close(const sim_msg *m)
+{
+    return m->flags & SIM_MSG_GROUP_CLOSE;
+}
+
+/* Its counters, 0 until it is first delivered; when its listener last
+ * began, -1 until then. */
+uint32_t sim_msg_requeues(const sim_ctx *ctx, const sim_msg *m);
+uint32_t sim_msg_deliveries(const sim_ctx *ctx, const sim_msg *m);
+sim_time sim_msg_t_begin(const sim_ctx *ctx, const sim_msg *m);
 
 /* A new message of queue `queue`, published now.  The caller sets group,
- * group_seq and service_ns, then calls sim_msg_published(). */
+ * the group sequence (sim_msg_set_group_seq) and service_ns, then calls
+ * sim_msg_published(). */
 sim_msg *sim_msg_create(sim_ctx *ctx, int queue);
 void sim_msg_published(sim_ctx *ctx, sim_msg *m);
 void sim_msg_delivered(sim_ctx *ctx, sim_msg *m, int node, int consumer);
@@ -120,7 +155,7 @@ void sim_msg_lost(sim_ctx *ctx, sim_msg *m, const char *fate);
 /* A listener keeps running on m after the broker took m back (its channel
  * closed): m stays allocated until sim_msg_end_held, even if it is done
  * meanwhile.  The listener ran on `node`/`consumer` from `t_begin`. */
-void sim_msg_hold(sim_msg *m);
+void sim_msg_hold(sim_ctx *ctx, sim_msg *m);
 void sim_msg_end_held(sim_ctx *ctx, sim_msg *m, int node, int consumer, sim_time t_begin,
                       bool ok);
 /* A consumer's channel was closed by the broker (consumer_timeout). */

@@ -8,18 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Bucket of v: exact below HIST_LINEAR, then HIST_HALF buckets per octave. */
-static inline size_t bucket_of(int64_t v)
-{
-    uint64_t u = (uint64_t)v;
-    if (u < HIST_LINEAR)
-        return (size_t)u;
-    int msb = 63 - __builtin_clzll(u);          /* >= 11 */
-    int shift = msb - 10;                        /* top 11 bits kept */
-    uint64_t top = u >> shift;                   /* in [1024, 2047] */
-    return HIST_LINEAR + (size_t)(shift - 1) * HIST_HALF + (size_t)(top - HIST_HALF);
-}
-
 void hist_init(histogram *h)
 {
     memset(h, 0, sizeof *h);
@@ -32,21 +20,20 @@ void hist_fini(histogram *h)
     hist_init(h);
 }
 
-void hist_add(histogram *h, int64_t v)
+void hist_alloc(histogram *h)
 {
-    if (v < 0)
-        v = 0;
-    if (!h->b)
-        h->b = xcalloc(HIST_BUCKETS, sizeof *h->b);
-    hist_bucket *b = &h->b[bucket_of(v)];
-    b->count++;
-    b->sum += (double)v;
-    h->count++;
-    h->sum += v;
-    if (v < h->min)
-        h->min = v;
-    if (v > h->max)
-        h->max = v;
+    h->b = xcalloc(HIST_BUCKETS, sizeof *h->b);
+}
+
+/* Bucket i of h with the pending value in it, as if it had been added. */
+static inline hist_bucket settled(const histogram *h, size_t i)
+{
+    hist_bucket b = h->b[i];
+    if (h->pending == &h->b[i]) {
+        b.count++;
+        b.sum += h->pending_v;
+    }
+    return b;
 }
 
 void hist_merge(histogram *into, const histogram *from)
@@ -54,10 +41,16 @@ void hist_merge(histogram *into, const histogram *from)
     if (!from->count)
         return;
     if (!into->b)
-        into->b = xcalloc(HIST_BUCKETS, sizeof *into->b);
+        hist_alloc(into);
+    if (into->pending) {
+        into->pending->count++;
+        into->pending->sum += into->pending_v;
+        into->pending = NULL;
+    }
     for (size_t b = 0; b < HIST_BUCKETS; b++) {
-        into->b[b].count += from->b[b].count;
-        into->b[b].sum += from->b[b].sum;
+        hist_bucket f = settled(from, b);
+        into->b[b].count += f.count;
+        into->b[b].sum += f.sum;
     }
     into->count += from->count;
     into->sum += from->sum;
@@ -83,9 +76,10 @@ double hist_quantile(const histogram *h, double q)
         rank = h->count;
     uint64_t seen = 0;
     for (size_t b = 0; b < HIST_BUCKETS; b++) {
-        seen += h->b[b].count;
+        hist_bucket x = settled(h, b);
+        seen += x.count;
         if (seen >= rank) {
-            double v = h->b[b].sum / (double)h->b[b].count;
+            double v = x.sum / (double)x.count;
             if (v < (double)h->min)
                 v = (double)h->min;
             if (v > (double)h->max)

@@ -8,6 +8,13 @@
  * bucket: when all the values in a bucket are equal (constant service
  * times) the answer is exact.  A bucket's count and sum sit side by side,
  * so adding a value touches one cache line, not two.
+ *
+ * The buckets a run touches are spread over a few hundred kilobytes, past
+ * the first-level cache, so adding a value would wait on memory: instead
+ * hist_add fetches the value's bucket ahead and adds the previous value
+ * to its (by now fetched) bucket.  Each bucket still sees its values in
+ * the order they came, so its sum is the same to the last bit; the one
+ * value still pending counts wherever the buckets are read.
  */
 #ifndef LSIM_SIM_STATS_H
 #define LSIM_SIM_STATS_H
@@ -29,11 +36,49 @@ typedef struct histogram {
     __int128 sum;                  /* exact: the mean is exact too */
     int64_t min, max;
     hist_bucket *b;                /* HIST_BUCKETS, allocated on first use */
+    hist_bucket *pending;          /* the last value's bucket, NULL: none */
+    double pending_v;              /* the last value, not yet in its bucket */
 } histogram;
 
 void hist_init(histogram *h);
 void hist_fini(histogram *h);
-void hist_add(histogram *h, int64_t v);        /* v >= 0 */
+/* Allocates the buckets (on first use). */
+void hist_alloc(histogram *h) __attribute__((noinline, cold));
+
+/* Bucket of v: exact below HIST_LINEAR, then HIST_HALF buckets per octave. */
+static inline size_t hist_bucket_of(int64_t v)
+{
+    uint64_t u = (uint64_t)v;
+    if (u < HIST_LINEAR)
+        return (size_t)u;
+    int msb = 63 - __builtin_clzll(u);          /* >= 11 */
+    int shift = msb - 10;                        /* top 11 bits kept */
+    uint64_t top = u >> shift;                   /* in [1024, 2047] */
+    return HIST_LINEAR + (size_t)(shift - 1) * HIST_HALF + (size_t)(top - HIST_HALF);
+}
+
+/* Inline: two of them a message, in the hot path of every run. */
+static inline void hist_add(histogram *h, int64_t v)   /* v < 0 counts as 0 */
+{
+    if (v < 0)
+        v = 0;
+    if (__builtin_expect(!h->b, 0))
+        hist_alloc(h);
+    hist_bucket *b = &h->b[hist_bucket_of(v)];
+    __builtin_prefetch(b, 1);
+    if (h->pending) {
+        h->pending->count++;
+        h->pending->sum += h->pending_v;
+    }
+    h->pending = b;
+    h->pending_v = (double)v;
+    h->count++;
+    h->sum += v;
+    if (v < h->min)
+        h->min = v;
+    if (v > h->max)
+        h->max = v;
+}
 void hist_merge(histogram *into, const histogram *from);
 double hist_mean(const histogram *h);
 /* The q-quantile (0 < q <= 1) by nearest rank; 0 when empty. */

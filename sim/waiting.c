@@ -15,7 +15,9 @@
  * A listener may still run on a message that is gone or delivered anew
  * (a consumer timeout): its busy count goes with the node it runs on.
  *
- * Two engine-private flag bits say where a message is: MSG_AT_CONSUMER
+ * Where a message waits at a consumer is its delivery record's node
+ * (message.c passes the record in).  Two engine-private flag bits (of
+ * sim_msg.flags, 16 bits) say where a message is: MSG_AT_CONSUMER
  * (delivered and not yet done or requeued: unacknowledged) and
  * MSG_PREFETCHED (delivered and not begun).  The counts are plain integers
  * for the samples; the totals are time-weighted levels for the summary
@@ -29,19 +31,26 @@
 #define MSG_AT_CONSUMER 0x1000u    /* message.c has 0x100 to 0x400 */
 #define MSG_PREFETCHED  0x2000u
 
-/* The counters of (node, queue), growing as queues appear. */
-static waiting_counts *counts_of(sim_ctx *ctx, int node, int queue)
+/* Makes room for the counters of `queue`.  Apart from counts_of, so the
+ * lookup every message makes several times stays a few instructions. */
+static __attribute__((noinline)) void counts_grow(sim_ctx *ctx, int queue)
 {
     waiting *w = &ctx->waiting;
-    if (queue >= w->nqueues) {
-        size_t old = (size_t)w->nqueues * (size_t)ctx->nnodes;
-        size_t now = (size_t)(queue + 1) * (size_t)ctx->nnodes;
-        w->nq = xrealloc(w->nq, now * sizeof *w->nq);
-        memset(w->nq + old, 0, (now - old) * sizeof *w->nq);
-        w->ready = xrealloc(w->ready, (size_t)(queue + 1) * sizeof *w->ready);
-        memset(w->ready + w->nqueues, 0, (size_t)(queue + 1 - w->nqueues) * sizeof *w->ready);
-        w->nqueues = queue + 1;
-    }
+    size_t old = (size_t)w->nqueues * (size_t)ctx->nnodes;
+    size_t now = (size_t)(queue + 1) * (size_t)ctx->nnodes;
+    w->nq = xrealloc(w->nq, now * sizeof *w->nq);
+    memset(w->nq + old, 0, (now - old) * sizeof *w->nq);
+    w->ready = xrealloc(w->ready, (size_t)(queue + 1) * sizeof *w->ready);
+    memset(w->ready + w->nqueues, 0, (size_t)(queue + 1 - w->nqueues) * sizeof *w->ready);
+    w->nqueues = queue + 1;
+}
+
+/* The counters of (node, queue), growing as queues appear. */
+static inline waiting_counts *counts_of(sim_ctx *ctx, int node, int queue)
+{
+    waiting *w = &ctx->waiting;
+    if (__builtin_expect(queue >= w->nqueues, 0))
+        counts_grow(ctx, queue);
     return &w->nq[(size_t)queue * (size_t)ctx->nnodes + (size_t)(node - 1)];
 }
 
@@ -59,28 +68,30 @@ static void ready_change(sim_ctx *ctx, int queue, int64_t delta)
     level_change(&ctx->waiting.ready_all, ctx->now, delta);
 }
 
-static void prefetched_change(sim_ctx *ctx, const sim_msg *m, int64_t delta)
+static void prefetched_change(sim_ctx *ctx, int node, int queue, int64_t delta)
 {
-    counts_of(ctx, m->node, m->queue)->prefetched += delta;
+    counts_of(ctx, node, queue)->prefetched += delta;
     level_change(&ctx->waiting.prefetched_all, ctx->now, delta);
 }
 
-static void unacked_change(sim_ctx *ctx, const sim_msg *m, int64_t delta)
+static void unacked_change(sim_ctx *ctx, int node, int queue, int64_t delta)
 {
-    counts_of(ctx, m->node, m->queue)->unacked += delta;
+    counts_of(ctx, node, queue)->unacked += delta;
     level_change(&ctx->waiting.unacked_all, ctx->now, delta);
 }
 
-/* Takes m away from where it waits now (before m->node changes). */
-static void leave(sim_ctx *ctx, sim_msg *m)
+/* Takes m away from where it waits now: `node` is the one its delivery
+ * record names (before it changes), 0 for a message never delivered, which
+ * is never at a consumer. */
+static void leave(sim_ctx *ctx, sim_msg *m, int node)
 {
     if (m->flags & MSG_PREFETCHED)
-        prefetched_change(ctx, m, -1);
+        prefetched_change(ctx, node, m->queue, -1);
     if (m->flags & MSG_AT_CONSUMER)
-        unacked_change(ctx, m, -1);
+        unacked_change(ctx, node, m->queue, -1);
     else
         ready_change(ctx, m->queue, -1);
-    m->flags &= ~(MSG_PREFETCHED | MSG_AT_CONSUMER);
+    m->flags &= (uint16_t)~(MSG_PREFETCHED | MSG_AT_CONSUMER);
 }
 
 void waiting_published(sim_ctx *ctx, sim_msg *m)
@@ -88,25 +99,25 @@ void waiting_published(sim_ctx *ctx, sim_msg *m)
     ready_change(ctx, m->queue, +1);
 }
 
-void waiting_delivered(sim_ctx *ctx, sim_msg *m, int node)
+void waiting_delivered(sim_ctx *ctx, sim_msg *m, msg_delivery *d, int node)
 {
-    leave(ctx, m);
-    m->node = node;
+    leave(ctx, m, d->node);
+    d->node = node;
     m->flags |= MSG_AT_CONSUMER | MSG_PREFETCHED;
-    unacked_change(ctx, m, +1);
-    prefetched_change(ctx, m, +1);
+    unacked_change(ctx, node, m->queue, +1);
+    prefetched_change(ctx, node, m->queue, +1);
 }
 
-void waiting_begin(sim_ctx *ctx, sim_msg *m, int node)
+void waiting_begin(sim_ctx *ctx, sim_msg *m, msg_delivery *d, int node)
 {
-    if (!(m->flags & MSG_AT_CONSUMER) || m->node != node) {
-        leave(ctx, m);
-        m->node = node;
+    if (!(m->flags & MSG_AT_CONSUMER) || d->node != node) {
+        leave(ctx, m, d->node);
+        d->node = node;
         m->flags |= MSG_AT_CONSUMER;
-        unacked_change(ctx, m, +1);
+        unacked_change(ctx, node, m->queue, +1);
     } else if (m->flags & MSG_PREFETCHED) {
-        prefetched_change(ctx, m, -1);
-        m->flags &= ~MSG_PREFETCHED;
+        prefetched_change(ctx, node, m->queue, -1);
+        m->flags &= (uint16_t)~MSG_PREFETCHED;
     }
     counts_of(ctx, node, m->queue)->busy++;
 }
@@ -116,17 +127,17 @@ void waiting_end(sim_ctx *ctx, const sim_msg *m, int node)
     counts_of(ctx, node, m->queue)->busy--;
 }
 
-void waiting_requeued(sim_ctx *ctx, sim_msg *m)
+void waiting_requeued(sim_ctx *ctx, sim_msg *m, const msg_delivery *d)
 {
     if (!(m->flags & MSG_AT_CONSUMER))
         return;
-    leave(ctx, m);
+    leave(ctx, m, d->node);
     ready_change(ctx, m->queue, +1);
 }
 
-void waiting_done(sim_ctx *ctx, sim_msg *m)
+void waiting_done(sim_ctx *ctx, sim_msg *m, const msg_delivery *d)
 {
-    leave(ctx, m);
+    leave(ctx, m, d ? d->node : 0);
 }
 
 void waiting_consumers(sim_ctx *ctx, int node, int queue, int64_t delta)

@@ -334,5 +334,13 @@ printf 'name: rows\nqueue:\n  arrivals: { kind: burst, count: 600000 }\n  servic
 interrupt "$TMP/i3" "lsim: interrupted: no database written" "$LSIM" merge "$TMP/rp" -o "$TMP/i3/m.db"
 rm -rf "$TMP/rp" "$TMP/wide.csv" "$TMP/nodes.csv"
 
+# 12. A message keeps its queue in 16 bits: a scenario with more queues is
+#     refused where the list starts.
+{ echo "name: many-queues"; echo "container: { kind: competing, workers: 1 }"; echo "queues:"
+  i=0; while [ $i -lt 65536 ]; do echo "  - {}"; i=$((i + 1)); done; } >"$TMP/queues.yaml"
+expect_msg 2 "$TMP/queues.yaml:4:3: queues: 65536 queues, more than the 65535 a run can hold" \
+    "$LSIM" run "$TMP/queues.yaml" --out "$TMP/m/q.db" --quiet
+[ ! -e "$TMP/m/q.db" ] || fail "a refused scenario left $TMP/m/q.db"
+
 echo "$count hostile-input checks, $failures failed"
 [ "$failures" -eq 0 ]

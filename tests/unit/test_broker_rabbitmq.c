@@ -118,7 +118,7 @@ static void g8_round_robin_prefetch_requeue(void **state)
     f->b->ops->reject(f->ctx, f->b, &a.port, f->msgs[3], true);
     expect_got(&a, "m1,m3,m5,m3");
     assert_true(f->msgs[3]->flags & SIM_MSG_REDELIVERED);
-    assert_int_equal(f->msgs[3]->requeues, 1);
+    assert_int_equal(sim_msg_requeues(f->ctx, f->msgs[3]), 1);
     f->b->ops->ack(f->ctx, f->b, &b.port, f->msgs[2]);
     expect_got(&b, "m2,m4,m6");
     assert_int_equal(f->b->ops->depth(f->b, 0), 0);
@@ -158,8 +158,8 @@ static void cancel_keeps_close_requeues(void **state)
     assert_int_equal(f->b->ops->depth(f->b, 0), 5);
     subscribe(f, &b, 'B', 0, 0);
     expect_got(&b, "m2,m3,m4,m5,m6");   /* requeued m2, m3 ahead of m4 */
-    assert_int_equal(f->msgs[2]->requeues, 1);
-    assert_int_equal(f->msgs[4]->requeues, 0);
+    assert_int_equal(sim_msg_requeues(f->ctx, f->msgs[2]), 1);
+    assert_int_equal(sim_msg_requeues(f->ctx, f->msgs[4]), 0);
     f->b->ops->ack_upto(f->ctx, f->b, &b.port, f->msgs[6]);
 }
 
@@ -279,7 +279,7 @@ static void dispatch_latency(void **state)
     assert_int_equal(a.at[0], 13 * SIM_MS);
     assert_int_equal(a.at[1], 13 * SIM_MS);
     assert_int_equal(f->b->ops->depth(f->b, 0), 3);   /* m1, m2 and m3, which never arrived */
-    assert_int_equal(f->msgs[3]->requeues, 1);
+    assert_int_equal(sim_msg_requeues(f->ctx, f->msgs[3]), 1);
 }
 
 int main(void)

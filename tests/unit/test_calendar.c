@@ -112,13 +112,14 @@ static void random_against_reference(void **state)
     calendar_fini(&c);
 }
 
-/* The heap's order holds and every slot knows where its entry is. */
+/* The heap's order holds (four children a node) and every slot knows
+ * where its entry is. */
 static void check_heap(const calendar *c)
 {
     for (size_t i = 0; i < c->n; i++) {
         assert_int_equal(c->slots[c->heap[i].slot].pos, i);
         if (i > 0) {
-            const cal_entry *p = &c->heap[(i - 1) / 2], *e = &c->heap[i];
+            const cal_entry *p = &c->heap[(i - 1) / 4], *e = &c->heap[i];
             assert_true(p->t < e->t ||
                         (p->t == e->t && c->slots[p->slot].seq < c->slots[e->slot].seq));
         }
@@ -158,6 +159,90 @@ static void cancelled_entries_leave_the_heap(void **state)
     calendar_fini(&c);
 }
 
+/* While an event runs (between calendar_begin and calendar_done) it is no
+ * longer pending; the first event added takes its entry over; events
+ * cancelled or added meanwhile leave the heap in order; and the order
+ * events come out in is the one a plain pop and push would give: a
+ * randomised run of handlers that add 0, 1 or 2 events and cancel some,
+ * against a second calendar driven only by calendar_pop. */
+static void running_event_gives_its_entry_over(void **state)
+{
+    (void)state;
+    calendar c;
+    calendar_init(&c, 1);
+    sim_event_id a = calendar_add(&c, 10, &ev, NULL, (void *)"a");
+    calendar_add(&c, 20, &ev, NULL, (void *)"b");
+    cal_event e;
+    assert_true(calendar_begin(&c, &e));
+    assert_string_equal(e.arg, "a");
+    assert_false(calendar_pending(&c, a));
+    assert_false(calendar_cancel(&c, a));
+    sim_event_id x = calendar_add(&c, 15, &ev, NULL, (void *)"x");   /* takes a's entry */
+    sim_event_id y = calendar_add(&c, 15, &ev, NULL, (void *)"y");
+    assert_true(calendar_pending(&c, x));
+    assert_false(calendar_pending(&c, a));
+    assert_int_equal(calendar_size(&c), 3);
+    check_heap(&c);
+    calendar_done(&c);
+    assert_int_equal(calendar_size(&c), 3);
+    assert_true(calendar_cancel(&c, y));
+    assert_true(calendar_begin(&c, &e));
+    assert_string_equal(e.arg, "x");
+    calendar_done(&c);                  /* nothing added: its entry leaves */
+    assert_int_equal(calendar_size(&c), 1);
+    assert_true(calendar_pop(&c, &e));
+    assert_string_equal(e.arg, "b");
+    assert_false(calendar_begin(&c, &e));
+    calendar_fini(&c);
+
+    calendar r, p;                      /* run through begin/done; plain pops */
+    calendar_init(&r, 1);
+    calendar_init(&p, 1);
+    enum { N = 4000 };
+    sim_event_id *ir = xcalloc(2 * N + 64, sizeof *ir), *ip = xcalloc(2 * N + 64, sizeof *ip);
+    uint64_t *tag = xcalloc(2 * N + 64, sizeof *tag);
+    size_t added = 0;
+    for (; added < 32; added++) {
+        tag[added] = added;
+        sim_time t = (sim_time)(added * 37 % 50);
+        ir[added] = calendar_add(&r, t, &ev, NULL, &tag[added]);
+        ip[added] = calendar_add(&p, t, &ev, NULL, &tag[added]);
+    }
+    uint64_t x1 = 777;
+    for (int step = 0; step < N && added + 3 < 2 * N + 64; step++) {
+        cal_event er, ep;
+        bool hr = calendar_begin(&r, &er), hp = calendar_pop(&p, &ep);
+        assert_int_equal(hr, hp);
+        if (!hr)
+            break;
+        assert_int_equal(er.t, ep.t);
+        assert_ptr_equal(er.arg, ep.arg);
+        x1 = x1 * 6364136223846793005ULL + 1442695040888963407ULL;
+        int adds = (int)((x1 >> 33) % 3);
+        if ((x1 >> 40) % 5 == 0) {      /* cancel an earlier event in both */
+            size_t k = (size_t)((x1 >> 20) % added);
+            assert_int_equal(calendar_cancel(&r, ir[k]), calendar_cancel(&p, ip[k]));
+        }
+        for (int j = 0; j < adds; j++) {
+            x1 = x1 * 6364136223846793005ULL + 1442695040888963407ULL;
+            sim_time t = er.t + (sim_time)((x1 >> 33) % 40);   /* ties with now too */
+            tag[added] = added;
+            ir[added] = calendar_add(&r, t, &ev, NULL, &tag[added]);
+            ip[added] = calendar_add(&p, t, &ev, NULL, &tag[added]);
+            added++;
+        }
+        calendar_done(&r);
+        assert_int_equal(calendar_size(&r), calendar_size(&p));
+        if (step % 53 == 0)
+            check_heap(&r);
+    }
+    free(ir);
+    free(ip);
+    free(tag);
+    calendar_fini(&r);
+    calendar_fini(&p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -165,6 +250,7 @@ int main(void)
         cmocka_unit_test(cancel_and_stale_ids),
         cmocka_unit_test(random_against_reference),
         cmocka_unit_test(cancelled_entries_leave_the_heap),
+        cmocka_unit_test(running_event_gives_its_entry_over),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -61,12 +61,32 @@ static void ring_grows_past_its_first_word(void **state)
     order_fini(&o);
 }
 
+/* A message keeps the low 32 bits of its number: rebuilt against the key's
+ * lowest open number across the 2^32 boundary, and the window that allows
+ * it ends at 2^32 numbers. */
+static void numbers_rebuilt_from_their_low_32_bits(void **state)
+{
+    (void)state;
+    order_key k = { .low = (1ULL << 32) - 3, .issued = (1ULL << 32) + 5 };
+    for (uint64_t s = k.low; s < k.issued; s++)
+        assert_int_equal(order_seq_rebuild(&k, order_seq_low32(s)), s);
+    k = (order_key){ .low = 7ULL << 32, .issued = (7ULL << 32) + 10 };
+    assert_int_equal(order_seq_rebuild(&k, order_seq_low32((7ULL << 32) + 9)), (7ULL << 32) + 9);
+    assert_true(order_window_fits(&k));
+    k.issued = k.low + (1ULL << 32);          /* the last number still rebuilt */
+    assert_true(order_window_fits(&k));
+    assert_int_equal(order_seq_rebuild(&k, order_seq_low32(k.issued - 1)), k.issued - 1);
+    k.issued++;                               /* one more would be taken for k.low */
+    assert_false(order_window_fits(&k));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(in_order_leaves_nothing_open),
         cmocka_unit_test(out_of_order_is_seen_until_the_earlier_ends),
         cmocka_unit_test(ring_grows_past_its_first_word),
+        cmocka_unit_test(numbers_rebuilt_from_their_low_32_bits),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
