@@ -120,7 +120,7 @@ struct rq_consumer {
     rq_client_op *ops;             /* ring of client methods in transit (ackLatency) */
     size_t ohead, on, ocap;
     sim_event_id op_event;         /* the arrival of ops' head */
-    rq_consumer *reg_next;         /* every consumer of the queue, in registration order */
+    rq_consumer *reg_next, *reg_prev;  /* every consumer of the queue, in registration order */
 };
 
 struct rq_queue {
@@ -136,7 +136,7 @@ struct rq_queue {
     int64_t depth;
     rq_level *levels;              /* highest priority first */
     size_t nlevels, caplevels;
-    rq_consumer *reg_head;
+    rq_consumer *reg_head, *reg_tail;  /* both ends: a (un)subscribe is O(1) */
     rq_consumer *sac;              /* the single active consumer, if that is on */
     bool is_dispatching, is_again; /* dispatch is not re-entered */
 };
@@ -670,10 +670,12 @@ static void rq_subscribe(sim_ctx *ctx, broker *base, consumer_port *p)
     c->b = b;
     c->phase = c->last_active = sim_now(ctx);   /* the channel's first tick is armed */
     p->broker_state = c;
-    rq_consumer **link = &q->reg_head;
-    while (*link)
-        link = &(*link)->reg_next;
-    *link = c;
+    c->reg_prev = q->reg_tail;
+    if (q->reg_tail)
+        q->reg_tail->reg_next = c;
+    else
+        q->reg_head = c;
+    q->reg_tail = c;
     if (b->is_single_active) {
         if (!q->sac)
             q->sac = c;
@@ -794,10 +796,14 @@ static void rq_unsubscribe(sim_ctx *ctx, broker *base, consumer_port *p)
     flush_ops(ctx, c);             /* ... while what it sent before arrives */
     if (!c->is_closed)
         take_back(ctx, c);
-    rq_consumer **link = &q->reg_head;
-    while (*link != c)
-        link = &(*link)->reg_next;
-    *link = c->reg_next;
+    if (c->reg_prev)
+        c->reg_prev->reg_next = c->reg_next;
+    else
+        q->reg_head = c->reg_next;
+    if (c->reg_next)
+        c->reg_next->reg_prev = c->reg_prev;
+    else
+        q->reg_tail = c->reg_prev;
     if (q->sac == c)
         elect(q);
     p->broker_state = NULL;
@@ -1031,6 +1037,7 @@ static void rq_destroy(broker *base)
             q->reg_head = c->reg_next;
             free_consumer(c);      /* its port may be gone already: not touched */
         }
+        q->reg_tail = NULL;
         for (size_t l = 0; l < q->nlevels; l++)
             free(q->levels[l].ring.v);
         free(q->args.dead_letter);

@@ -45,6 +45,11 @@ volatile const sig_atomic_t *cli_interrupted(void)
     return &interrupted;
 }
 
+int cli_stop_on_signal(void *flag)
+{
+    return flag && *(volatile const sig_atomic_t *)flag;
+}
+
 size_t cli_parse_size(const char *s)
 {
     char *end;

@@ -32,6 +32,9 @@ int cmd_import(int argc, char **argv);
  * an interrupted run stops, removes its temporary files and fails. */
 void cli_catch_signals(void);
 volatile const sig_atomic_t *cli_interrupted(void);
+/* An SQLite progress handler: with flag = cli_interrupted(), a signal stops
+ * the query (SQLITE_INTERRUPT). */
+int cli_stop_on_signal(void *flag);
 /* --max-memory: "512M", "2G", "100000K" or bytes; 0 on a bad value. */
 size_t cli_parse_size(const char *s);
 /* About 1 GB: a run whose message rows would pass it warns before it gets

@@ -141,6 +141,10 @@ static int from_trace(const compare_args *a, cfg_doc *doc, strbuf *took, sim_dia
             strbuf set = { 0 };
             sb_add(&set, "nodes=[");
             for (long k = 0; k < n; k++) {
+                if (*cli_interrupted()) {      /* each node looks through every consumer */
+                    sb_free(&set);
+                    return diag_file(d, a->trace, 0, 0, "interrupted");
+                }
                 const char *how;
                 double t = fit_trace_node_start(meta_of, a->meta, a->real, (int)k, &how);
                 sb_addf(&set, "%s{start: %.0fus}", k ? ", " : "", t * 1000);
@@ -209,9 +213,12 @@ static void bind_time(sqlite3_stmt *st, int i, double t)
         sqlite3_bind_double(st, i, t);
 }
 
+/* Each row is a short step of SQLite's, too short for its progress handler:
+ * the loops poll the signal flag themselves. */
 static int write_timeline(sqlite3 *db, const char *source, const run_data *rd,
                           const name_table *groups)
 {
+    volatile const sig_atomic_t *stop = cli_interrupted();
     sqlite3_stmt *m, *c;
     if (sqlite3_prepare_v2(db, "INSERT INTO trace_messages VALUES (?,?,?,?,?,?,?,?)", -1, &m,
                            NULL) != SQLITE_OK)
@@ -223,6 +230,10 @@ static int write_timeline(sqlite3 *db, const char *source, const run_data *rd,
     }
     int rc = 0;
     for (size_t i = 0; i < rd->nmsgs && rc == 0; i++) {
+        if (*stop) {
+            rc = -1;
+            break;
+        }
         const td_msg *x = &rd->msgs[i];
         char name[32], cons[32];
         snprintf(name, sizeof name, "m%zu", i + 1);
@@ -247,6 +258,10 @@ static int write_timeline(sqlite3 *db, const char *source, const run_data *rd,
         sqlite3_reset(m);
     }
     for (size_t i = 0; i < rd->ncons && rc == 0; i++) {
+        if (*stop) {
+            rc = -1;
+            break;
+        }
         const td_consumer *x = &rd->cons[i];
         char cons[32];
         snprintf(cons, sizeof cons, "c%d", x->consumer + 1);
@@ -501,6 +516,11 @@ static int compare_into(run *r, timeline *tl, const run_data *real, name_table *
     if (run_execute(r, tl, NULL, err, errsize) != SIM_OK)
         return CLI_FAILURE;
     sqlite3 *db = timeline_db(tl);
+    /* From here on the work is compare's own (reading the simulated run
+     * back, the metrics, the rows): each long part stops on a signal, and
+     * cmd_compare says the command was interrupted. */
+    volatile const sig_atomic_t *stop = cli_interrupted();
+    sqlite3_progress_handler(db, 1000, cli_stop_on_signal, (void *)stop);
     size_t reps = (size_t)a->reps;
     run_data *sims = xcalloc(reps, sizeof *sims);
     int rc = 0;
@@ -508,11 +528,15 @@ static int compare_into(run *r, timeline *tl, const run_data *real, name_table *
         rc = CLI_FAILURE;
     if (rc == 0)
         compare_runs(&sims[0], real, a->tols, a->ntols, &res[0]);
+    /* A replication of a short run is fewer events than the run polls at. */
     for (size_t k = 1; k < reps && rc == 0; k++)
-        rc = replicate(a, r->ctx->seed, (long)k, tl, real, groups, &sims[k], &res[k], err,
-                       errsize);
+        rc = *stop ? CLI_FAILURE
+                   : replicate(a, r->ctx->seed, (long)k, tl, real, groups, &sims[k], &res[k],
+                               err, errsize);
     if (rc == 0 && reps > 1)
         compare_bands(res, sims, reps, real, bands);
+    if (rc == 0 && *stop)
+        rc = CLI_FAILURE;                 /* the metrics were cut short */
     if (rc == 0 &&
         (timeline_exec(tl, compare_schema) != 0 || write_timeline(db, "sim", &sims[0], groups) != 0 ||
          write_timeline(db, "real", real, groups) != 0 || write_comparison(db, &res[0]) != 0 ||
@@ -525,6 +549,16 @@ static int compare_into(run *r, timeline *tl, const run_data *real, name_table *
         run_data_free(&sims[k]);
     free(sims);
     return rc;
+}
+
+/* A step that failed: interrupted (the message and status of an
+ * interrupted run), or the input's fault. */
+static int failed(const sim_diag *d)
+{
+    if (!*cli_interrupted())
+        return cli_report(d);
+    fputs("lsim: interrupted\n", stderr);
+    return CLI_FAILURE;
 }
 
 int cmd_compare(int argc, char **argv)
@@ -540,13 +574,13 @@ int cmd_compare(int argc, char **argv)
     trace_reader *meta = NULL;
     strbuf took = { 0 };
     if (rc == 0 && run_data_from_trace(a.trace, &groups, &real, &d) != SIM_OK)
-        rc = cli_report(&d);
+        rc = failed(&d);
     if (rc == 0 && trace_reader_open(a.trace, &meta, &d) != SIM_OK)
-        rc = cli_report(&d);
+        rc = failed(&d);
     a.real = &real;
     a.meta = meta;
     if (rc == 0 && load_scenario(&a, &doc, &took, &d) != SIM_OK)
-        rc = cli_report(&d);
+        rc = failed(&d);
     if (rc == 0 && took.len && !a.quiet)
         fprintf(stderr, "lsim: compare: the scenario does not set them, so from the trace: %s\n",
                 took.s);
@@ -556,7 +590,7 @@ int cmd_compare(int argc, char **argv)
                           .run_id = 1, .point = -1, .replication = -1,
                           .interrupted = cli_interrupted(), .mem_limit = cli_default_memory() };
         if (run_build(&spec, &r, &d) != SIM_OK)
-            rc = cli_report(&d);
+            rc = failed(&d);
     }
     char *out = NULL, err[1024] = "";
     timeline *tl = NULL;
@@ -583,6 +617,10 @@ int cmd_compare(int argc, char **argv)
     }
     if (tl && timeline_close(tl, rc == 0, err, sizeof err) != 0)
         rc = CLI_FAILURE;
+    if (tl && rc != 0 && *cli_interrupted()) {
+        snprintf(err, sizeof err, "interrupted");
+        rc = CLI_FAILURE;
+    }
     if (err[0])
         fprintf(stderr, "lsim: %s\n", err);
     if (rc == 0) {

@@ -87,6 +87,12 @@ int cmd_merge(int argc, char **argv)
     else if (n > 0 && outpath_check_distinct(&out, 1, (const char *const *)paths, n, err,
                                              sizeof err) == 0)
         rc = merge(dir, paths, n, out, json, err, sizeof err);
+    /* A signal while the shards were surveyed stops a query too: not the
+     * shards' fault. */
+    if (rc != CLI_OK && rc != CLI_NONE_MEETS && *cli_interrupted()) {
+        snprintf(err, sizeof err, "interrupted: no database written");
+        rc = CLI_FAILURE;
+    }
     if (err[0])
         fprintf(stderr, "lsim: %s\n", err);
     for (size_t i = 0; i < n; i++)

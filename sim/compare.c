@@ -8,7 +8,13 @@
  * group partition is each group's main consumer (the one that processed
  * most of its messages); two partitions are compared by the adjusted Rand
  * index, which does not care how consumers are numbered.
+ *
+ * Every part is O(n log n) in messages, consumers, nodes and groups (a
+ * per-node pass reads only that node's consumers, through cmp_nodes), and
+ * the parts poll the signal flag between them and per node: an interrupted
+ * comparison ends early, and the caller, seeing the flag, keeps none of it.
  */
+#include "cli.h"
 #include "compare.h"
 #include "mem.h"
 #include "stats.h"
@@ -62,7 +68,36 @@ typedef struct ctx {
     cmp_result *out;
     const cmp_tolerance *tols;
     size_t ntols;
+    volatile const sig_atomic_t *stop;
 } ctx;
+
+/* ---- consumers by node ------------------------------------------------------------ */
+
+void cmp_nodes_init(cmp_nodes *ni, const run_data *rd, int nodes)
+{
+    ni->nodes = nodes;
+    ni->off = xcalloc((size_t)nodes + 2, sizeof *ni->off);
+    ni->idx = xcalloc(rd->ncons + 1, sizeof *ni->idx);
+    for (size_t i = 0; i < rd->ncons; i++)
+        if (rd->cons[i].node >= 0 && rd->cons[i].node < nodes)
+            ni->off[rd->cons[i].node + 1]++;
+    for (int k = 0; k < nodes; k++)
+        ni->off[k + 1] += ni->off[k];
+    size_t *at = xcalloc((size_t)nodes + 1, sizeof *at);
+    for (size_t i = 0; i < rd->ncons; i++) {
+        int k = rd->cons[i].node;
+        if (k >= 0 && k < nodes)
+            ni->idx[ni->off[k] + at[k]++] = i;      /* start order within a node */
+    }
+    free(at);
+}
+
+void cmp_nodes_free(cmp_nodes *ni)
+{
+    free(ni->off);
+    free(ni->idx);
+    memset(ni, 0, sizeof *ni);
+}
 
 static void add(ctx *c, const char *name, double sim, double real, double diff, const char *what)
 {
@@ -101,13 +136,14 @@ static int by_time(const void *a, const void *b)
 }
 
 /* The +1/-1 steps of one node's consumer count within [0, end]. */
-static step *steps_of(const run_data *rd, int node, double end, size_t *n)
+static step *steps_of(const run_data *rd, const cmp_nodes *ni, int node, double end, size_t *n)
 {
-    step *v = xcalloc(2 * rd->ncons + 1, sizeof *v);
+    size_t from = ni->off[node], to = ni->off[node + 1];
+    step *v = xcalloc(2 * (to - from) + 1, sizeof *v);
     size_t k = 0;
-    for (size_t i = 0; i < rd->ncons; i++) {
-        const td_consumer *c = &rd->cons[i];
-        if (c->node != node || !(c->t_start <= end))
+    for (size_t j = from; j < to; j++) {
+        const td_consumer *c = &rd->cons[ni->idx[j]];
+        if (!(c->t_start <= end))
             continue;
         v[k++] = (step){ c->t_start < 0 ? 0 : c->t_start, +1 };
         if (!isnan(c->t_stop) && c->t_stop <= end)
@@ -122,10 +158,11 @@ typedef struct count_diff {
     double mean_abs, max_abs, mean_sim, mean_real;
 } count_diff;
 
-static count_diff count_difference(const run_data *sim, const run_data *real, int node, double T)
+static count_diff count_difference(const run_data *sim, const cmp_nodes *sn, const run_data *real,
+                                   const cmp_nodes *rn, int node, double T)
 {
     size_t ns, nr;
-    step *s = steps_of(sim, node, T, &ns), *r = steps_of(real, node, T, &nr);
+    step *s = steps_of(sim, sn, node, T, &ns), *r = steps_of(real, rn, node, T, &nr);
     size_t i = 0, j = 0;
     int cs = 0, cr = 0;
     double t = 0, area = 0, area_s = 0, area_r = 0, max_abs = 0;
@@ -161,15 +198,16 @@ static int cmp_double(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* Sorted start (or stop) times of a node's consumers, before `end`. */
-static double *event_times(const run_data *rd, int node, bool stops, double end, size_t *n)
+double *cmp_event_times(const run_data *rd, const cmp_nodes *ni, int node, bool stops,
+                        double end, size_t *n)
 {
-    double *v = xcalloc(rd->ncons + 1, sizeof *v);
+    size_t from = ni->off[node], to = ni->off[node + 1];
+    double *v = xcalloc(to - from + 1, sizeof *v);
     size_t k = 0;
-    for (size_t i = 0; i < rd->ncons; i++) {
-        const td_consumer *c = &rd->cons[i];
+    for (size_t j = from; j < to; j++) {
+        const td_consumer *c = &rd->cons[ni->idx[j]];
         double t = stops ? c->t_stop : c->t_start;
-        if (c->node == node && !isnan(t) && t <= end)
+        if (!isnan(t) && t <= end)
             v[k++] = t;
     }
     qsort(v, k, sizeof *v, cmp_double);
@@ -177,15 +215,15 @@ static double *event_times(const run_data *rd, int node, bool stops, double end,
     return v;
 }
 
-static void scale_events(ctx *c, const run_data *sim, const run_data *real, int nodes, double T,
-                         bool stops)
+static void scale_events(ctx *c, const run_data *sim, const cmp_nodes *sn, const run_data *real,
+                         const cmp_nodes *rn, int nodes, double T, bool stops)
 {
     double count_diff_ = 0, max_dt = 0;
     size_t total_s = 0, total_r = 0;
-    for (int node = 0; node < nodes; node++) {
+    for (int node = 0; node < nodes && !*c->stop; node++) {
         size_t ns, nr;
-        double *s = event_times(sim, node, stops, T, &ns);
-        double *r = event_times(real, node, stops, T, &nr);
+        double *s = cmp_event_times(sim, sn, node, stops, T, &ns);
+        double *r = cmp_event_times(real, rn, node, stops, T, &nr);
         for (size_t k = 0; k < ns && k < nr; k++)
             if (fabs(s[k] - r[k]) > max_dt)
                 max_dt = fabs(s[k] - r[k]);
@@ -280,9 +318,14 @@ static double *counts_of(const run_data *rd, int nodes, size_t *n)
 {
     size_t total = 0;
     int *base = xcalloc((size_t)nodes + 1, sizeof *base);
+    for (size_t i = 0; i < rd->ncons; i++)      /* base[node]: its consumers, for now */
+        if (rd->cons[i].node >= 0 && rd->cons[i].node < nodes &&
+            rd->cons[i].consumer + 1 > base[rd->cons[i].node])
+            base[rd->cons[i].node] = rd->cons[i].consumer + 1;
     for (int node = 0; node < nodes; node++) {
+        int here = base[node];
         base[node] = (int)total;
-        total += (size_t)run_data_consumers_of(rd, node);
+        total += (size_t)here;
     }
     double *v = xcalloc(total + 1, sizeof *v);
     for (size_t i = 0; i < rd->nmsgs; i++) {
@@ -316,34 +359,53 @@ static void consumer_counts(ctx *c, const run_data *sim, const run_data *real, i
     free(r);
 }
 
-/* Each group's main consumer, as one integer label; -1 for groups not seen. */
+/* (group, label) pairs, sorted: runs of equal pairs count them.  Sorting,
+ * not a groups x consumers table: a trace of 100,000 groups on 100,000
+ * consumers would need 10^10 cells. */
+typedef struct pair {
+    long a, b;
+} pair;
+
+static int cmp_pair(const void *x, const void *y)
+{
+    const pair *p = x, *q = y;
+    if (p->a != q->a)
+        return p->a < q->a ? -1 : 1;
+    return p->b < q->b ? -1 : p->b > q->b;
+}
+
+/* Each group's main consumer (the one that processed most of its messages,
+ * the lowest label on a tie), as one integer label; -1 for groups not seen. */
 static long *group_labels(const run_data *rd, int ngroups)
 {
     long *label = xcalloc((size_t)ngroups + 1, sizeof *label);
     for (int g = 0; g < ngroups; g++)
         label[g] = -1;
-    /* Count (group, consumer) pairs: groups are few compared with messages. */
-    int maxc = 1;
+    long maxc = 1, nodes = rd->nnodes ? rd->nnodes : 1;
     for (size_t i = 0; i < rd->ncons; i++)
         if (rd->cons[i].consumer + 1 > maxc)
             maxc = rd->cons[i].consumer + 1;
-    int width = (rd->nnodes ? rd->nnodes : 1) * maxc;
-    int *cnt = xcalloc((size_t)ngroups * (size_t)width + 1, sizeof *cnt);
+    pair *v = xcalloc(rd->nmsgs + 1, sizeof *v);
+    size_t n = 0;
     for (size_t i = 0; i < rd->nmsgs; i++) {
         const td_msg *m = &rd->msgs[i];
-        if (m->group >= 0 && m->group < ngroups && m->node >= 0 && m->consumer >= 0 &&
-            m->consumer < maxc)
-            cnt[(size_t)m->group * (size_t)width + (size_t)(m->node * maxc + m->consumer)]++;
+        if (m->group >= 0 && m->group < ngroups && m->node >= 0 && m->node < nodes &&
+            m->consumer >= 0 && m->consumer < maxc)
+            v[n++] = (pair){ m->group, (long)m->node * maxc + m->consumer };
     }
-    for (int g = 0; g < ngroups; g++) {
-        int best = 0;
-        for (int k = 0; k < width; k++)
-            if (cnt[(size_t)g * (size_t)width + (size_t)k] > best) {
-                best = cnt[(size_t)g * (size_t)width + (size_t)k];
-                label[g] = k;
-            }
+    qsort(v, n, sizeof *v, cmp_pair);
+    long best = 0;
+    for (size_t i = 0, j; i < n; i = j) {
+        for (j = i; j < n && v[j].a == v[i].a && v[j].b == v[i].b; j++)
+            ;
+        if (i == 0 || v[i].a != v[i - 1].a)
+            best = 0;                  /* a new group */
+        if ((long)(j - i) > best) {
+            best = (long)(j - i);
+            label[v[i].a] = v[i].b;
+        }
     }
-    free(cnt);
+    free(v);
     return label;
 }
 
@@ -352,39 +414,40 @@ static double choose2(double n)
     return n * (n - 1) / 2;
 }
 
-/* Adjusted Rand index of two labellings of the groups both runs saw. */
+/* The sum of choose2 of the run lengths of equal values of sorted v (or,
+ * with both, of equal pairs). */
+static double sum_choose2(const pair *v, size_t n, bool both)
+{
+    double sum = 0;
+    for (size_t i = 0, j; i < n; i = j) {
+        for (j = i; j < n && v[j].a == v[i].a && (!both || v[j].b == v[i].b); j++)
+            ;
+        sum += choose2((double)(j - i));
+    }
+    return sum;
+}
+
+/* Adjusted Rand index of two labellings of the groups both runs saw.  The
+ * sums are of whole numbers, exact in any order. */
 static double adjusted_rand(const long *a, const long *b, int ngroups)
 {
-    long amax = 0, bmax = 0;
-    int n = 0;
+    pair *v = xcalloc((size_t)ngroups + 1, sizeof *v);
+    size_t n = 0;
     for (int g = 0; g < ngroups; g++)
-        if (a[g] >= 0 && b[g] >= 0) {
-            n++;
-            amax = a[g] > amax ? a[g] : amax;
-            bmax = b[g] > bmax ? b[g] : bmax;
-        }
-    if (n < 2)
+        if (a[g] >= 0 && b[g] >= 0)
+            v[n++] = (pair){ a[g], b[g] };
+    if (n < 2) {
+        free(v);
         return NAN;
-    size_t w = (size_t)bmax + 1;
-    double *t = xcalloc(((size_t)amax + 1) * w, sizeof *t);
-    double *ra = xcalloc((size_t)amax + 1, sizeof *ra), *rb = xcalloc(w, sizeof *rb);
-    for (int g = 0; g < ngroups; g++)
-        if (a[g] >= 0 && b[g] >= 0) {
-            t[(size_t)a[g] * w + (size_t)b[g]]++;
-            ra[a[g]]++;
-            rb[b[g]]++;
-        }
-    double index = 0, sa = 0, sb = 0;
-    for (size_t i = 0; i < ((size_t)amax + 1) * w; i++)
-        index += choose2(t[i]);
-    for (long i = 0; i <= amax; i++)
-        sa += choose2(ra[i]);
-    for (size_t j = 0; j < w; j++)
-        sb += choose2(rb[j]);
-    free(t);
-    free(ra);
-    free(rb);
-    double expected = sa * sb / choose2(n), max = (sa + sb) / 2;
+    }
+    qsort(v, n, sizeof *v, cmp_pair);
+    double index = sum_choose2(v, n, true), sa = sum_choose2(v, n, false);
+    for (size_t i = 0; i < n; i++)
+        v[i] = (pair){ v[i].b, 0 };
+    qsort(v, n, sizeof *v, cmp_pair);
+    double sb = sum_choose2(v, n, false);
+    free(v);
+    double expected = sa * sb / choose2((double)n), max = (sa + sb) / 2;
     if (max == expected)                  /* both trivial: agree iff identical */
         return index == max ? 1.0 : 0.0;
     return (index - expected) / (max - expected);
@@ -439,12 +502,15 @@ void compare_runs(const run_data *sim, const run_data *real, const cmp_tolerance
 {
     memset(out, 0, sizeof *out);
     out->pass = true;
-    ctx c = { .out = out, .tols = tols, .ntols = ntols };
+    ctx c = { .out = out, .tols = tols, .ntols = ntols, .stop = cli_interrupted() };
     double T = real->end_ms;
     int nodes = real->nnodes > sim->nnodes ? real->nnodes : sim->nnodes;
+    cmp_nodes sn, rn;
+    cmp_nodes_init(&sn, sim, nodes);
+    cmp_nodes_init(&rn, real, nodes);
     double worst_mean = 0, worst_max = 0, mean_s = 0, mean_r = 0;
-    for (int node = 0; node < nodes; node++) {
-        count_diff cd = count_difference(sim, real, node, T);
+    for (int node = 0; node < nodes && !*c.stop; node++) {
+        count_diff cd = count_difference(sim, &sn, real, &rn, node, T);
         worst_mean = cd.mean_abs > worst_mean ? cd.mean_abs : worst_mean;
         worst_max = cd.max_abs > worst_max ? cd.max_abs : worst_max;
         mean_s += cd.mean_sim;
@@ -454,11 +520,17 @@ void compare_runs(const run_data *sim, const run_data *real, const cmp_tolerance
         "time-weighted mean |sim - real| consumer count, worst node (sim, real: mean count)");
     add(&c, "consumers_max_abs_diff", NAN, NAN, worst_max,
         "largest |sim - real| consumer count at any time, worst node");
-    scale_events(&c, sim, real, nodes, T, false);
-    scale_events(&c, sim, real, nodes, T, true);
+    scale_events(&c, sim, &sn, real, &rn, nodes, T, false);
+    scale_events(&c, sim, &sn, real, &rn, nodes, T, true);
+    cmp_nodes_free(&sn);
+    cmp_nodes_free(&rn);
+    if (*c.stop)
+        return;
     distributions(&c, sim, real, false);
     distributions(&c, sim, real, true);
     consumer_counts(&c, sim, real, nodes);
+    if (*c.stop)
+        return;
     int ngroups = 0;
     for (size_t i = 0; i < real->nmsgs; i++)
         ngroups = real->msgs[i].group + 1 > ngroups ? real->msgs[i].group + 1 : ngroups;

@@ -9,6 +9,7 @@
  * values (compare_band_of); a real figure inside it is a plausible outcome
  * of the model.  Replication 0 is the single run compare makes without --reps.
  */
+#include "cli.h"
 #include "compare.h"
 #include "mem.h"
 
@@ -38,47 +39,37 @@ void compare_band_of(const double *sorted, size_t n, double *lo, double *hi)
     *hi = sorted[n - j];
 }
 
-/* The k-th (0-based) start or stop time of a node before `end`, or NAN. */
-static double kth_event(const run_data *rd, int node, bool stops, size_t k, double end,
-                        size_t *count)
-{
-    double *v = xcalloc(rd->ncons + 1, sizeof *v);
-    size_t n = 0;
-    for (size_t i = 0; i < rd->ncons; i++) {
-        const td_consumer *c = &rd->cons[i];
-        double t = stops ? c->t_stop : c->t_start;
-        if (c->node == node && !isnan(t) && t <= end)
-            v[n++] = t;
-    }
-    qsort(v, n, sizeof *v, cmp_double);
-    double t = k < n ? v[k] : NAN;
-    free(v);
-    *count = n;
-    return t;
-}
+/* One node's sorted start (or stop) times before the end, in each run:
+ * sorted once, then read by k (a node of n consumers over R replications
+ * is R n log n, not R n^2 log n). */
+typedef struct times {
+    double *t;
+    size_t n;
+} times;
 
-static void event_bands(const run_data *sims, size_t reps, const run_data *real, int node,
-                        bool stops, cmp_bands *out)
+static void event_bands(const run_data *sims, const cmp_nodes *sn, size_t reps,
+                        const run_data *real, const cmp_nodes *rn, int node, bool stops,
+                        cmp_bands *out)
 {
     double T = real->end_ms, *v = xcalloc(reps + 1, sizeof *v);
-    size_t most = 0, n;
-    kth_event(real, node, stops, 0, T, &most);
+    volatile const sig_atomic_t *stop = cli_interrupted();
+    times rt, *st = xcalloc(reps + 1, sizeof *st);
+    rt.t = cmp_event_times(real, rn, node, stops, T, &rt.n);
+    size_t most = rt.n;
     for (size_t r = 0; r < reps; r++) {
-        kth_event(&sims[r], node, stops, 0, T, &n);
-        most = n > most ? n : most;
+        st[r].t = cmp_event_times(&sims[r], &sn[r], node, stops, T, &st[r].n);
+        most = st[r].n > most ? st[r].n : most;
     }
-    for (size_t k = 0; k < most; k++) {
+    for (size_t k = 0; k < most && !*stop; k++) {
         size_t nv = 0;
-        for (size_t r = 0; r < reps; r++) {
-            double t = kth_event(&sims[r], node, stops, k, T, &n);
-            if (!isnan(t))
-                v[nv++] = t;
-        }
+        for (size_t r = 0; r < reps; r++)
+            if (k < st[r].n)
+                v[nv++] = st[r].t[k];
         qsort(v, nv, sizeof *v, cmp_double);
         xgrow((void **)&out->ev, &out->cap, out->nev + 1, sizeof *out->ev);
         cmp_event_band *e = &out->ev[out->nev++];
         *e = (cmp_event_band){ .node = node, .k = (int)k, .is_stop = stops,
-                               .real = kth_event(real, node, stops, k, T, &n), .nsim = (int)nv };
+                               .real = k < rt.n ? rt.t[k] : NAN, .nsim = (int)nv };
         compare_band_of(v, nv, &e->lo, &e->hi);
         /* An event of one run and not of most others is outside: the
          * counts' own bands say how often it happens. */
@@ -86,6 +77,10 @@ static void event_bands(const run_data *sims, size_t reps, const run_data *real,
                                           2 * (size_t)e->nsim >= reps)
                                        : 2 * (size_t)e->nsim < reps;
     }
+    for (size_t r = 0; r < reps; r++)
+        free(st[r].t);
+    free(st);
+    free(rt.t);
     free(v);
 }
 
@@ -104,10 +99,19 @@ void compare_bands(cmp_result *results, const run_data *sims, size_t reps,
     int nodes = real->nnodes;
     for (size_t r = 0; r < reps; r++)
         nodes = sims[r].nnodes > nodes ? sims[r].nnodes : nodes;
-    for (int node = 0; node < nodes; node++) {
-        event_bands(sims, reps, real, node, false, out);
-        event_bands(sims, reps, real, node, true, out);
+    cmp_nodes rn, *sn = xcalloc(reps, sizeof *sn);
+    cmp_nodes_init(&rn, real, nodes);
+    for (size_t r = 0; r < reps; r++)
+        cmp_nodes_init(&sn[r], &sims[r], nodes);
+    volatile const sig_atomic_t *stop = cli_interrupted();
+    for (int node = 0; node < nodes && !*stop; node++) {
+        event_bands(sims, sn, reps, real, &rn, node, false, out);
+        event_bands(sims, sn, reps, real, &rn, node, true, out);
     }
+    for (size_t r = 0; r < reps; r++)
+        cmp_nodes_free(&sn[r]);
+    free(sn);
+    cmp_nodes_free(&rn);
     cmp_result *r0 = &results[0];
     double *v = xcalloc(reps + 1, sizeof *v);
     r0->pass = true;

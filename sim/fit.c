@@ -15,6 +15,7 @@
  * L(s) = -s sum c_k ln k - n ln H(G, s) over the frequencies c_k sorted by
  * rank (GSL's Brent minimiser).
  */
+#include "cli.h"
 #include "fit.h"
 #include "mem.h"
 
@@ -116,7 +117,7 @@ double fit_zipf(const double *counts, size_t ngroups)
     gsl_function f = { .function = zipf_negll, .params = &z };
     /* A coarse scan brackets the minimum for Brent. */
     double step = 0.05, best = 0, fb = zipf_negll(0, &z);
-    for (double x = step; x <= 10; x += step)
+    for (double x = step; x <= 10 && !*cli_interrupted(); x += step)   /* each reads every group */
         if (zipf_negll(x, &z) < fb) {
             fb = zipf_negll(x, &z);
             best = x;
@@ -352,7 +353,8 @@ static void container_yaml(strbuf *b, const run_data *rd,
                            const char *(*meta)(const void *, const char *), const void *src)
 {
     int min = 0, max = 0;
-    for (int node = 0; node < rd->nnodes; node++) {
+    /* A node's pass reads every consumer: poll the signal flag per node. */
+    for (int node = 0; node < rd->nnodes && !*cli_interrupted(); node++) {
         int lo, hi;
         concurrency_seen(rd, node, &lo, &hi);
         min = lo > min ? lo : min;

@@ -44,6 +44,7 @@
  * by the consumer_start of an invoker on the node that started in between:
  * the container asks for one on the receipt, before the listener runs.
  */
+#include "cli.h"
 #include "fit_measure.h"
 #include "mem.h"
 
@@ -58,6 +59,10 @@ typedef struct seq_ctx {
     size_t *ord;                   /* begun and ended messages by (node, consumer, begin) */
     size_t n;
     const td_msg **first, **last;  /* per rd->cons: its first and last message, or NULL */
+    /* Several estimators look through every consumer or message per item:
+     * each such loop polls the signal flag per item, stops when it is set,
+     * and cmd_fit, seeing it, writes nothing. */
+    volatile const sig_atomic_t *stop;
 } seq_ctx;
 
 typedef struct keyed {
@@ -91,6 +96,7 @@ static bool same_consumer(const td_msg *a, const td_msg *b)
 static void seq_init(seq_ctx *s, const run_data *rd)
 {
     s->rd = rd;
+    s->stop = cli_interrupted();
     keyed *k = xcalloc(rd->nmsgs + 1, sizeof *k);
     s->n = 0;
     for (size_t i = 0; i < rd->nmsgs; i++) {
@@ -107,7 +113,7 @@ static void seq_init(seq_ctx *s, const run_data *rd)
     s->first = xcalloc(rd->ncons + 1, sizeof *s->first);
     s->last = xcalloc(rd->ncons + 1, sizeof *s->last);
     /* one pass: each consumer's messages are a run of the order */
-    for (size_t i = 0; i < s->n;) {
+    for (size_t i = 0; i < s->n && !*s->stop;) {
         size_t j = i;
         while (j + 1 < s->n && same_consumer(seq_msg(s, j + 1), seq_msg(s, i)))
             j++;
@@ -206,7 +212,7 @@ static void cycle_schedule(const seq_ctx *s, int batch, double rt, double width,
         w[i].n = xcalloc((size_t)batch, sizeof *w[i].n);
     }
     int pos = 0;
-    for (size_t i = 0; i + 1 < s->n; i++) {
+    for (size_t i = 0; i + 1 < s->n && !*s->stop; i++) {
         const td_msg *a = seq_msg(s, i), *b = seq_msg(s, i + 1);
         if (i == 0 || !same_consumer(seq_msg(s, i - 1), a))
             pos = 0;                   /* a consumer's first cycle */
@@ -318,7 +324,7 @@ static double smlc_decision(const seq_ctx *s, const td_consumer *c, const fit_kn
 static void smlc_start_latency(const seq_ctx *s, fit_knobs *k)
 {
     const run_data *rd = s->rd;
-    for (size_t i = 0; i < rd->ncons; i++) {
+    for (size_t i = 0; i < rd->ncons && !*s->stop; i++) {
         const td_consumer *c = &rd->cons[i];
         const td_msg *f = s->first[i];
         double at = smlc_decision(s, c, k);
@@ -331,7 +337,7 @@ static void smlc_start_latency(const seq_ctx *s, fit_knobs *k)
 static void dmlc_start_latency(const seq_ctx *s, fit_knobs *k)
 {
     const run_data *rd = s->rd;
-    for (size_t i = 0; i < rd->ncons; i++) {
+    for (size_t i = 0; i < rd->ncons && !*s->stop; i++) {
         const td_consumer *c = &rd->cons[i];
         const td_msg *f = s->first[i];
         if (!f)
@@ -358,7 +364,7 @@ static void dmlc_start_latency(const seq_ctx *s, fit_knobs *k)
 static void dmlc_lag(const seq_ctx *s, fit_knobs *k)
 {
     const run_data *rd = s->rd;
-    for (size_t i = 0; i < s->n; i++) {
+    for (size_t i = 0; i < s->n && !*s->stop; i++) {
         const td_msg *m = seq_msg(s, i);
         if (isnan(m->t_deliver))
             continue;

@@ -8,6 +8,7 @@
  * is dropped.  A setting the trace does not name is left to the model's
  * default, which is the library's.
  */
+#include "cli.h"
 #include "fit.h"
 #include "fit_measure.h"
 #include "mem.h"
@@ -274,7 +275,7 @@ static void nodes_yaml(const replay *r)
                  : has_all ? "the trace's containers_started_at_ms"
                            : "its first consumer_start (the trace gives no start time)");
     sb_add(r->b, "\nnodes:\n");
-    for (int k = 0; k < n; k++) {
+    for (int k = 0; k < n && !*cli_interrupted(); k++) {   /* each may read every consumer */
         double t = 0;
         char name[32];
         if (node_started(r, node_name(rd, k, name, sizeof name), &t)) {

@@ -1,5 +1,6 @@
 /* report.c -- the page of `lsim report` (see report.h): its head and style,
  * escaping, tables from SQL and inline pictures. */
+#include "cli.h"
 #include "report.h"
 
 #include <math.h>
@@ -182,7 +183,15 @@ static int open_db(report *r)
                  S_ISDIR(sb.st_mode) ? "is a folder" : "No such file or directory");
         return SIM_EINPUT;
     }
-    if (sqlite3_open_v2(r->path, &r->db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK ||
+    /* A FIFO named FILE.db would block the open for ever, signals or not. */
+    if (!S_ISREG(sb.st_mode)) {
+        snprintf(r->err, sizeof r->err, "%s: not a regular file", r->path);
+        return SIM_EINPUT;
+    }
+    int orc = sqlite3_open_v2(r->path, &r->db, SQLITE_OPEN_READONLY, NULL);
+    if (orc == SQLITE_OK)          /* a long query stops on a signal */
+        sqlite3_progress_handler(r->db, 1000, cli_stop_on_signal, (void *)cli_interrupted());
+    if (orc != SQLITE_OK ||
         sqlite3_exec(r->db, "SELECT count(*) FROM sqlite_master", NULL, NULL, NULL) !=
             SQLITE_OK) {
         snprintf(r->err, sizeof r->err, "%s: not an SQLite database (%s)", r->path,

@@ -26,12 +26,6 @@
 
 /* ---- survey ---------------------------------------------------------------------- */
 
-/* SQLite calls this every 1,000 steps of a query: a signal stops it. */
-static int stop_on_signal(void *flag)
-{
-    return flag && *(volatile const sig_atomic_t *)flag;
-}
-
 /* A shard is a regular file (a FIFO named shard-1.db would block the open
  * for ever) holding tables only: a view, however recursive, is not run. */
 static int open_shard(const char *path, sqlite3 **db, char *err, size_t errsize)
@@ -48,7 +42,7 @@ static int open_shard(const char *path, sqlite3 **db, char *err, size_t errsize)
         *db = NULL;
         return -1;
     }
-    sqlite3_progress_handler(*db, 1000, stop_on_signal, (void *)cli_interrupted());
+    sqlite3_progress_handler(*db, 1000, cli_stop_on_signal, (void *)cli_interrupted());
     sqlite3_stmt *q;
     int rc = sqlite3_prepare_v2(*db, "SELECT name FROM sqlite_master WHERE type IN "
                                 "('view', 'trigger') OR sql LIKE 'CREATE VIRTUAL%' LIMIT 1",
@@ -455,7 +449,7 @@ int sweep_fold(const sweep_spec *s, const shard_survey *sv, const char *out, boo
     }
     bool is_bad_input = false;
     if (rc == 0) {
-        sqlite3_progress_handler(db, 1000, stop_on_signal, (void *)cli_interrupted());
+        sqlite3_progress_handler(db, 1000, cli_stop_on_signal, (void *)cli_interrupted());
         rc = merge_copy(sv, db, &is_bad_input, err, errsize);
     }
     if (rc == 0)

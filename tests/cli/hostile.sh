@@ -44,6 +44,7 @@ expect 3 "$LSIM" compare $SEED "$TMP/nostart.csv" --out "$TMP/c.db" --quiet
 #    No consumer events at all (memcpy of NULL before):
 printf 't_ms,event,node,consumer,msg,group,queue\n0,publish,,,m1,,q\n1,publish,,,m2,,q\n' >"$TMP/nocons.csv"
 expect 0 "$LSIM" fit "$TMP/nocons.csv"
+expect 3 "$LSIM" compare $SEED "$TMP/nocons.csv" --out "$TMP/c2.db" --quiet
 #    Not text: a NUL byte, UTF-16, /dev/zero, bytes that are not UTF-8; a
 #    UTF-8 byte order mark is skipped
 printf 't_ms,event,node,consumer,msg,group,queue\n0,pub\000lish,,,m1,,q\n' >"$TMP/nul.csv"
@@ -160,6 +161,12 @@ expect 0 "$LSIM" run "$TMP/long.yaml" --out "$TMP/long.db" --quiet
 #    and a shorter name that the cut would have reached is not read instead
 rm "$long/work.csv"
 expect 2 "$LSIM" run "$TMP/long.yaml" --out "$TMP/long2.db" --quiet
+#    the same for a trace the arrivals replay
+cp tests/data/traces/A-burst-run1.csv "$long/trace.csv"
+sed "s|path: [^ ,}]*|path: $long/trace.csv|" scenarios/jms-trace-A-burst.yaml >"$TMP/longt.yaml"
+expect 0 "$LSIM" run "$TMP/longt.yaml" --out "$TMP/longt.db" --quiet
+rm "$long/trace.csv"
+expect 2 "$LSIM" run "$TMP/longt.yaml" --out "$TMP/longt2.db" --quiet
 
 # 6. Out of memory leaves no temporary file.
 #    (a sanitizer's build reserves terabytes of shadow memory and cannot
@@ -189,6 +196,12 @@ count=$((count + 1))
 /usr/bin/python3 -c 'import sys, xml.etree.ElementTree as E; E.parse(sys.argv[1])' "$TMP/p.svg" ||
     fail "plot of a row at 1e300 is not XML"
 expect 2 "$LSIM" plot "$TMP/p.db" --kind timeline -o "$TMP/p.db"
+#    report: a FIFO named like a database blocked the open for ever (and a
+#    signal with it); the bound is for a loaded machine
+mkfifo "$TMP/fifo.db"
+expect_msg 2 "$TMP/fifo.db: not a regular file" \
+    timeout -s KILL 60 "$LSIM" report "$TMP/fifo.db" -o "$TMP/r.html"
+[ ! -e "$TMP/r.html" ] || fail "report of a FIFO wrote a page"
 
 # 8. A sparse run (samples every millisecond, an event an hour) stops on SIGTERM.
 printf 'name: sparse\nduration: 1000000h\nsample_interval: 1ms\nqueue:\n  arrivals: { kind: poisson, rate: 1/h }\n  service: { kind: constant, value: 1ms }\ncontainer: { kind: competing, workers: 1 }\n' >"$TMP/sparse.yaml"
@@ -206,6 +219,12 @@ if kill -0 $pid 2>/dev/null; then
 fi
 wait $pid
 [ -z "$(ls -A "$TMP/s")" ] || fail "the interrupted sparse run left $(ls -A "$TMP/s")"
+#    and stops when its temporary database reaches a file size limit (a
+#    full disk), with nothing left
+expect_msg 1 "lsim: $TMP/s/x.db: cannot write: disk I/O error: File too large" \
+    timeout -s KILL 60 sh -c 'ulimit -f 2000; exec "$0" "$@"' "$LSIM" run "$TMP/sparse.yaml" \
+    --out "$TMP/s/x.db" --detail samples --quiet
+[ -z "$(ls -A "$TMP/s")" ] || fail "the sparse run on a full disk left $(ls -A "$TMP/s")"
 
 # 9. Hostile shards into merge: each ends, with exit 2 and no database.
 "$LSIM" sweep $SEED --vary duration=1s,2s --reps 1 --plan "$TMP/mp" >/dev/null
@@ -253,6 +272,67 @@ done
 long_text=$(head -c 6000 /dev/zero | tr '\0' x)
 expect 1 sh -c '"$0" check "$1" --set "description=$2" >/dev/full' "$LSIM" $SEED "$long_text"
 expect 1 sh -c '"$0" merge "$1" -o "$2" --json >/dev/full' "$LSIM" "$TMP/mp" "$TMP/full.db"
+expect 1 sh -c '"$0" sweep "$1" --vary duration=1s..4s:1s --reps 1 --json --out "$2" --quiet >/dev/full' \
+    "$LSIM" $SEED "$TMP/fullsweep.db"
+
+# 12. SIGTERM stops compare, fit and merge in their own long loops, as it
+#     stops a run: exit 1, "interrupted", nothing written.
+# interrupt DIR MESSAGE COMMAND...: the command's output goes into DIR; it
+# gets SIGTERM once its temporary output is there (its long work has begun),
+# or after a second when DIR is "-"; it must end within a minute (a bound for
+# a loaded machine: it ends at once), with exit 1, MESSAGE and DIR empty.
+interrupt() {
+    dir=$1 message=$2
+    shift 2
+    count=$((count + 1))
+    "$@" >/dev/null 2>"$TMP/stderr" &
+    pid=$!
+    i=0
+    if [ "$dir" = - ]; then
+        sleep 1
+    else
+        while [ -z "$(ls -A "$dir")" ] && kill -0 $pid 2>/dev/null && [ $i -lt 1200 ]; do
+            sleep 0.05
+            i=$((i + 1))
+        done
+    fi
+    kill -TERM $pid 2>/dev/null
+    i=0
+    while kill -0 $pid 2>/dev/null && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
+    if kill -0 $pid 2>/dev/null; then
+        fail "$*: SIGTERM ignored for a minute"
+        kill -KILL $pid
+    fi
+    wait $pid
+    st=$?
+    [ $st -eq 1 ] || fail "$*: exit $st after SIGTERM, expected 1: $(head -c 300 "$TMP/stderr")"
+    [ "$(cat "$TMP/stderr")" = "$message" ] ||
+        fail "$*: stderr '$(head -c 300 "$TMP/stderr")' after SIGTERM, expected '$message'"
+    [ "$dir" = - ] || [ -z "$(ls -A "$dir")" ] || fail "$*: SIGTERM left $(ls -A "$dir")"
+}
+#     compare: a trace of 300,000 consumers (on three nodes) against one
+#     worker, 20 replications: the replications, the bands and the rows
+#     (each replication is fewer events than a run polls at)
+printf 'name: wide\nnodes: 3\nqueue:\n  arrivals: { kind: burst, count: 3 }\n  service: { kind: constant, value: 1ms }\ncontainer: { kind: competing, workers: 100000 }\n' >"$TMP/wide.yaml"
+"$LSIM" run "$TMP/wide.yaml" --trace "$TMP/wide.csv" --out "$TMP/wide.db" --detail summary --quiet >/dev/null ||
+    fail "run --trace of 300,000 consumers"
+printf 'name: one\nqueue:\n  arrivals: { kind: burst, count: 3 }\n  service: { kind: constant, value: 1ms }\ncontainer: { kind: competing, workers: 1 }\n' >"$TMP/one.yaml"
+mkdir -p "$TMP/i1" "$TMP/i2" "$TMP/i3"
+interrupt "$TMP/i1" "lsim: interrupted" \
+    "$LSIM" compare "$TMP/one.yaml" "$TMP/wide.csv" --reps 20 --out "$TMP/i1/c.db" --quiet
+#     fit: 60,000 nodes of one consumer each (a pass per node over them all)
+awk 'BEGIN { print "t_ms,event,node,consumer,msg,group,queue"
+             for (i = 1; i <= 60000; i++) printf "%d,consumer_start,n%d,c1,,,q\n", i, i
+             print "60001,publish,,,m1,,q" }' >"$TMP/nodes.csv"
+interrupt - "lsim: interrupted" "$LSIM" fit "$TMP/nodes.csv" -o "$TMP/i2/fit.yaml"
+[ -z "$(ls -A "$TMP/i2")" ] || fail "an interrupted fit wrote $(ls -A "$TMP/i2")"
+#     merge: two shards of 600,000 message rows each
+printf 'name: rows\nqueue:\n  arrivals: { kind: burst, count: 600000 }\n  service: { kind: constant, value: 1ms }\ncontainer: { kind: competing, workers: 100 }\n' >"$TMP/rows.yaml"
+"$LSIM" sweep "$TMP/rows.yaml" --vary container.workers=100,200 --reps 1 --detail messages \
+    --plan "$TMP/rp" >/dev/null
+(cd "$TMP" && sh "$TMP/rp/jobs.txt") >/dev/null 2>&1 || fail "the shards of 600,000 rows"
+interrupt "$TMP/i3" "lsim: interrupted: no database written" "$LSIM" merge "$TMP/rp" -o "$TMP/i3/m.db"
+rm -rf "$TMP/rp" "$TMP/wide.csv" "$TMP/nodes.csv"
 
 # 12. A message keeps its queue in 16 bits: a scenario with more queues is
 #     refused where the list starts.
