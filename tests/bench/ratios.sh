@@ -140,11 +140,13 @@ burst() {
 }
 
 # A sweep, -j 1 against -j 2 (not pinned: the workers should get a core
-# each): paired runs of a sweep of 60 one-hour SMLC runs.  While -j 2 runs,
+# each): paired runs of a sweep of 300 one-hour SMLC runs, some 9 s at -j 1
+# (a sweep of 2 s was short enough for a shared machine's noise to move
+# its ratio by a quarter either way).  While -j 2 runs,
 # the CPUs its worker processes are on are sampled every 0.1 s, so a
 # machine that packs both workers on one core shows it.
 SWEEP=(tests/bench/sweep.yaml --vary container.maxConcurrentConsumers=8..26:2
-       --vary container.prefetchCount=1,250 --reps 3 --quiet)
+       --vary container.prefetchCount=1,250 --reps 15 --quiet)
 sweep_speedup() {
     local bin=$1 one two
     : >"$TMP/sweep.ratio"
@@ -216,7 +218,7 @@ row "the same, not pinned (lsim's writer thread may have a core of its own)" \
 echo "| ActiveMQ page-window worst case | $(both window) |"
 echo "| peak memory, 10 M messages, summary | $(both mem10m) |"
 echo "| a burst of 1 M messages in flight | $(both burst) |"
-echo "| sweep: -j 1 time / -j 2 time (60 runs; $(nproc) CPUs, load $(cut -d' ' -f1 /proc/loadavg) before) | $(sweep_speedup "$B/lsim") | - |"
+echo "| sweep: -j 1 time / -j 2 time (300 runs; $(nproc) CPUs, load $(cut -d' ' -f1 /proc/loadavg) before) | $(sweep_speedup "$B/lsim") | - |"
 if [ "$CALLGRIND" = 1 ]; then
     ins() { lsim_args "$1" summary "$TMP/c.db" "${MM8[@]}"; instr "${CMD[@]}"; }
     ins1000() { lsim_args "$1" summary "$TMP/c.db" "${MM1000[@]}"; instr "${CMD[@]}"; }
