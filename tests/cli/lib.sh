@@ -26,12 +26,20 @@ check() {
 
 # expect_error STATUS MESSAGE -- COMMAND...: the command exits with STATUS,
 # prints exactly MESSAGE on stderr and leaves nothing in $TMP/out.
-# A script whose $TMP/out keeps files defines its own.
+# A script whose $TMP/out keeps files defines its own on expect_status.
 expect_error() {
+    rm -rf "$TMP/out" && mkdir -p "$TMP/out"
+    expect_status "$@"
+    shift 3
+    [ -z "$(ls -A "$TMP/out")" ] || fail "$*: left files: $(ls -A "$TMP/out")"
+}
+
+# expect_status STATUS MESSAGE -- COMMAND...: exit STATUS and exactly
+# MESSAGE on stderr (expect_error without its check of $TMP/out).
+expect_status() {
     status=$1 message=$2
     shift 3
     count=$((count + 1))
-    rm -rf "$TMP/out" && mkdir -p "$TMP/out"
     "$@" >"$TMP/stdout" 2>"$TMP/stderr"
     got=$?
     [ "$got" -eq "$status" ] || fail "$*: exit $got, expected $status"
@@ -41,5 +49,4 @@ expect_error() {
         echo "  expected"
         echo "    $message"
     fi
-    [ -z "$(ls -A "$TMP/out")" ] || fail "$*: left files: $(ls -A "$TMP/out")"
 }

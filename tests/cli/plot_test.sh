@@ -17,18 +17,8 @@ cli_begin plot
 # expect_error STATUS MESSAGE -- COMMAND...: exit STATUS, exactly MESSAGE on
 # stderr, and nothing new in $TMP/out (which may hold the files in $KEEP).
 expect_error() {
-    status=$1 message=$2
+    expect_status "$@"
     shift 3
-    count=$((count + 1))
-    "$@" >"$TMP/stdout" 2>"$TMP/stderr"
-    got=$?
-    [ "$got" -eq "$status" ] || fail "$*: exit $got, expected $status"
-    if [ "$(cat "$TMP/stderr")" != "$message" ]; then
-        fail "$*: stderr was"
-        sed 's/^/    /' "$TMP/stderr"
-        echo "  expected"
-        echo "    $message"
-    fi
     left=$(ls -A "$TMP/out")
     [ "$left" = "${KEEP:-}" ] || fail "$*: left files: $left"
 }
