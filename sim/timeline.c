@@ -5,7 +5,10 @@
  * for up to CHUNK rows, grown as rows come.  A full buffer becomes a job on
  * a queue, one lock and at most one wakeup for CHUNK rows; the writer thread
  * binds it BATCH rows at a time to "INSERT INTO t VALUES (?,..),(?,..),..."
- * (prepared once per table) and steps it.  On two cores the simulation and
+ * and steps it.  A column that holds one value in all the rows of a batch
+ * (the run; in most runs the queue, the group, the fate) is a parameter
+ * shared by the rows, bound once (see variant): a bind costs about 100
+ * instructions, a third of a column's cost in SQLite.  On two cores the simulation and
  * SQLite run side by side; on one core the large hand-over keeps the two
  * threads from taking turns every few rows (each turn is a context switch
  * and a cold cache).  Rows keep their order: one writer, one FIFO queue.
@@ -35,6 +38,8 @@
 #define BATCH 128                  /* rows an INSERT statement */
 #define CHUNK (8 * BATCH)          /* rows a hand-over to the writer */
 #define MAX_QUEUED 4
+#define NVARIANTS 4               /* BATCH-row statements a table, at most */
+#define MAX_COLS 16
 
 enum { V_NULL, V_INT, V_REAL, V_TEXT, V_TEXT_OWNED };
 
@@ -59,6 +64,19 @@ static const struct { const char *table; int ncols; bool copies; } tables[NBATCH
     [B_CMETRICS] = { "consumer_metrics", 5, true },
 };
 
+/* A prepared INSERT of BATCH rows (or one) whose columns of `mask` (bit c:
+ * column c) take their value from one parameter shared by every row, bound
+ * once a statement: the columns that hold one value throughout a batch
+ * (the run, a run's only queue, a fate that is always "acked") then cost
+ * no bind a row.  The other columns, var[0..nvar), take a parameter each
+ * a row. */
+typedef struct variant {
+    uint32_t mask;
+    int nvar;
+    unsigned char var[MAX_COLS];
+    sqlite3_stmt *st;
+} variant;
+
 typedef struct job {
     struct job *next;
     int which;                     /* B_* */
@@ -70,8 +88,9 @@ struct timeline {
     sqlite3 *db;
     char *path, *tmp;              /* tmp: the name SQLite writes (out's) */
     outpath out;
-    sqlite3_stmt *full[NBATCH];    /* for BATCH rows, prepared on first use; writer thread only */
-    sqlite3_stmt *one[NBATCH];     /* for one row, the same */
+    variant full[NBATCH][NVARIANTS];  /* for BATCH rows, prepared on first use; writer thread only */
+    int nfull[NBATCH];
+    variant one[NBATCH];           /* for one row (mask 0), the same; st NULL until then */
     job *filling[NBATCH];          /* the simulation's current batch per table */
 
     pthread_t thread;
@@ -115,21 +134,42 @@ static void fail_locked(timeline *tl, const char *what)
              sys ? strerror(sys) : "");
 }
 
-static sqlite3_stmt *prepare_insert(sqlite3 *db, int which, int rows)
+/* "INSERT INTO t VALUES (?,:c1,?,..),(?,:c1,?,..),..": the columns of
+ * mask are named parameters, one each however many rows name it, the
+ * others plain ones.  Parameters are numbered in order of first
+ * appearance: the first row's columns are 1..ncols, each further row's
+ * unshared columns the numbers that follow.  (Named, not ?NNN: SQLite
+ * looks every ?NNN up in a list of them all, which for a statement of
+ * 1,664 parameters costs about as much as the rest of preparing it.) */
+static int prepare_variant(sqlite3 *db, int which, int rows, uint32_t mask, variant *out)
 {
+    int ncols = tables[which].ncols;
+    *out = (variant){ .mask = mask };
+    for (int c = 0; c < ncols; c++)
+        if (!(mask >> c & 1))
+            out->var[out->nvar++] = (unsigned char)c;
     strbuf sql = { 0 };
     sb_addf(&sql, "INSERT INTO %s VALUES ", tables[which].table);
     for (int r = 0; r < rows; r++) {
         sb_add(&sql, r ? ",(" : "(");
-        for (int c = 0; c < tables[which].ncols; c++)
-            sb_add(&sql, c ? ",?" : "?");
+        for (int c = 0; c < ncols; c++) {
+            if (c)
+                sb_add(&sql, ",");
+            if (mask >> c & 1)
+                sb_addf(&sql, ":c%d", c);
+            else
+                sb_add(&sql, "?");
+        }
         sb_add(&sql, ")");
     }
-    sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(db, sql.s, (int)sql.len, &st, NULL) != SQLITE_OK)
-        st = NULL;
+    int rc = sqlite3_prepare_v2(db, sql.s, (int)sql.len, &out->st, NULL);
     sb_free(&sql);
-    return st;
+    if (rc != SQLITE_OK) {
+        sqlite3_finalize(out->st);
+        out->st = NULL;
+        return -1;
+    }
+    return 0;
 }
 
 static job *job_new(int which)
@@ -183,44 +223,100 @@ static int bind_value(sqlite3_stmt *st, int i, const value *v)
     }
 }
 
-/* Binds `rows` rows of values to st and steps it; returns an error
- * description or NULL.  No sqlite3_clear_bindings: every parameter is bound
- * again next time. */
-static const char *insert_rows(sqlite3_stmt *st, const value *v, int rows, int ncols)
+/* Binds `rows` rows of values to s's statement and steps it; returns an
+ * error description or NULL.  The first row binds every column (the
+ * shared ones are first named there), the others only s->var.  No
+ * sqlite3_clear_bindings: every parameter is bound again next time. */
+static const char *insert_rows(const variant *s, const value *v, int rows, int ncols)
 {
-    const char *why = NULL;
-    int n = rows * ncols;
-    for (int i = 1; i <= n; i++, v++)
-        if (bind_value(st, i, v) != SQLITE_OK) {
-            why = "cannot bind a value";
-            break;
-        }
+    sqlite3_stmt *st = s->st;
+    int i = 1;
+    bool ok = true;
+    for (int c = 0; c < ncols && ok; c++)
+        ok = bind_value(st, i++, &v[c]) == SQLITE_OK;
+    for (int r = 1; r < rows && ok; r++) {
+        v += ncols;
+        for (int k = 0; k < s->nvar && ok; k++)
+            ok = bind_value(st, i++, &v[s->var[k]]) == SQLITE_OK;
+    }
+    const char *why = ok ? NULL : "cannot bind a value";
     if (!why && sqlite3_step(st) != SQLITE_DONE)
         why = "cannot write";
     sqlite3_reset(st);
     return why;
 }
 
+static bool same_value(const value *a, const value *b)
+{
+    return a->type == b->type && a->u.i == b->u.i;   /* text: the same pointer */
+}
+
+/* The columns that hold one value in all `rows` rows. */
+static uint32_t constant_columns(const value *v, int rows, int ncols)
+{
+    uint32_t mask = 0;
+    for (int c = 0; c < ncols; c++) {
+        int r = 1;
+        while (r < rows && same_value(&v[(size_t)r * (size_t)ncols + (size_t)c], &v[c]))
+            r++;
+        if (r == rows)
+            mask |= 1u << c;
+    }
+    return mask;
+}
+
+static variant *add_variant(timeline *tl, int which, uint32_t mask)
+{
+    variant *v = &tl->full[which][tl->nfull[which]];
+    if (prepare_variant(tl->db, which, BATCH, mask, v) != 0)
+        return NULL;
+    tl->nfull[which]++;
+    return v;
+}
+
+/* The BATCH-row statement for a batch whose constant columns are `mask`:
+ * the one made for that mask, prepared now while there is room; else the
+ * one sharing the most of those columns.  The last place is kept for the
+ * statement that shares none, so that one always fits.  (Preparing one
+ * costs about as much as writing 50 k of its rows in the time it saves.) */
+static variant *full_statement(timeline *tl, int which, uint32_t mask)
+{
+    variant *vs = tl->full[which], *best = NULL;
+    int n = tl->nfull[which];
+    for (int k = 0; k < n; k++)
+        if (vs[k].mask == mask)
+            return &vs[k];
+    if (n < NVARIANTS - 1 || (n < NVARIANTS && mask == 0))
+        return add_variant(tl, which, mask);
+    for (int k = 0; k < n; k++)
+        if ((vs[k].mask & ~mask) == 0
+            && (!best || __builtin_popcount(vs[k].mask) > __builtin_popcount(best->mask)))
+            best = &vs[k];
+    return best ? best : add_variant(tl, which, 0);
+}
+
 /* Writes one job, BATCH rows a statement and what is left one row a
- * statement; returns an error description or NULL.  Both statements are
- * prepared once, when first needed: a run that writes a table in small
- * numbers (a summary) never pays for the long one, and the rows left at a
+ * statement; returns an error description or NULL.  The statements are
+ * prepared when first needed: a run that writes a table in small
+ * numbers (a summary) never pays for a long one, and the rows left at a
  * sync do not cost a statement of their own each time (preparing costs
  * about as much as the rows it could write). */
 static const char *write_job(timeline *tl, job *j)
 {
     int which = j->which, ncols = tables[which].ncols, done = 0;
     const char *why = NULL;
-    if (j->nrows >= BATCH && !tl->full[which]
-        && !(tl->full[which] = prepare_insert(tl->db, which, BATCH)))
-        return "cannot prepare an insert";
-    for (; done + BATCH <= j->nrows && !why; done += BATCH)
-        why = insert_rows(tl->full[which], j->vals + (size_t)done * (size_t)ncols, BATCH, ncols);
-    if (!why && done < j->nrows && !tl->one[which]
-        && !(tl->one[which] = prepare_insert(tl->db, which, 1)))
+    for (; done + BATCH <= j->nrows && !why; done += BATCH) {
+        const value *v = j->vals + (size_t)done * (size_t)ncols;
+        variant *s = full_statement(tl, which, constant_columns(v, BATCH, ncols));
+        if (!s)
+            return "cannot prepare an insert";
+        why = insert_rows(s, v, BATCH, ncols);
+    }
+    if (!why && done < j->nrows && !tl->one[which].st
+        && prepare_variant(tl->db, which, 1, 0, &tl->one[which]) != 0)
         return "cannot prepare an insert";
     for (; done < j->nrows && !why; done++)
-        why = insert_rows(tl->one[which], j->vals + (size_t)done * (size_t)ncols, 1, ncols);
+        why = insert_rows(&tl->one[which], j->vals + (size_t)done * (size_t)ncols, 1, ncols);
     return why;
 }
 
@@ -340,8 +436,9 @@ static int exec_now(timeline *tl, const char *sql, const char *what)
 static void timeline_free(timeline *tl)
 {
     for (int i = 0; i < NBATCH; i++) {
-        sqlite3_finalize(tl->full[i]);
-        sqlite3_finalize(tl->one[i]);
+        for (int k = 0; k < tl->nfull[i]; k++)
+            sqlite3_finalize(tl->full[i][k].st);
+        sqlite3_finalize(tl->one[i].st);
         job_free(tl->filling[i]);
         while (tl->spare[i]) {
             job *j = tl->spare[i];
@@ -546,9 +643,11 @@ int timeline_close(timeline *tl, bool keep, char *err, size_t errsize)
     if (ok)
         exec_now(tl, "COMMIT", "cannot write (commit)");
     for (int i = 0; i < NBATCH; i++) {
-        sqlite3_finalize(tl->full[i]);
-        sqlite3_finalize(tl->one[i]);
-        tl->full[i] = tl->one[i] = NULL;
+        for (int k = 0; k < tl->nfull[i]; k++)
+            sqlite3_finalize(tl->full[i][k].st);
+        tl->nfull[i] = 0;
+        sqlite3_finalize(tl->one[i].st);
+        tl->one[i].st = NULL;
     }
     if (sqlite3_close(tl->db) != SQLITE_OK && ok)
         fail_locked(tl, "cannot close");

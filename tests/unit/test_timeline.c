@@ -78,6 +78,51 @@ static void rows_keep_order_across_hand_overs(void **state)
     free(dir);
 }
 
+/* Columns that hold one value throughout a batch of rows are bound once a
+ * statement; which ones do changes from batch to batch here, in more
+ * patterns than the writer keeps statements for, and values that are equal
+ * but not the same text: every row still lands with its own values. */
+static void shared_columns_change_between_batches(void **state)
+{
+    (void)state;
+    char *dir = tu_tmpdir(), *db = tu_path(dir, "t.db");
+    char err[512];
+    static const char q1[] = "q", q2[] = "q";      /* equal text, not the same */
+    timeline *tl = timeline_open(db, err, sizeof err);
+    assert_non_null(tl);
+    enum { ROWS = 128, N = 16 * ROWS + 77 };
+    for (int i = 1; i <= N; i++) {
+        int b = (i - 1) / ROWS, r = i - 1;
+        tl_message m = {
+            .msg = i, .queue = b % 2 == 0 || r % 2 == 0 ? q1 : b % 5 == 1 ? q2 : "r",
+            .group = b % 4 < 2 ? NULL : r % 3 == 0 ? "g1" : "g2",
+            .node = b < 6 ? 1 : 1 + r % 2, .consumer = 1 + r % 5,
+            .t_publish = i * SIM_MS, .t_deliver = b % 3 == 1 ? TL_NULL_TIME : i * SIM_MS,
+            .t_begin = b == 7 ? 5 * SIM_MS : i * SIM_MS, .t_end = TL_NULL_TIME,
+            .requeues = b % 2 ? r % 2 : 0, .deliveries = b,
+            .fate = b % 3 == 0 || r % 2 == 0 ? "acked" : "dropped:x",
+        };
+        timeline_message(tl, 1 + (b == 9 && r % 2), &m);
+    }
+    assert_int_equal(timeline_close(tl, true, err, sizeof err), 0);
+    assert_true(tu_db_double(db, "select count(*) from messages") == N);
+    assert_true(tu_db_double(db,
+        "with m as (select rowid as id, *, (msg - 1) / 128 as b, msg - 1 as r from messages)"
+        " select count(*) from m where msg = id"
+        " and run = 1 + (b = 9 and r % 2)"
+        " and queue = case when b % 2 = 0 or r % 2 = 0 or b % 5 = 1 then 'q' else 'r' end"
+        " and grp is case when b % 4 < 2 then null when r % 3 = 0 then 'g1' else 'g2' end"
+        " and node = case when b < 6 then 1 else 1 + r % 2 end and consumer = 1 + r % 5"
+        " and t_publish = msg and t_deliver is case when b % 3 = 1 then null else msg end"
+        " and t_begin = case when b = 7 then 5 else msg end and t_end is null"
+        " and typeof(t_begin) = 'real'"
+        " and requeues = case when b % 2 then r % 2 else 0 end and deliveries = b"
+        " and fate = case when b % 3 = 0 or r % 2 = 0 then 'acked' else 'dropped:x' end") == N);
+    tu_rmtree(dir);
+    free(db);
+    free(dir);
+}
+
 static void discarded_leaves_nothing(void **state)
 {
     (void)state;
@@ -116,6 +161,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(rows_land_and_file_appears_on_close),
         cmocka_unit_test(rows_keep_order_across_hand_overs),
+        cmocka_unit_test(shared_columns_change_between_batches),
         cmocka_unit_test(discarded_leaves_nothing),
         cmocka_unit_test(unwritable_folder_is_reported),
     };
