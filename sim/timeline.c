@@ -38,7 +38,7 @@
 #define BATCH 128                  /* rows an INSERT statement */
 #define CHUNK (8 * BATCH)          /* rows a hand-over to the writer */
 #define MAX_QUEUED 4
-#define NVARIANTS 4               /* BATCH-row statements a table, at most */
+#define NVARIANTS 6               /* BATCH-row statements a table, at most */
 #define MAX_COLS 16
 
 enum { V_NULL, V_INT, V_REAL, V_TEXT, V_TEXT_OWNED };
@@ -64,16 +64,21 @@ static const struct { const char *table; int ncols; bool copies; } tables[NBATCH
     [B_CMETRICS] = { "consumer_metrics", 5, true },
 };
 
-/* A prepared INSERT of BATCH rows (or one) whose columns of `mask` (bit c:
- * column c) take their value from one parameter shared by every row, bound
- * once a statement: the columns that hold one value throughout a batch
- * (the run, a run's only queue, a fate that is always "acked") then cost
- * no bind a row.  The other columns, var[0..nvar), take a parameter each
- * a row. */
+/* A prepared INSERT of BATCH rows (or one) for batches whose columns of
+ * `mask` (bit c: column c) hold one value throughout: those columns cost
+ * no bind a row.  Of them, the columns of `literal` are written into the
+ * statement's text, as lit[c] (the text copied; the rows' values must
+ * equal it for the statement to serve them), the others are a parameter
+ * shared by every row, bound once a statement.  A literal costs SQLite
+ * least; a shared parameter serves every value (a statement is prepared
+ * once, a run's id changes every run of a sweep).  Parameters are
+ * numbered in order of first appearance: first[0..nfirst) are the columns
+ * the first row binds, var[0..nvar) those every further row binds. */
 typedef struct variant {
-    uint32_t mask;
-    int nvar;
-    unsigned char var[MAX_COLS];
+    uint32_t mask, literal;
+    int nfirst, nvar;
+    unsigned char first[MAX_COLS], var[MAX_COLS];
+    value lit[MAX_COLS];
     sqlite3_stmt *st;
 } variant;
 
@@ -134,20 +139,69 @@ static void fail_locked(timeline *tl, const char *what)
              sys ? strerror(sys) : "");
 }
 
-/* "INSERT INTO t VALUES (?,:c1,?,..),(?,:c1,?,..),..": the columns of
- * mask are named parameters, one each however many rows name it, the
- * others plain ones.  Parameters are numbered in order of first
- * appearance: the first row's columns are 1..ncols, each further row's
- * unshared columns the numbers that follow.  (Named, not ?NNN: SQLite
- * looks every ?NNN up in a list of them all, which for a statement of
- * 1,664 parameters costs about as much as the rest of preparing it.) */
-static int prepare_variant(sqlite3 *db, int which, int rows, uint32_t mask, variant *out)
+/* Whether column c's value v may be written into a statement as a
+ * literal: text, integers and NULL are written back exactly (a REAL's
+ * decimal form might not be); never the run column, which changes every
+ * run of a sweep. */
+static bool may_be_literal(int c, const value *v)
+{
+    return c > 0 && v->type != V_REAL;
+}
+
+static void add_literal(strbuf *sql, const value *v)
+{
+    if (v->type == V_INT) {
+        sb_addf(sql, "%lld", (long long)v->u.i);
+    } else if (v->type == V_NULL) {
+        sb_add(sql, "NULL");
+    } else {
+        sb_add(sql, "'");
+        for (const char *p = v->u.s, *q; *p; p = q + 1) {   /* a quote doubled */
+            q = strchr(p, '\'');
+            if (!q) {
+                sb_add(sql, p);
+                break;
+            }
+            sb_addn(sql, p, (size_t)(q - p) + 1);
+            sb_add(sql, "'");
+        }
+        sb_add(sql, "'");
+    }
+}
+
+static void variant_free(variant *vr)
+{
+    sqlite3_finalize(vr->st);
+    for (int c = 0; c < MAX_COLS; c++)
+        if (vr->literal >> c & 1 && vr->lit[c].type == V_TEXT_OWNED)
+            free(vr->lit[c].u.owned);
+    *vr = (variant){ 0 };
+}
+
+/* "INSERT INTO t VALUES (?,:c1,'q',..),(?,:c1,'q',..),..": the literal
+ * columns of `mask` take row0's values, the others of mask are named
+ * parameters (one each however many rows name it), the rest plain ones.
+ * (Named, not ?NNN: SQLite looks every ?NNN up in a list of them all,
+ * which for a statement of 1,664 parameters costs about as much as the
+ * rest of preparing it.) */
+static int prepare_variant(sqlite3 *db, int which, int rows, uint32_t mask, const value *row0,
+                           variant *out)
 {
     int ncols = tables[which].ncols;
     *out = (variant){ .mask = mask };
-    for (int c = 0; c < ncols; c++)
-        if (!(mask >> c & 1))
+    for (int c = 0; c < ncols; c++) {
+        if (!(mask >> c & 1)) {
             out->var[out->nvar++] = (unsigned char)c;
+            out->first[out->nfirst++] = (unsigned char)c;
+        } else if (may_be_literal(c, &row0[c])) {
+            out->literal |= 1u << c;
+            out->lit[c] = row0[c].type == V_TEXT || row0[c].type == V_TEXT_OWNED
+                        ? (value){ .type = V_TEXT_OWNED, .u.owned = xstrdup(row0[c].u.s) }
+                        : row0[c];
+        } else {
+            out->first[out->nfirst++] = (unsigned char)c;
+        }
+    }
     strbuf sql = { 0 };
     sb_addf(&sql, "INSERT INTO %s VALUES ", tables[which].table);
     for (int r = 0; r < rows; r++) {
@@ -155,7 +209,9 @@ static int prepare_variant(sqlite3 *db, int which, int rows, uint32_t mask, vari
         for (int c = 0; c < ncols; c++) {
             if (c)
                 sb_add(&sql, ",");
-            if (mask >> c & 1)
+            if (out->literal >> c & 1)
+                add_literal(&sql, &out->lit[c]);
+            else if (mask >> c & 1)
                 sb_addf(&sql, ":c%d", c);
             else
                 sb_add(&sql, "?");
@@ -165,8 +221,7 @@ static int prepare_variant(sqlite3 *db, int which, int rows, uint32_t mask, vari
     int rc = sqlite3_prepare_v2(db, sql.s, (int)sql.len, &out->st, NULL);
     sb_free(&sql);
     if (rc != SQLITE_OK) {
-        sqlite3_finalize(out->st);
-        out->st = NULL;
+        variant_free(out);
         return -1;
     }
     return 0;
@@ -224,16 +279,15 @@ static int bind_value(sqlite3_stmt *st, int i, const value *v)
 }
 
 /* Binds `rows` rows of values to s's statement and steps it; returns an
- * error description or NULL.  The first row binds every column (the
- * shared ones are first named there), the others only s->var.  No
- * sqlite3_clear_bindings: every parameter is bound again next time. */
+ * error description or NULL.  No sqlite3_clear_bindings: every parameter
+ * is bound again next time. */
 static const char *insert_rows(const variant *s, const value *v, int rows, int ncols)
 {
     sqlite3_stmt *st = s->st;
     int i = 1;
     bool ok = true;
-    for (int c = 0; c < ncols && ok; c++)
-        ok = bind_value(st, i++, &v[c]) == SQLITE_OK;
+    for (int k = 0; k < s->nfirst && ok; k++)
+        ok = bind_value(st, i++, &v[s->first[k]]) == SQLITE_OK;
     for (int r = 1; r < rows && ok; r++) {
         v += ncols;
         for (int k = 0; k < s->nvar && ok; k++)
@@ -265,34 +319,52 @@ static uint32_t constant_columns(const value *v, int rows, int ncols)
     return mask;
 }
 
-static variant *add_variant(timeline *tl, int which, uint32_t mask)
+/* Whether s serves a batch whose first row is row0 and whose constant
+ * columns are `mask`. */
+static bool serves(const variant *s, uint32_t mask, const value *row0)
+{
+    if ((s->mask & ~mask) != 0)
+        return false;
+    for (uint32_t lit = s->literal; lit; lit &= lit - 1) {
+        int c = __builtin_ctz(lit);
+        const value *a = &s->lit[c], *b = &row0[c];
+        if (a->type == V_TEXT_OWNED ? !(b->type == V_TEXT || b->type == V_TEXT_OWNED)
+                                      || strcmp(a->u.s, b->u.s) != 0
+                                    : !same_value(a, b))
+            return false;
+    }
+    return true;
+}
+
+static variant *add_variant(timeline *tl, int which, uint32_t mask, const value *row0)
 {
     variant *v = &tl->full[which][tl->nfull[which]];
-    if (prepare_variant(tl->db, which, BATCH, mask, v) != 0)
+    if (prepare_variant(tl->db, which, BATCH, mask, row0, v) != 0)
         return NULL;
     tl->nfull[which]++;
     return v;
 }
 
-/* The BATCH-row statement for a batch whose constant columns are `mask`:
- * the one made for that mask, prepared now while there is room; else the
- * one sharing the most of those columns.  The last place is kept for the
- * statement that shares none, so that one always fits.  (Preparing one
- * costs about as much as writing 50 k of its rows in the time it saves.) */
-static variant *full_statement(timeline *tl, int which, uint32_t mask)
+/* The BATCH-row statement for a batch whose first row is row0 and whose
+ * constant columns are `mask`: the one made for just that, prepared now
+ * while there is room; else the one that serves it and leaves the fewest
+ * columns to bind a row.  The last place is kept for the statement with
+ * no constant columns, which serves every batch.  (Preparing one costs
+ * about 4 M instructions: as much as a literal or a shared column saves on
+ * 40 k rows.) */
+static variant *full_statement(timeline *tl, int which, uint32_t mask, const value *row0)
 {
     variant *vs = tl->full[which], *best = NULL;
     int n = tl->nfull[which];
     for (int k = 0; k < n; k++)
-        if (vs[k].mask == mask)
+        if (vs[k].mask == mask && serves(&vs[k], mask, row0))
             return &vs[k];
     if (n < NVARIANTS - 1 || (n < NVARIANTS && mask == 0))
-        return add_variant(tl, which, mask);
+        return add_variant(tl, which, mask, row0);
     for (int k = 0; k < n; k++)
-        if ((vs[k].mask & ~mask) == 0
-            && (!best || __builtin_popcount(vs[k].mask) > __builtin_popcount(best->mask)))
+        if (serves(&vs[k], mask, row0) && (!best || vs[k].nvar < best->nvar))
             best = &vs[k];
-    return best ? best : add_variant(tl, which, 0);
+    return best ? best : add_variant(tl, which, 0, row0);
 }
 
 /* Writes one job, BATCH rows a statement and what is left one row a
@@ -307,13 +379,13 @@ static const char *write_job(timeline *tl, job *j)
     const char *why = NULL;
     for (; done + BATCH <= j->nrows && !why; done += BATCH) {
         const value *v = j->vals + (size_t)done * (size_t)ncols;
-        variant *s = full_statement(tl, which, constant_columns(v, BATCH, ncols));
+        variant *s = full_statement(tl, which, constant_columns(v, BATCH, ncols), v);
         if (!s)
             return "cannot prepare an insert";
         why = insert_rows(s, v, BATCH, ncols);
     }
     if (!why && done < j->nrows && !tl->one[which].st
-        && prepare_variant(tl->db, which, 1, 0, &tl->one[which]) != 0)
+        && prepare_variant(tl->db, which, 1, 0, NULL, &tl->one[which]) != 0)
         return "cannot prepare an insert";
     for (; done < j->nrows && !why; done++)
         why = insert_rows(&tl->one[which], j->vals + (size_t)done * (size_t)ncols, 1, ncols);
@@ -437,8 +509,8 @@ static void timeline_free(timeline *tl)
 {
     for (int i = 0; i < NBATCH; i++) {
         for (int k = 0; k < tl->nfull[i]; k++)
-            sqlite3_finalize(tl->full[i][k].st);
-        sqlite3_finalize(tl->one[i].st);
+            variant_free(&tl->full[i][k]);
+        variant_free(&tl->one[i]);
         job_free(tl->filling[i]);
         while (tl->spare[i]) {
             job *j = tl->spare[i];
@@ -644,10 +716,9 @@ int timeline_close(timeline *tl, bool keep, char *err, size_t errsize)
         exec_now(tl, "COMMIT", "cannot write (commit)");
     for (int i = 0; i < NBATCH; i++) {
         for (int k = 0; k < tl->nfull[i]; k++)
-            sqlite3_finalize(tl->full[i][k].st);
+            variant_free(&tl->full[i][k]);
         tl->nfull[i] = 0;
-        sqlite3_finalize(tl->one[i].st);
-        tl->one[i].st = NULL;
+        variant_free(&tl->one[i]);
     }
     if (sqlite3_close(tl->db) != SQLITE_OK && ok)
         fail_locked(tl, "cannot close");
