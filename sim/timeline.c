@@ -87,6 +87,7 @@ typedef struct job {
     int which;                     /* B_* */
     int nrows, cap;                /* rows held, rows room for (<= CHUNK) */
     value *vals;                   /* cap * ncols of its table */
+    uint32_t constant[CHUNK / BATCH];   /* each full batch's constant columns */
 } job;
 
 struct timeline {
@@ -267,33 +268,34 @@ static void job_free(job *j)
 
 /* ---- the writer thread ------------------------------------------------------ */
 
-static int bind_value(sqlite3_stmt *st, int i, const value *v)
+/* The most common types first: this runs for every value written. */
+static inline int bind_value(sqlite3_stmt *st, int i, const value *v)
 {
-    switch (v->type) {
-    case V_INT: return sqlite3_bind_int64(st, i, v->u.i);
-    case V_REAL: return sqlite3_bind_double(st, i, v->u.r);
-    case V_TEXT:
-    case V_TEXT_OWNED: return sqlite3_bind_text(st, i, v->u.s, -1, SQLITE_STATIC);
-    default: return sqlite3_bind_null(st, i);
-    }
+    if (v->type == V_REAL)
+        return sqlite3_bind_double(st, i, v->u.r);
+    if (v->type == V_INT)
+        return sqlite3_bind_int64(st, i, v->u.i);
+    if (v->type == V_NULL)
+        return sqlite3_bind_null(st, i);
+    return sqlite3_bind_text(st, i, v->u.s, -1, SQLITE_STATIC);
 }
 
 /* Binds `rows` rows of values to s's statement and steps it; returns an
- * error description or NULL.  No sqlite3_clear_bindings: every parameter
- * is bound again next time. */
+ * error description or NULL.  A failed bind (none is expected: the
+ * statement has these parameters) is noticed at the end, not after each.
+ * No sqlite3_clear_bindings: every parameter is bound again next time. */
 static const char *insert_rows(const variant *s, const value *v, int rows, int ncols)
 {
     sqlite3_stmt *st = s->st;
-    int i = 1;
-    bool ok = true;
-    for (int k = 0; k < s->nfirst && ok; k++)
-        ok = bind_value(st, i++, &v[s->first[k]]) == SQLITE_OK;
-    for (int r = 1; r < rows && ok; r++) {
+    int i = 1, rc = SQLITE_OK;
+    for (int k = 0; k < s->nfirst; k++)
+        rc |= bind_value(st, i++, &v[s->first[k]]);
+    for (int r = 1; r < rows; r++) {
         v += ncols;
-        for (int k = 0; k < s->nvar && ok; k++)
-            ok = bind_value(st, i++, &v[s->var[k]]) == SQLITE_OK;
+        for (int k = 0; k < s->nvar; k++)
+            rc |= bind_value(st, i++, &v[s->var[k]]);
     }
-    const char *why = ok ? NULL : "cannot bind a value";
+    const char *why = rc != SQLITE_OK ? "cannot bind a value" : NULL;
     if (!why && sqlite3_step(st) != SQLITE_DONE)
         why = "cannot write";
     sqlite3_reset(st);
@@ -379,7 +381,7 @@ static const char *write_job(timeline *tl, job *j)
     const char *why = NULL;
     for (; done + BATCH <= j->nrows && !why; done += BATCH) {
         const value *v = j->vals + (size_t)done * (size_t)ncols;
-        variant *s = full_statement(tl, which, constant_columns(v, BATCH, ncols), v);
+        variant *s = full_statement(tl, which, j->constant[done / BATCH], v);
         if (!s)
             return "cannot prepare an insert";
         why = insert_rows(s, v, BATCH, ncols);
@@ -433,6 +435,11 @@ static void hand_over(timeline *tl, int which)
     job *j = tl->filling[which];
     if (!j || j->nrows == 0)
         return;
+    /* Found here rather than by the writer: on two cores the writer is
+     * the slower side, and the simulation has time to spare. */
+    int ncols = tables[which].ncols;
+    for (int b = 0; (b + 1) * BATCH <= j->nrows; b++)
+        j->constant[b] = constant_columns(j->vals + (size_t)b * BATCH * (size_t)ncols, BATCH, ncols);
     pthread_mutex_lock(&tl->mu);
     while (tl->queued >= MAX_QUEUED)
         pthread_cond_wait(&tl->has_room, &tl->mu);
