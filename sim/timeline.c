@@ -1,28 +1,29 @@
-/* timeline.c -- buffered multi-row INSERTs into SQLite, on a writer thread
+/* timeline.c -- rows buffered for SQLite, written on a writer thread
  * (see timeline.h).
  *
  * Each table has a job being filled by the simulation: a buffer of values
  * for up to CHUNK rows, grown as rows come.  A full buffer becomes a job on
  * a queue, one lock and at most one wakeup for CHUNK rows; the writer thread
- * binds it BATCH rows at a time to "INSERT INTO t VALUES (?,..),(?,..),..."
- * and steps it.  A column that holds one value in all the rows of a batch
- * (the run; in most runs the queue, the group, the fate) is a parameter
- * shared by the rows, bound once (see variant): a bind costs about 100
- * instructions, a third of a column's cost in SQLite.  On two cores the simulation and
- * SQLite run side by side; on one core the large hand-over keeps the two
- * threads from taking turns every few rows (each turn is a context switch
- * and a cold cache).  Rows keep their order: one writer, one FIFO queue.
+ * inserts it (timeline_insert.c: a statement reads the job's values where
+ * they lie, through a virtual table; columns that hold one value throughout
+ * a batch, found here at hand-over, cost nothing a row).  On two cores the
+ * simulation and SQLite run side by side; on one core the large hand-over
+ * keeps the two threads from taking turns every few rows (each turn is a
+ * context switch and a cold cache).  Rows keep their order: one writer,
+ * one FIFO queue.
  *
  * The SQLite connection belongs to the writer thread from open to close;
  * any other use (timeline_exec, timeline_db) first waits for the queue to
- * drain.  Text values are bound SQLITE_STATIC: names owned by the run stay
- * valid until timeline_sync() returns, which run_execute() calls before the
- * run can be freed; other text is copied and freed after the write.
+ * drain.  Text values are handed to SQLite as SQLITE_STATIC: names owned by
+ * the run stay valid until timeline_sync() returns, which run_execute()
+ * calls before the run can be freed; other text is copied and freed after
+ * the write.
  *
  * At most MAX_QUEUED jobs wait, so memory stays bounded when SQLite is the
  * slower of the two (a few MB with per-message rows).
  */
 #include "timeline.h"
+#include "timeline_insert.h"
 #include "mem.h"
 #include "outpath.h"
 
@@ -35,23 +36,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define BATCH 128                  /* rows an INSERT statement */
+#define BATCH TL_BATCH             /* rows a job grows by */
 #define CHUNK (8 * BATCH)          /* rows a hand-over to the writer */
 #define MAX_QUEUED 4
-#define NVARIANTS 6               /* BATCH-row statements a table, at most */
-#define MAX_COLS 16
-
-enum { V_NULL, V_INT, V_REAL, V_TEXT, V_TEXT_OWNED };
-
-typedef struct value {
-    int type;
-    union {
-        int64_t i;
-        double r;
-        const char *s;
-        char *owned;
-    } u;
-} value;
 
 enum { B_MESSAGES, B_CONSUMERS, B_SCALING, B_SAMPLES, B_SUMMARY, B_RUNS, B_CMETRICS, NBATCH };
 
@@ -63,24 +50,6 @@ static const struct { const char *table; int ncols; bool copies; } tables[NBATCH
     [B_SUMMARY] = { "summary", 3, true },     [B_RUNS] = { "runs", 9, true },
     [B_CMETRICS] = { "consumer_metrics", 5, true },
 };
-
-/* A prepared INSERT of BATCH rows (or one) for batches whose columns of
- * `mask` (bit c: column c) hold one value throughout: those columns cost
- * no bind a row.  Of them, the columns of `literal` are written into the
- * statement's text, as lit[c] (the text copied; the rows' values must
- * equal it for the statement to serve them), the others are a parameter
- * shared by every row, bound once a statement.  A literal costs SQLite
- * least; a shared parameter serves every value (a statement is prepared
- * once, a run's id changes every run of a sweep).  Parameters are
- * numbered in order of first appearance: first[0..nfirst) are the columns
- * the first row binds, var[0..nvar) those every further row binds. */
-typedef struct variant {
-    uint32_t mask, literal;
-    int nfirst, nvar;
-    unsigned char first[MAX_COLS], var[MAX_COLS];
-    value lit[MAX_COLS];
-    sqlite3_stmt *st;
-} variant;
 
 typedef struct job {
     struct job *next;
@@ -94,9 +63,7 @@ struct timeline {
     sqlite3 *db;
     char *path, *tmp;              /* tmp: the name SQLite writes (out's) */
     outpath out;
-    variant full[NBATCH][NVARIANTS];  /* for BATCH rows, prepared on first use; writer thread only */
-    int nfull[NBATCH];
-    variant one[NBATCH];           /* for one row (mask 0), the same; st NULL until then */
+    tl_inserter *ins;              /* the statements; writer thread only */
     job *filling[NBATCH];          /* the simulation's current batch per table */
 
     pthread_t thread;
@@ -140,94 +107,6 @@ static void fail_locked(timeline *tl, const char *what)
              sys ? strerror(sys) : "");
 }
 
-/* Whether column c's value v may be written into a statement as a
- * literal: text, integers and NULL are written back exactly (a REAL's
- * decimal form might not be); never the run column, which changes every
- * run of a sweep. */
-static bool may_be_literal(int c, const value *v)
-{
-    return c > 0 && v->type != V_REAL;
-}
-
-static void add_literal(strbuf *sql, const value *v)
-{
-    if (v->type == V_INT) {
-        sb_addf(sql, "%lld", (long long)v->u.i);
-    } else if (v->type == V_NULL) {
-        sb_add(sql, "NULL");
-    } else {
-        sb_add(sql, "'");
-        for (const char *p = v->u.s, *q; *p; p = q + 1) {   /* a quote doubled */
-            q = strchr(p, '\'');
-            if (!q) {
-                sb_add(sql, p);
-                break;
-            }
-            sb_addn(sql, p, (size_t)(q - p) + 1);
-            sb_add(sql, "'");
-        }
-        sb_add(sql, "'");
-    }
-}
-
-static void variant_free(variant *vr)
-{
-    sqlite3_finalize(vr->st);
-    for (int c = 0; c < MAX_COLS; c++)
-        if (vr->literal >> c & 1 && vr->lit[c].type == V_TEXT_OWNED)
-            free(vr->lit[c].u.owned);
-    *vr = (variant){ 0 };
-}
-
-/* "INSERT INTO t VALUES (?,:c1,'q',..),(?,:c1,'q',..),..": the literal
- * columns of `mask` take row0's values, the others of mask are named
- * parameters (one each however many rows name it), the rest plain ones.
- * (Named, not ?NNN: SQLite looks every ?NNN up in a list of them all,
- * which for a statement of 1,664 parameters costs about as much as the
- * rest of preparing it.) */
-static int prepare_variant(sqlite3 *db, int which, int rows, uint32_t mask, const value *row0,
-                           variant *out)
-{
-    int ncols = tables[which].ncols;
-    *out = (variant){ .mask = mask };
-    for (int c = 0; c < ncols; c++) {
-        if (!(mask >> c & 1)) {
-            out->var[out->nvar++] = (unsigned char)c;
-            out->first[out->nfirst++] = (unsigned char)c;
-        } else if (may_be_literal(c, &row0[c])) {
-            out->literal |= 1u << c;
-            out->lit[c] = row0[c].type == V_TEXT || row0[c].type == V_TEXT_OWNED
-                        ? (value){ .type = V_TEXT_OWNED, .u.owned = xstrdup(row0[c].u.s) }
-                        : row0[c];
-        } else {
-            out->first[out->nfirst++] = (unsigned char)c;
-        }
-    }
-    strbuf sql = { 0 };
-    sb_addf(&sql, "INSERT INTO %s VALUES ", tables[which].table);
-    for (int r = 0; r < rows; r++) {
-        sb_add(&sql, r ? ",(" : "(");
-        for (int c = 0; c < ncols; c++) {
-            if (c)
-                sb_add(&sql, ",");
-            if (out->literal >> c & 1)
-                add_literal(&sql, &out->lit[c]);
-            else if (mask >> c & 1)
-                sb_addf(&sql, ":c%d", c);
-            else
-                sb_add(&sql, "?");
-        }
-        sb_add(&sql, ")");
-    }
-    int rc = sqlite3_prepare_v2(db, sql.s, (int)sql.len, &out->st, NULL);
-    sb_free(&sql);
-    if (rc != SQLITE_OK) {
-        variant_free(out);
-        return -1;
-    }
-    return 0;
-}
-
 static job *job_new(int which)
 {
     job *j = xcalloc(1, sizeof *j);
@@ -268,130 +147,10 @@ static void job_free(job *j)
 
 /* ---- the writer thread ------------------------------------------------------ */
 
-/* The most common types first: this runs for every value written. */
-static inline int bind_value(sqlite3_stmt *st, int i, const value *v)
-{
-    if (v->type == V_REAL)
-        return sqlite3_bind_double(st, i, v->u.r);
-    if (v->type == V_INT)
-        return sqlite3_bind_int64(st, i, v->u.i);
-    if (v->type == V_NULL)
-        return sqlite3_bind_null(st, i);
-    return sqlite3_bind_text(st, i, v->u.s, -1, SQLITE_STATIC);
-}
-
-/* Binds `rows` rows of values to s's statement and steps it; returns an
- * error description or NULL.  A failed bind (none is expected: the
- * statement has these parameters) is noticed at the end, not after each.
- * No sqlite3_clear_bindings: every parameter is bound again next time. */
-static const char *insert_rows(const variant *s, const value *v, int rows, int ncols)
-{
-    sqlite3_stmt *st = s->st;
-    int i = 1, rc = SQLITE_OK;
-    for (int k = 0; k < s->nfirst; k++)
-        rc |= bind_value(st, i++, &v[s->first[k]]);
-    for (int r = 1; r < rows; r++) {
-        v += ncols;
-        for (int k = 0; k < s->nvar; k++)
-            rc |= bind_value(st, i++, &v[s->var[k]]);
-    }
-    const char *why = rc != SQLITE_OK ? "cannot bind a value" : NULL;
-    if (!why && sqlite3_step(st) != SQLITE_DONE)
-        why = "cannot write";
-    sqlite3_reset(st);
-    return why;
-}
-
-static bool same_value(const value *a, const value *b)
-{
-    return a->type == b->type && a->u.i == b->u.i;   /* text: the same pointer */
-}
-
-/* The columns that hold one value in all `rows` rows. */
-static uint32_t constant_columns(const value *v, int rows, int ncols)
-{
-    uint32_t mask = 0;
-    for (int c = 0; c < ncols; c++) {
-        int r = 1;
-        while (r < rows && same_value(&v[(size_t)r * (size_t)ncols + (size_t)c], &v[c]))
-            r++;
-        if (r == rows)
-            mask |= 1u << c;
-    }
-    return mask;
-}
-
-/* Whether s serves a batch whose first row is row0 and whose constant
- * columns are `mask`. */
-static bool serves(const variant *s, uint32_t mask, const value *row0)
-{
-    if ((s->mask & ~mask) != 0)
-        return false;
-    for (uint32_t lit = s->literal; lit; lit &= lit - 1) {
-        int c = __builtin_ctz(lit);
-        const value *a = &s->lit[c], *b = &row0[c];
-        if (a->type == V_TEXT_OWNED ? !(b->type == V_TEXT || b->type == V_TEXT_OWNED)
-                                      || strcmp(a->u.s, b->u.s) != 0
-                                    : !same_value(a, b))
-            return false;
-    }
-    return true;
-}
-
-static variant *add_variant(timeline *tl, int which, uint32_t mask, const value *row0)
-{
-    variant *v = &tl->full[which][tl->nfull[which]];
-    if (prepare_variant(tl->db, which, BATCH, mask, row0, v) != 0)
-        return NULL;
-    tl->nfull[which]++;
-    return v;
-}
-
-/* The BATCH-row statement for a batch whose first row is row0 and whose
- * constant columns are `mask`: the one made for just that, prepared now
- * while there is room; else the one that serves it and leaves the fewest
- * columns to bind a row.  The last place is kept for the statement with
- * no constant columns, which serves every batch.  (Preparing one costs
- * about 4 M instructions: as much as a literal or a shared column saves on
- * 40 k rows.) */
-static variant *full_statement(timeline *tl, int which, uint32_t mask, const value *row0)
-{
-    variant *vs = tl->full[which], *best = NULL;
-    int n = tl->nfull[which];
-    for (int k = 0; k < n; k++)
-        if (vs[k].mask == mask && serves(&vs[k], mask, row0))
-            return &vs[k];
-    if (n < NVARIANTS - 1 || (n < NVARIANTS && mask == 0))
-        return add_variant(tl, which, mask, row0);
-    for (int k = 0; k < n; k++)
-        if (serves(&vs[k], mask, row0) && (!best || vs[k].nvar < best->nvar))
-            best = &vs[k];
-    return best ? best : add_variant(tl, which, 0, row0);
-}
-
-/* Writes one job, BATCH rows a statement and what is left one row a
- * statement; returns an error description or NULL.  The statements are
- * prepared when first needed: a run that writes a table in small
- * numbers (a summary) never pays for a long one, and the rows left at a
- * sync do not cost a statement of their own each time (preparing costs
- * about as much as the rows it could write). */
 static const char *write_job(timeline *tl, job *j)
 {
-    int which = j->which, ncols = tables[which].ncols, done = 0;
-    const char *why = NULL;
-    for (; done + BATCH <= j->nrows && !why; done += BATCH) {
-        const value *v = j->vals + (size_t)done * (size_t)ncols;
-        variant *s = full_statement(tl, which, j->constant[done / BATCH], v);
-        if (!s)
-            return "cannot prepare an insert";
-        why = insert_rows(s, v, BATCH, ncols);
-    }
-    if (!why && done < j->nrows && !tl->one[which].st
-        && prepare_variant(tl->db, which, 1, 0, NULL, &tl->one[which]) != 0)
-        return "cannot prepare an insert";
-    for (; done < j->nrows && !why; done++)
-        why = insert_rows(&tl->one[which], j->vals + (size_t)done * (size_t)ncols, 1, ncols);
-    return why;
+    return tl_insert(tl->ins, j->which, tables[j->which].table, tables[j->which].ncols, j->vals,
+                     j->nrows, j->constant);
 }
 
 static void *writer_main(void *arg)
@@ -439,7 +198,7 @@ static void hand_over(timeline *tl, int which)
      * the slower side, and the simulation has time to spare. */
     int ncols = tables[which].ncols;
     for (int b = 0; (b + 1) * BATCH <= j->nrows; b++)
-        j->constant[b] = constant_columns(j->vals + (size_t)b * BATCH * (size_t)ncols, BATCH, ncols);
+        j->constant[b] = tl_constant_columns(j->vals + (size_t)b * BATCH * (size_t)ncols, BATCH, ncols);
     pthread_mutex_lock(&tl->mu);
     while (tl->queued >= MAX_QUEUED)
         pthread_cond_wait(&tl->has_room, &tl->mu);
@@ -515,9 +274,6 @@ static int exec_now(timeline *tl, const char *sql, const char *what)
 static void timeline_free(timeline *tl)
 {
     for (int i = 0; i < NBATCH; i++) {
-        for (int k = 0; k < tl->nfull[i]; k++)
-            variant_free(&tl->full[i][k]);
-        variant_free(&tl->one[i]);
         job_free(tl->filling[i]);
         while (tl->spare[i]) {
             job *j = tl->spare[i];
@@ -525,6 +281,7 @@ static void timeline_free(timeline *tl)
             job_free(j);
         }
     }
+    tl_inserter_free(tl->ins);     /* its statements, before the connection */
     if (tl->db)
         sqlite3_close(tl->db);
     pthread_mutex_destroy(&tl->mu);
@@ -552,6 +309,8 @@ static void set_up(timeline *tl)
                  "PRAGMA locking_mode=EXCLUSIVE;", "cannot set up");
     exec_now(tl, schema, "cannot create the tables");
     exec_now(tl, "BEGIN", "cannot begin");
+    if (!tl->failed && !(tl->ins = tl_inserter_new(tl->db)))
+        fail_locked(tl, "cannot set up");
     for (int i = 0; i < NBATCH && !tl->failed; i++)
         tl->filling[i] = job_new(i);
 }
@@ -721,12 +480,8 @@ int timeline_close(timeline *tl, bool keep, char *err, size_t errsize)
     bool ok = keep && !tl->failed;
     if (ok)
         exec_now(tl, "COMMIT", "cannot write (commit)");
-    for (int i = 0; i < NBATCH; i++) {
-        for (int k = 0; k < tl->nfull[i]; k++)
-            variant_free(&tl->full[i][k]);
-        tl->nfull[i] = 0;
-        variant_free(&tl->one[i]);
-    }
+    tl_inserter_free(tl->ins);
+    tl->ins = NULL;
     if (sqlite3_close(tl->db) != SQLITE_OK && ok)
         fail_locked(tl, "cannot close");
     tl->db = NULL;

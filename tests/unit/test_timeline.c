@@ -127,6 +127,30 @@ static void shared_columns_change_between_batches(void **state)
     free(dir);
 }
 
+/* One job of rows that differ only in their run from the third batch on:
+ * the one statement that serves them all is stepped anew where the run,
+ * bound once a step, changes. */
+static void run_changes_within_a_job(void **state)
+{
+    (void)state;
+    char *dir = tu_tmpdir(), *db = tu_path(dir, "t.db");
+    char err[512];
+    timeline *tl = timeline_open(db, err, sizeof err);
+    assert_non_null(tl);
+    for (int i = 1; i <= 512; i++) {
+        tl_message m = { .msg = i, .queue = "q", .node = 1, .consumer = 1, .t_publish = i * SIM_MS,
+                         .t_deliver = TL_NULL_TIME, .t_begin = TL_NULL_TIME,
+                         .t_end = TL_NULL_TIME, .fate = "acked" };
+        timeline_message(tl, i <= 256 ? 1 : 2, &m);
+    }
+    assert_int_equal(timeline_close(tl, true, err, sizeof err), 0);
+    assert_true(tu_db_double(db, "select count(*) from messages where run = 1 + (msg > 256)"
+                                 " and msg = rowid") == 512);
+    tu_rmtree(dir);
+    free(db);
+    free(dir);
+}
+
 static void discarded_leaves_nothing(void **state)
 {
     (void)state;
@@ -166,6 +190,7 @@ int main(void)
         cmocka_unit_test(rows_land_and_file_appears_on_close),
         cmocka_unit_test(rows_keep_order_across_hand_overs),
         cmocka_unit_test(shared_columns_change_between_batches),
+        cmocka_unit_test(run_changes_within_a_job),
         cmocka_unit_test(discarded_leaves_nothing),
         cmocka_unit_test(unwritable_folder_is_reported),
     };
