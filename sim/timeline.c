@@ -51,6 +51,8 @@ static const struct { const char *table; int ncols; bool copies; } tables[NBATCH
     [B_CMETRICS] = { "consumer_metrics", 5, true },
 };
 
+_Static_assert(NBATCH <= TL_MAX_TABLES, "timeline_insert.h: TL_MAX_TABLES");
+
 typedef struct job {
     struct job *next;
     int which;                     /* B_* */
@@ -198,7 +200,8 @@ static void hand_over(timeline *tl, int which)
      * the slower side, and the simulation has time to spare. */
     int ncols = tables[which].ncols;
     for (int b = 0; (b + 1) * BATCH <= j->nrows; b++)
-        j->constant[b] = tl_constant_columns(j->vals + (size_t)b * BATCH * (size_t)ncols, BATCH, ncols);
+        j->constant[b] = tl_constant_columns(j->vals + (size_t)b * BATCH * (size_t)ncols, BATCH,
+                                             ncols);
     pthread_mutex_lock(&tl->mu);
     while (tl->queued >= MAX_QUEUED)
         pthread_cond_wait(&tl->has_room, &tl->mu);

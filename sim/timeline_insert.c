@@ -24,6 +24,8 @@
 
 #define NVARIANTS 8                /* statements a table, at most */
 
+_Static_assert(TL_MAX_COLS == 16, "lsim_rows declares c0..c15");
+
 /* A prepared INSERT for batches whose columns of `mask` (bit c: column c)
  * hold one value throughout.  Of those, the columns of `literal` are
  * written into the statement's text as lit[c] (text copied): it serves
@@ -66,6 +68,7 @@ static int rows_connect(sqlite3 *db, void *aux, int argc, const char *const *arg
     (void)argc;
     (void)argv;
     (void)err;
+    /* TL_MAX_COLS columns, named as the statements read them */
     int rc = sqlite3_declare_vtab(db, "CREATE TABLE x(c0, c1, c2, c3, c4, c5, c6, c7, c8, c9,"
                                       " c10, c11, c12, c13, c14, c15)");
     if (rc != SQLITE_OK)
@@ -368,9 +371,8 @@ const char *tl_insert(tl_inserter *in, int which, const char *table, int ncols, 
     int from = 0;
     for (int done = 0; done < nrows; done += TL_BATCH) {
         const value *row0 = v + (size_t)done * (size_t)ncols;
-        bool full = done + TL_BATCH <= nrows;
-        const variant *vr = statement_for(in, which, table, ncols, full ? constant[done / TL_BATCH] : 0,
-                                          row0);
+        uint32_t mask = done + TL_BATCH <= nrows ? constant[done / TL_BATCH] : 0;
+        const variant *vr = statement_for(in, which, table, ncols, mask, row0);
         if (!vr)
             return "cannot prepare an insert";
         if (run && (vr != run || !same_shared(vr, row0, v + (size_t)from * (size_t)ncols))) {
