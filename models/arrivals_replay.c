@@ -132,7 +132,16 @@ typedef struct pending {
     sim_time t;
     int group;
     sim_time service;              /* -1 until its end is read */
+    uint64_t next_same;            /* the next unended publish of its key: number + 1, 0 none */
 } pending;
+
+/* An index of the unended publishes by key: for each key in the ring, the
+ * oldest and newest of them, as publish numbers (0, 1, ... in the order
+ * read) + 1, chained oldest first through next_same.  Open addressing,
+ * linear probing, at most half full; an empty slot has first == 0. */
+typedef struct key_slot {
+    uint64_t key, first, last;
+} key_slot;
 
 typedef struct trace_arrivals {
     arrivals base;
@@ -140,6 +149,9 @@ typedef struct trace_arrivals {
     const char *path;              /* the run's (sim_resolve_path) */
     pending *ring;                 /* publishes read, not yet handed out */
     size_t cap, head, n;           /* ring: cap a power of two */
+    uint64_t popped;               /* publishes handed out: the number of ring[head] */
+    key_slot *slots;               /* the index: nslots a power of two */
+    size_t nslots, nkeys;
     bool at_eof;
     double service_sum;            /* for messages the trace never finished */
     uint64_t service_count, unfinished;
@@ -151,6 +163,11 @@ static uint64_t msg_key(const char *s)
     for (; *s; s++)
         h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
     return h;
+}
+
+static pending *ring_at(trace_arrivals *t, uint64_t number)
+{
+    return &t->ring[(t->head + (size_t)(number - t->popped)) & (t->cap - 1)];
 }
 
 static void ring_push(trace_arrivals *t, pending p)
@@ -168,16 +185,83 @@ static void ring_push(trace_arrivals *t, pending p)
     t->ring[(t->head + t->n++) & (t->cap - 1)] = p;
 }
 
-/* The pending publish of `key`, searched from the oldest: ends come mostly
- * in publish order, so the search is short. */
+/* ---- the index of unended publishes -------------------------------------------- */
+
+static size_t slot_home(const trace_arrivals *t, uint64_t key)
+{
+    return (size_t)((key * 0x9e3779b97f4a7c15ULL) >> 32) & (t->nslots - 1);
+}
+
+/* The slot of key, or the empty slot where it would go. */
+static key_slot *slot_find(trace_arrivals *t, uint64_t key)
+{
+    size_t i = slot_home(t, key);
+    while (t->slots[i].first && t->slots[i].key != key)
+        i = (i + 1) & (t->nslots - 1);
+    return &t->slots[i];
+}
+
+static void index_grow(trace_arrivals *t)
+{
+    key_slot *old = t->slots;
+    size_t n = t->nslots;
+    t->nslots = n ? n * 2 : 256;
+    t->slots = xcalloc(t->nslots, sizeof *t->slots);
+    for (size_t i = 0; i < n; i++)
+        if (old[i].first)
+            *slot_find(t, old[i].key) = old[i];
+    free(old);
+}
+
+/* Publish `number` (the newest in the ring) has not ended yet. */
+static void index_add(trace_arrivals *t, uint64_t key, uint64_t number)
+{
+    if (2 * (t->nkeys + 1) > t->nslots)
+        index_grow(t);
+    key_slot *s = slot_find(t, key);
+    if (s->first) {
+        ring_at(t, s->last - 1)->next_same = number + 1;
+    } else {
+        *s = (key_slot){ .key = key, .first = number + 1 };
+        t->nkeys++;
+    }
+    s->last = number + 1;
+}
+
+/* Takes the oldest unended publish of s's key out of the index; the slot
+ * empties when it was the last, and the keys after it in their probe run
+ * move back so that none sits beyond an empty slot. */
+static void index_take_oldest(trace_arrivals *t, key_slot *s)
+{
+    pending *p = ring_at(t, s->first - 1);
+    s->first = p->next_same;
+    p->next_same = 0;
+    if (s->first)
+        return;
+    t->nkeys--;
+    size_t hole = (size_t)(s - t->slots), mask = t->nslots - 1;
+    for (size_t i = (hole + 1) & mask; t->slots[i].first; i = (i + 1) & mask) {
+        size_t home = slot_home(t, t->slots[i].key);
+        if (((i - home) & mask) >= ((i - hole) & mask)) {  /* its home is at or before the hole */
+            t->slots[hole] = t->slots[i];
+            hole = i;
+        }
+    }
+    t->slots[hole].first = 0;
+}
+
+/* The oldest pending publish of `key` that has not ended, taken out of the
+ * index; NULL when there is none. */
 static pending *ring_find(trace_arrivals *t, uint64_t key)
 {
-    for (size_t i = 0; i < t->n; i++) {
-        pending *p = &t->ring[(t->head + i) & (t->cap - 1)];
-        if (p->key == key && p->service < 0)
-            return p;
-    }
-    return NULL;
+    if (!t->nkeys)
+        return NULL;
+    key_slot *s = slot_find(t, key);
+    if (!s->first)
+        return NULL;
+    pending *p = ring_at(t, s->first - 1);
+    index_take_oldest(t, s);
+    return p;
 }
 
 /* Reads one more event of the trace into the ring.  False at the end. */
@@ -197,7 +281,9 @@ static bool read_ahead(sim_ctx *ctx, trace_arrivals *t)
     }
     if (ev.kind == TEV_PUBLISH) {
         int g = ev.group[0] ? sim_group_intern(ctx, ev.group, strlen(ev.group)) : -1;
-        ring_push(t, (pending){ .key = msg_key(ev.msg), .t = ev.t_ns, .group = g, .service = -1 });
+        uint64_t key = msg_key(ev.msg);
+        ring_push(t, (pending){ .key = key, .t = ev.t_ns, .group = g, .service = -1 });
+        index_add(t, key, t->popped + t->n - 1);
     } else if (ev.kind == TEV_END) {
         pending *p = ring_find(t, msg_key(ev.msg));
         if (p) {
@@ -217,8 +303,11 @@ static bool trace_next(sim_ctx *ctx, arrivals *a, arrival *out)
     if (t->n == 0)
         return false;
     pending p = t->ring[t->head];
+    if (p.service < 0)             /* the oldest of its key in the index */
+        index_take_oldest(t, slot_find(t, p.key));
     t->head = (t->head + 1) & (t->cap - 1);
     t->n--;
+    t->popped++;
     if (p.service < 0) {
         p.service = t->service_count ? (sim_time)(t->service_sum / (double)t->service_count) : 0;
         if (t->unfinished++ == 0)
@@ -234,6 +323,7 @@ static void trace_destroy(arrivals *a)
     trace_arrivals *t = (trace_arrivals *)a;
     trace_reader_close(t->r);
     free(t->ring);
+    free(t->slots);
     free(t);
 }
 
