@@ -230,6 +230,21 @@ static const char *node_name(const run_data *rd, int k, char *buf, size_t size)
     return buf;
 }
 
+/* Each of nodes 0 .. n-1's first consumer_start (INFINITY: none), in one
+ * pass over the consumers. */
+static double *first_starts(const run_data *rd, int n)
+{
+    double *t = xcalloc((size_t)n + 1, sizeof *t);
+    for (int k = 0; k < n; k++)
+        t[k] = INFINITY;
+    for (size_t i = 0; i < rd->ncons; i++) {
+        int k = rd->cons[i].node;
+        if (k >= 0 && k < n && rd->cons[i].t_start < t[k])
+            t[k] = rd->cons[i].t_start;
+    }
+    return t;
+}
+
 static void nodes_yaml(const replay *r)
 {
     const run_data *rd = r->rd;
@@ -244,22 +259,19 @@ static void nodes_yaml(const replay *r)
                  : has_all ? "the trace's containers_started_at_ms"
                            : "its first consumer_start (the trace gives no start time)");
     sb_add(r->b, "\nnodes:\n");
-    for (int k = 0; k < n && !*cli_interrupted(); k++) {   /* each may read every consumer */
+    double *first = first_starts(rd, n);
+    for (int k = 0; k < n && !*cli_interrupted(); k++) {   /* each reads node_started_ms */
         double t = 0;
         char name[32];
         if (node_started(r, node_name(rd, k, name, sizeof name), &t)) {
         } else if (has_all) {
             t = all;
         } else {
-            t = INFINITY;
-            for (size_t i = 0; i < rd->ncons; i++)
-                if (rd->cons[i].node == k && rd->cons[i].t_start < t)
-                    t = rd->cons[i].t_start;
-            if (isinf(t))
-                t = 0;
+            t = isinf(first[k]) ? 0 : first[k];
         }
         sb_addf(r->b, "  - { start: %.0fus }\n", t * 1000);
     }
+    free(first);
 }
 
 /* ---- knobs ---------------------------------------------------------------------------- */
