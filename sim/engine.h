@@ -45,7 +45,8 @@ typedef struct waiting {
     waiting_counts *nq;            /* [queue * nnodes + node - 1] */
     int64_t *ready;                /* [queue]: ready in the broker */
     int nqueues;
-    level ready_all, prefetched_all, unacked_all;
+    level_peak ready_all, unacked_all; /* the summary keeps their maxima */
+    level prefetched_all;          /* and this one's mean too */
 } waiting;
 
 typedef struct name_table {        /* interned strings, index by id */

@@ -219,7 +219,7 @@ void sim_msg_begin(sim_ctx *ctx, sim_msg *m, int node, int consumer)
     d->consumer = consumer;
     if (d->t_deliver < 0)
         d->t_deliver = ctx->now;
-    level_change(&ctx->nodes[node - 1].busy, ctx->now, +1);
+    level_up(&ctx->nodes[node - 1].busy, ctx->now);
     if (!(m->flags & (SIM_MSG_ENDED | MSG_COUNTED_VIOLATION))) {
         order_key *k = order_key_of(&ctx->order, m->queue, m->group);
         if (order_has_earlier_open(k, key_seq(k, m))) {
@@ -238,7 +238,7 @@ static void listener_ended(sim_ctx *ctx, sim_msg *m, msg_delivery *d, int node, 
 {
     node_state *ns = &ctx->nodes[node - 1];
     waiting_end(ctx, m, node);
-    level_change(&ns->busy, ctx->now, -1);
+    level_down(&ns->busy, ctx->now);
     consumer_rec *c = &ns->cons[consumer - 1];
     c->messages++;
     c->busy_ns += ctx->now - t_begin;

@@ -90,20 +90,6 @@ double hist_quantile(const histogram *h, double q)
     return (double)h->max;
 }
 
-void level_change(level *l, int64_t now, int64_t delta)
-{
-    l->area += (__int128)l->value * (now - l->since);
-    l->since = now;
-    l->value += delta;
-    if (l->value > l->max)
-        l->max = l->value;
-}
-
-double level_area(const level *l, int64_t now)
-{
-    return (double)(l->area + (__int128)l->value * (now - l->since));
-}
-
 ci stats_ci(const double *x, size_t n, double confidence)
 {
     ci r = { .n = n };

@@ -84,16 +84,55 @@ double hist_mean(const histogram *h);
 /* The q-quantile (0 < q <= 1) by nearest rank; 0 when empty. */
 double hist_quantile(const histogram *h, double q);
 
-/* A level over time (consumers alive, busy listeners): its integral and max. */
+/* A level over time (consumers alive, busy listeners): its integral and max.
+ *
+ * The integral up to T of a level changed by d_j at times t_j is
+ * sum d_j (T - t_j) = value T - sum d_j t_j, so a change adds d_j t_j to
+ * one exact sum and needs no multiplication: the same integer as summing
+ * value x (t_j+1 - t_j) piece by piece.  The max cannot rise when the
+ * level falls (max >= value always holds), so a fall does not look at it. */
 typedef struct level {
     int64_t value, max;
-    int64_t since;                 /* time of the last change */
-    __int128 area;                 /* integral of value dt, in value x ns */
+    __int128 dt_sum;               /* sum of delta x time over the changes, value x ns */
 } level;
 
-void level_change(level *l, int64_t now, int64_t delta);
-/* The integral up to `now`, in value x ns. */
-double level_area(const level *l, int64_t now);
+/* Times are virtual nanoseconds from 0, never negative. */
+static inline void level_change(level *l, int64_t now, int64_t delta)
+{
+    l->value += delta;
+    l->dt_sum += (__int128)delta * now;
+    if (delta > 0 && l->value > l->max)
+        l->max = l->value;
+}
+static inline void level_up(level *l, int64_t now)
+{
+    l->value++;
+    l->dt_sum += (unsigned __int128)(uint64_t)now;
+    if (l->value > l->max)
+        l->max = l->value;
+}
+static inline void level_down(level *l, int64_t now)
+{
+    l->value--;
+    l->dt_sum -= (unsigned __int128)(uint64_t)now;
+}
+/* The integral up to `now` (at or after the last change), in value x ns. */
+static inline double level_area(const level *l, int64_t now)
+{
+    return (double)((__int128)l->value * now - l->dt_sum);
+}
+
+/* A count whose peak alone is kept (no integral). */
+typedef struct level_peak {
+    int64_t value, max;
+} level_peak;
+
+static inline void peak_change(level_peak *p, int64_t delta)
+{
+    p->value += delta;
+    if (delta > 0 && p->value > p->max)
+        p->max = p->value;
+}
 
 /* Mean, sample standard deviation and the half-width of the two-sided
  * confidence interval at `confidence` (0.95) from Student's t. */

@@ -20,8 +20,8 @@
  * sim_msg.flags, 16 bits) say where a message is: MSG_AT_CONSUMER
  * (delivered and not yet done or requeued: unacknowledged) and
  * MSG_PREFETCHED (delivered and not begun).  The counts are plain integers
- * for the samples; the totals are time-weighted levels for the summary
- * (ready_max, prefetched_max, prefetched_mean, unacked_max).
+ * for the samples; the totals feed the summary: peaks for ready_max and
+ * unacked_max, a time-weighted level for prefetched_max and prefetched_mean.
  */
 #include "engine.h"
 #include "mem.h"
@@ -65,7 +65,7 @@ static void ready_change(sim_ctx *ctx, int queue, int64_t delta)
 {
     counts_of(ctx, 1, queue);
     ctx->waiting.ready[queue] += delta;
-    level_change(&ctx->waiting.ready_all, ctx->now, delta);
+    peak_change(&ctx->waiting.ready_all, delta);
 }
 
 static void prefetched_change(sim_ctx *ctx, int node, int queue, int64_t delta)
@@ -77,7 +77,7 @@ static void prefetched_change(sim_ctx *ctx, int node, int queue, int64_t delta)
 static void unacked_change(sim_ctx *ctx, int node, int queue, int64_t delta)
 {
     counts_of(ctx, node, queue)->unacked += delta;
-    level_change(&ctx->waiting.unacked_all, ctx->now, delta);
+    peak_change(&ctx->waiting.unacked_all, delta);
 }
 
 /* Takes m away from where it waits now: `node` is the one its delivery
