@@ -82,7 +82,7 @@ static sim_msg *take(sim_ctx *ctx)
 /* A new block of delivery records, chained into the free list.  Indices
  * are 32 bits: 2^32 delivered messages in flight (some 480 GB) stop the
  * run, and the record handed out meanwhile is the unused one at index 0. */
-static void delivery_grow(sim_ctx *ctx)
+static __attribute__((noinline, cold)) void delivery_grow(sim_ctx *ctx)
 {
     delivery_pool *p = &ctx->deliveries;
     if (p->nblocks == (1u << (32 - MSG_DELIVERY_SHIFT))) {
@@ -106,10 +106,10 @@ static void delivery_grow(sim_ctx *ctx)
 
 /* A new delivery record for m: every field as for a message never
  * delivered. */
-static msg_delivery *delivery_take(sim_ctx *ctx, sim_msg *m)
+static inline msg_delivery *delivery_take(sim_ctx *ctx, sim_msg *m)
 {
     delivery_pool *p = &ctx->deliveries;
-    if (!p->free)
+    if (__builtin_expect(!p->free, 0))
         delivery_grow(ctx);
     m->delivery = p->free;
     msg_delivery *d = message_delivery(ctx, m);
@@ -163,10 +163,25 @@ sim_msg *sim_msg_create(sim_ctx *ctx, int queue)
     return m;
 }
 
+/* A --trace line for m (out of the way of the calls that run without one). */
+static __attribute__((noinline, cold)) void trace_msg(sim_ctx *ctx, const char *event, int node,
+                                                      int consumer, const sim_msg *m)
+{
+    trace_write_message(ctx->tw, ctx->now, event, node, consumer, m->id,
+                        sim_group_name(ctx, m->group), sim_queue_name(ctx, m->queue));
+}
+
 /* The full order sequence number of m, which has not ended (see the top). */
 static inline uint64_t key_seq(const order_key *k, const sim_msg *m)
 {
     return order_seq_rebuild(k, m->key_seq);
+}
+
+static __attribute__((noinline, cold)) void window_full(sim_ctx *ctx, const sim_msg *m)
+{
+    sim_fail(ctx, "more than 2^32 messages of queue '%s'%s%s in flight before the first "
+             "of them ended (order tracking)", sim_queue_name(ctx, m->queue),
+             m->group >= 0 ? ", group " : "", m->group >= 0 ? sim_group_name(ctx, m->group) : "");
 }
 
 void sim_msg_published(sim_ctx *ctx, sim_msg *m)
@@ -174,16 +189,13 @@ void sim_msg_published(sim_ctx *ctx, sim_msg *m)
     m->t_publish = ctx->now;
     order_key *k = order_key_of(&ctx->order, m->queue, m->group);
     m->key_seq = order_seq_low32(order_issue(k));
-    if (!order_window_fits(k))
-        sim_fail(ctx, "more than 2^32 messages of queue '%s'%s%s in flight before the first "
-                 "of them ended (order tracking)", sim_queue_name(ctx, m->queue),
-                 m->group >= 0 ? ", group " : "", m->group >= 0 ? sim_group_name(ctx, m->group) : "");
+    if (__builtin_expect(!order_window_fits(k), 0))
+        window_full(ctx, m);
     ctx->live++;
     ctx->published++;
     waiting_published(ctx, m);
-    if (ctx->tw)
-        trace_write_message(ctx->tw, ctx->now, "publish", 0, 0, m->id,
-                            sim_group_name(ctx, m->group), sim_queue_name(ctx, m->queue));
+    if (__builtin_expect(ctx->tw != NULL, 0))
+        trace_msg(ctx, "publish", 0, 0, m);
 }
 
 void sim_msg_delivered(sim_ctx *ctx, sim_msg *m, int node, int consumer)
@@ -194,9 +206,8 @@ void sim_msg_delivered(sim_ctx *ctx, sim_msg *m, int node, int consumer)
         ctx->redeliveries++;
     d->t_deliver = ctx->now;
     d->consumer = consumer;
-    if (ctx->tw)
-        trace_write_message(ctx->tw, ctx->now, "deliver", node, consumer, m->id,
-                            sim_group_name(ctx, m->group), sim_queue_name(ctx, m->queue));
+    if (__builtin_expect(ctx->tw != NULL, 0))
+        trace_msg(ctx, "deliver", node, consumer, m);
 }
 
 void sim_msg_requeued(sim_ctx *ctx, sim_msg *m)
@@ -206,9 +217,8 @@ void sim_msg_requeued(sim_ctx *ctx, sim_msg *m)
     d->requeues++;
     m->flags |= SIM_MSG_REDELIVERED;
     ctx->requeues++;
-    if (ctx->tw)
-        trace_write_message(ctx->tw, ctx->now, "requeue", d->node, d->consumer, m->id,
-                            sim_group_name(ctx, m->group), sim_queue_name(ctx, m->queue));
+    if (__builtin_expect(ctx->tw != NULL, 0))
+        trace_msg(ctx, "requeue", d->node, d->consumer, m);
 }
 
 void sim_msg_begin(sim_ctx *ctx, sim_msg *m, int node, int consumer)
@@ -227,13 +237,12 @@ void sim_msg_begin(sim_ctx *ctx, sim_msg *m, int node, int consumer)
             m->flags |= MSG_COUNTED_VIOLATION;
         }
     }
-    if (ctx->tw)
-        trace_write_message(ctx->tw, ctx->now, "begin", node, consumer, m->id,
-                            sim_group_name(ctx, m->group), sim_queue_name(ctx, m->queue));
+    if (__builtin_expect(ctx->tw != NULL, 0))
+        trace_msg(ctx, "begin", node, consumer, m);
 }
 
 /* A listener on node/consumer that began at t_begin returned. */
-static void listener_ended(sim_ctx *ctx, sim_msg *m, msg_delivery *d, int node, int consumer,
+static inline __attribute__((always_inline)) void listener_ended(sim_ctx *ctx, sim_msg *m, msg_delivery *d, int node, int consumer,
                            sim_time t_begin, bool ok)
 {
     node_state *ns = &ctx->nodes[node - 1];
@@ -257,14 +266,13 @@ static void listener_ended(sim_ctx *ctx, sim_msg *m, msg_delivery *d, int node, 
 }
 
 /* The listener m began on returned (ok: without throwing). */
-static void msg_end(sim_ctx *ctx, sim_msg *m, bool ok)
+static inline __attribute__((always_inline)) void msg_end(sim_ctx *ctx, sim_msg *m, bool ok)
 {
     msg_delivery *d = delivery_of(ctx, m);
     d->t_end = ctx->now;
     listener_ended(ctx, m, d, d->node, d->consumer, d->t_begin, ok);
-    if (ctx->tw)
-        trace_write_message(ctx->tw, ctx->now, "end", d->node, d->consumer, m->id,
-                            sim_group_name(ctx, m->group), sim_queue_name(ctx, m->queue));
+    if (__builtin_expect(ctx->tw != NULL, 0))
+        trace_msg(ctx, "end", d->node, d->consumer, m);
 }
 
 void sim_msg_end(sim_ctx *ctx, sim_msg *m)
@@ -307,7 +315,7 @@ static void message_write_row(sim_ctx *ctx, const sim_msg *m, const char *fate)
 /* Recorded and freed, once no listener holds it any more.  `fate` is a
  * static string; a held message keeps it in its delivery record d (NULL:
  * m has none). */
-static void release(sim_ctx *ctx, sim_msg *m, msg_delivery *d, const char *fate)
+static inline __attribute__((always_inline)) void release(sim_ctx *ctx, sim_msg *m, msg_delivery *d, const char *fate)
 {
     if (d) {
         if (d->holds > 0) {
