@@ -171,12 +171,6 @@ static __attribute__((noinline, cold)) void trace_msg(sim_ctx *ctx, const char *
                         sim_group_name(ctx, m->group), sim_queue_name(ctx, m->queue));
 }
 
-/* The full order sequence number of m, which has not ended (see the top). */
-static inline uint64_t key_seq(const order_key *k, const sim_msg *m)
-{
-    return order_seq_rebuild(k, m->key_seq);
-}
-
 static __attribute__((noinline, cold)) void window_full(sim_ctx *ctx, const sim_msg *m)
 {
     sim_fail(ctx, "more than 2^32 messages of queue '%s'%s%s in flight before the first "
@@ -232,7 +226,7 @@ void sim_msg_begin(sim_ctx *ctx, sim_msg *m, int node, int consumer)
     level_up(&ctx->nodes[node - 1].busy, ctx->now);
     if (!(m->flags & (SIM_MSG_ENDED | MSG_COUNTED_VIOLATION))) {
         order_key *k = order_key_of(&ctx->order, m->queue, m->group);
-        if (order_has_earlier_open(k, key_seq(k, m))) {
+        if (order_earlier_open32(k, m->key_seq)) {
             ctx->violations++;
             m->flags |= MSG_COUNTED_VIOLATION;
         }
@@ -242,8 +236,9 @@ void sim_msg_begin(sim_ctx *ctx, sim_msg *m, int node, int consumer)
 }
 
 /* A listener on node/consumer that began at t_begin returned. */
-static inline __attribute__((always_inline)) void listener_ended(sim_ctx *ctx, sim_msg *m, msg_delivery *d, int node, int consumer,
-                           sim_time t_begin, bool ok)
+static inline __attribute__((always_inline)) void
+listener_ended(sim_ctx *ctx, sim_msg *m, msg_delivery *d, int node, int consumer,
+               sim_time t_begin, bool ok)
 {
     node_state *ns = &ctx->nodes[node - 1];
     waiting_end(ctx, m, node);
@@ -256,12 +251,10 @@ static inline __attribute__((always_inline)) void listener_ended(sim_ctx *ctx, s
     if (!(m->flags & SIM_MSG_ENDED)) {
         m->flags |= SIM_MSG_ENDED;
         order_key *k = order_key_of(&ctx->order, m->queue, m->group);
-        uint64_t seq = key_seq(k, m);
-        if (order_has_earlier_open(k, seq)) {
+        if (order_end32(k, m->key_seq)) {
             ctx->inversions++;
             m->flags |= MSG_COUNTED_INVERSION;
         }
-        order_mark_ended(k, seq);
     }
 }
 
@@ -315,7 +308,8 @@ static void message_write_row(sim_ctx *ctx, const sim_msg *m, const char *fate)
 /* Recorded and freed, once no listener holds it any more.  `fate` is a
  * static string; a held message keeps it in its delivery record d (NULL:
  * m has none). */
-static inline __attribute__((always_inline)) void release(sim_ctx *ctx, sim_msg *m, msg_delivery *d, const char *fate)
+static inline __attribute__((always_inline)) void
+release(sim_ctx *ctx, sim_msg *m, msg_delivery *d, const char *fate)
 {
     if (d) {
         if (d->holds > 0) {

@@ -45,56 +45,57 @@ order_key *order_key_add(order_tracker *o, int queue, int group)
     return &o->keys[q][g];
 }
 
-static inline uint64_t capacity(const order_key *k)
-{
-    return (uint64_t)k->words * 64;
-}
-
 static inline bool test_bit(const order_key *k, uint64_t s)
 {
-    uint64_t i = s & (capacity(k) - 1);
+    uint64_t i = s & (order_capacity(k) - 1);
     return (k->ring[i >> 6] >> (i & 63)) & 1;
 }
 
-static inline void put_bit(order_key *k, uint64_t s, bool on)
+static inline void put_bit(order_key *k, uint64_t s)
 {
-    uint64_t i = s & (capacity(k) - 1);
-    if (on)
-        k->ring[i >> 6] |= 1ULL << (i & 63);
-    else
-        k->ring[i >> 6] &= ~(1ULL << (i & 63));
+    uint64_t i = s & (order_capacity(k) - 1);
+    k->ring[i >> 6] |= 1ULL << (i & 63);
 }
 
-/* Doubles the ring, keeping the flags of [low, issued). */
-static void grow(order_key *k)
+void order_grow(order_key *k)
 {
     order_key old = *k;
     k->words = old.words ? old.words * 2 : 1;
     k->ring = xcalloc(k->words, sizeof *k->ring);
     for (uint64_t s = old.low; old.words && s < old.issued; s++)
         if (test_bit(&old, s))
-            put_bit(k, s, true);
+            put_bit(k, s);
     free(old.ring);
 }
 
-uint64_t order_issue(order_key *k)
+/* A word at a time: the run of ended flags after `low` is cleared and
+ * skipped.  Flags outside [low, issued) are always clear (they are cleared
+ * as low passes them, and grow copies only that window), and low's own
+ * flag is never set, so the run stops by itself before `issued`. */
+void order_advance(order_key *k)
 {
-    if (k->issued - k->low >= capacity(k))
-        grow(k);
-    return k->issued++;
+    uint64_t s = k->low + 1, mask = order_capacity(k) - 1;
+    while (s < k->issued) {
+        uint64_t i = s & mask;
+        uint64_t *w = &k->ring[i >> 6];
+        unsigned b = (unsigned)(i & 63);
+        uint64_t r = *w >> b;
+        uint64_t run = r & ~(r + 1);           /* r's trailing ones */
+        *w &= ~(run << b);
+        unsigned n = ~r ? (unsigned)__builtin_ctzll(~r) : 64;
+        s += n;
+        if (b + n < 64)
+            break;
+    }
+    k->low = s;
 }
 
 void order_mark_ended(order_key *k, uint64_t seq)
 {
     if (seq < k->low || seq >= k->issued)
         return;
-    if (seq != k->low) {
-        put_bit(k, seq, true);
-        return;
-    }
-    k->low++;
-    while (k->low < k->issued && test_bit(k, k->low)) {
-        put_bit(k, k->low, false);
-        k->low++;
-    }
+    if (seq != k->low)
+        put_bit(k, seq);
+    else
+        order_advance(k);
 }

@@ -42,13 +42,28 @@ static inline order_key *order_key_of(order_tracker *o, int queue, int group)
         return &o->keys[q][g];
     return order_key_add(o, queue, group);
 }
-uint64_t order_issue(order_key *k);
+static inline uint64_t order_capacity(const order_key *k)
+{
+    return (uint64_t)k->words * 64;
+}
+/* Doubles the ring (the next number would not fit), keeping its flags. */
+void order_grow(order_key *k);
+/* The next number of k. */
+static inline uint64_t order_issue(order_key *k)
+{
+    if (__builtin_expect(k->issued - k->low >= order_capacity(k), 0))
+        order_grow(k);
+    return k->issued++;
+}
 /* True if a message published before `seq` has not ended. */
 static inline bool order_has_earlier_open(const order_key *k, uint64_t seq)
 {
     return k->low < seq;
 }
+/* Marks `seq` ended (nothing if it is not in [low, issued)). */
 void order_mark_ended(order_key *k, uint64_t seq);
+/* `low` ended: moves it past every number ended after it. */
+void order_advance(order_key *k);
 
 /* A message keeps only the low 32 bits of its number (sim/sim.h).  The
  * number of a message that has not ended lies in [low, issued), so it is
@@ -65,6 +80,25 @@ static inline uint64_t order_seq_rebuild(const order_key *k, uint32_t low32)
 static inline bool order_window_fits(const order_key *k)
 {
     return k->issued - k->low <= (uint64_t)UINT32_MAX + 1;
+}
+
+/* The same questions for a message that has not ended, by the low 32 bits
+ * of its number: its number lies in [low, issued), so an earlier one is
+ * open exactly when it is not `low` itself. */
+static inline bool order_earlier_open32(const order_key *k, uint32_t low32)
+{
+    return low32 != (uint32_t)k->low;
+}
+/* Marks it ended; true if an earlier one was still open (an inversion). */
+static inline bool order_end32(order_key *k, uint32_t low32)
+{
+    if (!order_earlier_open32(k, low32)) {
+        order_advance(k);
+        return false;
+    }
+    uint64_t i = order_seq_rebuild(k, low32) & (order_capacity(k) - 1);
+    k->ring[i >> 6] |= 1ULL << (i & 63);
+    return true;
 }
 
 #endif
