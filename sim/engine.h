@@ -71,16 +71,24 @@ typedef struct msg_block {
  * back with the message.  In the pool, `holds` links the free records. */
 typedef struct msg_delivery {
     sim_time t_deliver, t_begin, t_end;   /* -1 until it happens */
-    const char *fate;              /* set when it is gone while a listener holds it */
     int32_t node, consumer;        /* who last took it */
     uint32_t requeues;
     uint32_t deliveries;           /* times handed to a consumer */
     uint32_t processed;            /* times a listener ran to its end on it */
     uint32_t holds;                /* listeners still running on it after their channel closed */
+    uint32_t key;                  /* its order key (order_key_at) */
+    uint32_t fate;                 /* ctx->fates index + 1, set when it is gone while a
+                                    * listener holds it; 0: none */
 } msg_delivery;
 
-/* Delivery records by 32-bit index: block i >> 10, slot i & 1023.  Index 0
- * is never handed out (it means "none"). */
+/* Delivery records by index: block i >> 10, slot i & 1023.  Index 0 is
+ * never handed out (it means "none"), and indices stay below 2^31.
+ *
+ * sim_msg.delivery says what a message has: 0 until it is published; then
+ * MSG_DELIVERY_KEY | the index of its order key, looked up once at publish,
+ * until its first delivery takes a record, which keeps that index (`key`);
+ * from then on the record's index. */
+#define MSG_DELIVERY_KEY 0x80000000u
 #define MSG_DELIVERY_SHIFT 10
 #define MSG_DELIVERY_BLOCK (1u << MSG_DELIVERY_SHIFT)
 typedef struct delivery_pool {
@@ -136,6 +144,7 @@ struct sim_ctx {
     uint64_t next_msg_id;
 
     name_table groups, queues;
+    name_table fates;              /* of messages gone while a listener held them (message.c) */
 
     /* ---- statistics ---- */
     uint64_t published, completed, requeues, violations, inversions;
@@ -186,7 +195,11 @@ void engine_message_gone(sim_ctx *ctx);
 
 /* message.c */
 void messages_fini(sim_ctx *ctx);
-/* The delivery record of a message that has one (m->delivery != 0). */
+static inline bool message_has_delivery(const sim_msg *m)
+{
+    return (int32_t)m->delivery > 0;
+}
+/* The delivery record of a message that has one. */
 static inline msg_delivery *message_delivery(const sim_ctx *ctx, const sim_msg *m)
 {
     return &ctx->deliveries.blocks[m->delivery >> MSG_DELIVERY_SHIFT]

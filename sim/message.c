@@ -43,6 +43,7 @@ void messages_fini(sim_ctx *ctx)
         free(p->blocks[i]);
     free(p->blocks);
     memset(p, 0, sizeof *p);
+    names_fini(&ctx->fates);
 }
 
 /* The bytes messages in flight take with one more block of `extra` bytes. */
@@ -80,13 +81,13 @@ static sim_msg *take(sim_ctx *ctx)
 }
 
 /* A new block of delivery records, chained into the free list.  Indices
- * are 32 bits: 2^32 delivered messages in flight (some 480 GB) stop the
+ * are below 2^31: 2^31 delivered messages in flight (some 240 GB) stop the
  * run, and the record handed out meanwhile is the unused one at index 0. */
 static __attribute__((noinline, cold)) void delivery_grow(sim_ctx *ctx)
 {
     delivery_pool *p = &ctx->deliveries;
-    if (p->nblocks == (1u << (32 - MSG_DELIVERY_SHIFT))) {
-        sim_fail(ctx, "more than 2^32 delivered messages in flight");
+    if (p->nblocks == (1u << (31 - MSG_DELIVERY_SHIFT))) {
+        sim_fail(ctx, "more than 2^31 delivered messages in flight");
         return;
     }
     check_memory(ctx, MSG_DELIVERY_BLOCK * sizeof(msg_delivery));
@@ -109,19 +110,23 @@ static __attribute__((noinline, cold)) void delivery_grow(sim_ctx *ctx)
 static inline msg_delivery *delivery_take(sim_ctx *ctx, sim_msg *m)
 {
     delivery_pool *p = &ctx->deliveries;
+    /* The key found at publish (a message taken before that has its key
+     * looked up now). */
+    uint32_t key = m->delivery ? m->delivery & ~MSG_DELIVERY_KEY
+                               : order_key_index(&ctx->order, m->queue, m->group);
     if (__builtin_expect(!p->free, 0))
         delivery_grow(ctx);
     m->delivery = p->free;
     msg_delivery *d = message_delivery(ctx, m);
     p->free = d->holds;
-    *d = (msg_delivery){ .t_deliver = -1, .t_begin = -1, .t_end = -1 };
+    *d = (msg_delivery){ .t_deliver = -1, .t_begin = -1, .t_end = -1, .key = key };
     return d;
 }
 
 /* m's delivery record, taken now if it has none. */
 static inline msg_delivery *delivery_of(sim_ctx *ctx, sim_msg *m)
 {
-    return m->delivery ? message_delivery(ctx, m) : delivery_take(ctx, m);
+    return message_has_delivery(m) ? message_delivery(ctx, m) : delivery_take(ctx, m);
 }
 
 /* The record of a message never delivered, for reading. */
@@ -129,7 +134,18 @@ static const msg_delivery undelivered = { .t_deliver = -1, .t_begin = -1, .t_end
 
 static const msg_delivery *delivery_view(const sim_ctx *ctx, const sim_msg *m)
 {
-    return m->delivery ? message_delivery(ctx, m) : &undelivered;
+    return message_has_delivery(m) ? message_delivery(ctx, m) : &undelivered;
+}
+
+/* A held message's fate (a static string) as the index kept in its record. */
+static uint32_t fate_index(sim_ctx *ctx, const char *fate)
+{
+    return (uint32_t)names_intern(&ctx->fates, fate, strlen(fate)) + 1;
+}
+
+static const char *fate_name(const sim_ctx *ctx, uint32_t fate)
+{
+    return fate ? ctx->fates.names[fate - 1] : NULL;
 }
 
 uint32_t sim_msg_requeues(const sim_ctx *ctx, const sim_msg *m)
@@ -181,8 +197,10 @@ static __attribute__((noinline, cold)) void window_full(sim_ctx *ctx, const sim_
 void sim_msg_published(sim_ctx *ctx, sim_msg *m)
 {
     m->t_publish = ctx->now;
-    order_key *k = order_key_of(&ctx->order, m->queue, m->group);
+    uint32_t key = order_key_index(&ctx->order, m->queue, m->group);
+    order_key *k = order_key_at(&ctx->order, key);
     m->key_seq = order_seq_low32(order_issue(k));
+    m->delivery = MSG_DELIVERY_KEY | key;
     if (__builtin_expect(!order_window_fits(k), 0))
         window_full(ctx, m);
     ctx->live++;
@@ -225,8 +243,7 @@ void sim_msg_begin(sim_ctx *ctx, sim_msg *m, int node, int consumer)
         d->t_deliver = ctx->now;
     level_up(&ctx->nodes[node - 1].busy, ctx->now);
     if (!(m->flags & (SIM_MSG_ENDED | MSG_COUNTED_VIOLATION))) {
-        order_key *k = order_key_of(&ctx->order, m->queue, m->group);
-        if (order_earlier_open32(k, m->key_seq)) {
+        if (order_earlier_open32(order_key_at(&ctx->order, d->key), m->key_seq)) {
             ctx->violations++;
             m->flags |= MSG_COUNTED_VIOLATION;
         }
@@ -250,8 +267,7 @@ listener_ended(sim_ctx *ctx, sim_msg *m, msg_delivery *d, int node, int consumer
         d->processed++;
     if (!(m->flags & SIM_MSG_ENDED)) {
         m->flags |= SIM_MSG_ENDED;
-        order_key *k = order_key_of(&ctx->order, m->queue, m->group);
-        if (order_end32(k, m->key_seq)) {
+        if (order_end32(order_key_at(&ctx->order, d->key), m->key_seq)) {
             ctx->inversions++;
             m->flags |= MSG_COUNTED_INVERSION;
         }
@@ -313,7 +329,7 @@ release(sim_ctx *ctx, sim_msg *m, msg_delivery *d, const char *fate)
 {
     if (d) {
         if (d->holds > 0) {
-            d->fate = fate;
+            d->fate = fate_index(ctx, fate);
             m->flags |= MSG_GONE;
             return;
         }
@@ -351,7 +367,7 @@ void messages_write_live(sim_ctx *ctx)
                 live[n++] = &b->msgs[i];
     qsort(live, n, sizeof *live, by_id);
     for (size_t i = 0; i < n; i++)
-        message_write_row(ctx, live[i], delivery_view(ctx, live[i])->fate);
+        message_write_row(ctx, live[i], fate_name(ctx, delivery_view(ctx, live[i])->fate));
     free(live);
 }
 
@@ -366,7 +382,7 @@ uint64_t messages_live_duplicates(const sim_ctx *ctx)
 
 static inline msg_delivery *delivery_if_any(const sim_ctx *ctx, const sim_msg *m)
 {
-    return m->delivery ? message_delivery(ctx, m) : NULL;
+    return message_has_delivery(m) ? message_delivery(ctx, m) : NULL;
 }
 
 void sim_msg_done(sim_ctx *ctx, sim_msg *m)
@@ -407,7 +423,7 @@ void sim_msg_end_held(sim_ctx *ctx, sim_msg *m, int node, int consumer, sim_time
     d->holds--;
     if (d->holds == 0 && (m->flags & MSG_GONE)) {
         m->flags &= (uint16_t)~MSG_GONE;
-        release(ctx, m, d, d->fate);
+        release(ctx, m, d, fate_name(ctx, d->fate));
     }
 }
 

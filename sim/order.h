@@ -25,22 +25,37 @@ typedef struct order_key {
     uint32_t words;                /* ring size in 64-bit words, a power of two */
 } order_key;
 
+/* Keys by index, in the order they appeared: an index stays valid for the
+ * tracker's life (a message keeps its key's), a pointer only until the next
+ * key is added.  Indices are below ORDER_KEYS_MAX (2^31). */
+#define ORDER_KEYS_MAX 0x80000000u
 typedef struct order_tracker {
-    order_key **keys;              /* keys[queue][group + 1] */
-    size_t *nkeys;                 /* per queue */
+    order_key *keys;               /* [index] */
+    uint32_t nkeys, capkeys;
+    uint32_t **slots;              /* slots[queue][group + 1]: index + 1, 0 = not yet */
+    size_t *nslots;                /* per queue */
     size_t nqueues;
 } order_tracker;
 
 void order_init(order_tracker *o);
 void order_fini(order_tracker *o);
-/* The key of (queue, group) (group -1 = none), created on first use. */
-order_key *order_key_add(order_tracker *o, int queue, int group);
-static inline order_key *order_key_of(order_tracker *o, int queue, int group)
+/* The index of the key of (queue, group) (group -1 = none), created on
+ * first use. */
+uint32_t order_key_add(order_tracker *o, int queue, int group);
+static inline uint32_t order_key_index(order_tracker *o, int queue, int group)
 {
     size_t q = (size_t)queue, g = (size_t)(group + 1);
-    if (q < o->nqueues && g < o->nkeys[q])
-        return &o->keys[q][g];
+    if (q < o->nqueues && g < o->nslots[q] && o->slots[q][g])
+        return o->slots[q][g] - 1;
     return order_key_add(o, queue, group);
+}
+static inline order_key *order_key_at(order_tracker *o, uint32_t index)
+{
+    return &o->keys[index];
+}
+static inline order_key *order_key_of(order_tracker *o, int queue, int group)
+{
+    return order_key_at(o, order_key_index(o, queue, group));
 }
 static inline uint64_t order_capacity(const order_key *k)
 {
