@@ -105,9 +105,8 @@ static __attribute__((noinline, cold)) void delivery_grow(sim_ctx *ctx)
     p->free = base + first;
 }
 
-/* A new delivery record for m: every field as for a message never
- * delivered. */
-static inline msg_delivery *delivery_take(sim_ctx *ctx, sim_msg *m)
+/* A new delivery record for m, set to `init` (and m's order key). */
+static inline msg_delivery *delivery_take(sim_ctx *ctx, sim_msg *m, msg_delivery init)
 {
     delivery_pool *p = &ctx->deliveries;
     /* The key found at publish (a message taken before that has its key
@@ -119,18 +118,23 @@ static inline msg_delivery *delivery_take(sim_ctx *ctx, sim_msg *m)
     m->delivery = p->free;
     msg_delivery *d = message_delivery(ctx, m);
     p->free = d->holds;
-    *d = (msg_delivery){ .t_deliver = -1, .t_begin = -1, .t_end = -1, .key = key };
+    *d = init;
+    d->key = key;
     return d;
 }
 
-/* m's delivery record, taken now if it has none. */
+#define UNDELIVERED { .t_deliver = -1, .t_begin = -1, .t_end = -1 }
+
+/* m's delivery record, taken now (as for a message never delivered) if it
+ * has none. */
 static inline msg_delivery *delivery_of(sim_ctx *ctx, sim_msg *m)
 {
-    return message_has_delivery(m) ? message_delivery(ctx, m) : delivery_take(ctx, m);
+    return message_has_delivery(m) ? message_delivery(ctx, m)
+                                   : delivery_take(ctx, m, (msg_delivery)UNDELIVERED);
 }
 
 /* The record of a message never delivered, for reading. */
-static const msg_delivery undelivered = { .t_deliver = -1, .t_begin = -1, .t_end = -1 };
+static const msg_delivery undelivered = UNDELIVERED;
 
 static const msg_delivery *delivery_view(const sim_ctx *ctx, const sim_msg *m)
 {
@@ -187,11 +191,21 @@ static __attribute__((noinline, cold)) void trace_msg(sim_ctx *ctx, const char *
                         sim_group_name(ctx, m->group), sim_queue_name(ctx, m->queue));
 }
 
-static __attribute__((noinline, cold)) void window_full(sim_ctx *ctx, const sim_msg *m)
+/* k's ring is full: it grows, and past 2^32 open numbers the run stops.
+ * The window can only be passed here: until the ring grows past 2^32
+ * flags, a full ring comes first. */
+static __attribute__((noinline, cold)) void order_full(sim_ctx *ctx, const sim_msg *m,
+                                                        order_key *k)
 {
-    sim_fail(ctx, "more than 2^32 messages of queue '%s'%s%s in flight before the first "
-             "of them ended (order tracking)", sim_queue_name(ctx, m->queue),
-             m->group >= 0 ? ", group " : "", m->group >= 0 ? sim_group_name(ctx, m->group) : "");
+    order_grow(k);
+    k->issued++;
+    bool fits = order_window_fits(k);
+    k->issued--;
+    if (!fits)
+        sim_fail(ctx, "more than 2^32 messages of queue '%s'%s%s in flight before the first "
+                 "of them ended (order tracking)", sim_queue_name(ctx, m->queue),
+                 m->group >= 0 ? ", group " : "",
+                 m->group >= 0 ? sim_group_name(ctx, m->group) : "");
 }
 
 void sim_msg_published(sim_ctx *ctx, sim_msg *m)
@@ -199,10 +213,10 @@ void sim_msg_published(sim_ctx *ctx, sim_msg *m)
     m->t_publish = ctx->now;
     uint32_t key = order_key_index(&ctx->order, m->queue, m->group);
     order_key *k = order_key_at(&ctx->order, key);
-    m->key_seq = order_seq_low32(order_issue(k));
+    if (__builtin_expect(k->issued - k->low >= order_capacity(k), 0))
+        order_full(ctx, m, k);
+    m->key_seq = order_seq_low32(k->issued++);
     m->delivery = MSG_DELIVERY_KEY | key;
-    if (__builtin_expect(!order_window_fits(k), 0))
-        window_full(ctx, m);
     ctx->live++;
     ctx->published++;
     waiting_published(ctx, m);
@@ -212,12 +226,21 @@ void sim_msg_published(sim_ctx *ctx, sim_msg *m)
 
 void sim_msg_delivered(sim_ctx *ctx, sim_msg *m, int node, int consumer)
 {
-    msg_delivery *d = delivery_of(ctx, m);
-    waiting_delivered(ctx, m, d, node);
-    if (d->deliveries++ > 0)
-        ctx->redeliveries++;
-    d->t_deliver = ctx->now;
-    d->consumer = consumer;
+    msg_delivery *d;
+    if (message_has_delivery(m)) {
+        d = message_delivery(ctx, m);
+        waiting_delivered(ctx, m, d, node);
+        if (d->deliveries++ > 0)
+            ctx->redeliveries++;
+        d->t_deliver = ctx->now;
+        d->consumer = consumer;
+    } else {                       /* the first delivery: the record written once */
+        d = delivery_take(ctx, m, (msg_delivery){
+            .t_deliver = ctx->now, .t_begin = -1, .t_end = -1,
+            .consumer = consumer, .deliveries = 1,
+        });
+        waiting_delivered(ctx, m, d, node);
+    }
     if (__builtin_expect(ctx->tw != NULL, 0))
         trace_msg(ctx, "deliver", node, consumer, m);
 }
@@ -387,8 +410,13 @@ static inline msg_delivery *delivery_if_any(const sim_ctx *ctx, const sim_msg *m
 
 void sim_msg_done(sim_ctx *ctx, sim_msg *m)
 {
-    msg_delivery *d = delivery_if_any(ctx, m);
-    if (d && d->t_end >= 0) {
+    if (!message_has_delivery(m)) {
+        waiting_done(ctx, m, NULL);
+        release(ctx, m, NULL, "acked");
+        return;
+    }
+    msg_delivery *d = message_delivery(ctx, m);
+    if (d->t_end >= 0) {
         ctx->completed++;
         if (m->t_publish >= ctx->warmup) {
             hist_add(&ctx->latency, d->t_end - m->t_publish);
