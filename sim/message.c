@@ -105,36 +105,42 @@ static __attribute__((noinline, cold)) void delivery_grow(sim_ctx *ctx)
     p->free = base + first;
 }
 
-/* A new delivery record for m, set to `init` (and m's order key). */
-static inline msg_delivery *delivery_take(sim_ctx *ctx, sim_msg *m, msg_delivery init)
+/* A new delivery record for m, not yet set: *key is m's order key. */
+static inline msg_delivery *delivery_pop(sim_ctx *ctx, sim_msg *m, uint32_t *key)
 {
     delivery_pool *p = &ctx->deliveries;
     /* The key found at publish (a message taken before that has its key
      * looked up now). */
-    uint32_t key = m->delivery ? m->delivery & ~MSG_DELIVERY_KEY
-                               : order_key_index(&ctx->order, m->queue, m->group);
+    *key = m->delivery ? m->delivery & ~MSG_DELIVERY_KEY
+                       : order_key_index(&ctx->order, m->queue, m->group);
     if (__builtin_expect(!p->free, 0))
         delivery_grow(ctx);
     m->delivery = p->free;
     msg_delivery *d = message_delivery(ctx, m);
     p->free = d->holds;
-    *d = init;
-    d->key = key;
     return d;
 }
 
-#define UNDELIVERED { .t_deliver = -1, .t_begin = -1, .t_end = -1 }
+#define UNDELIVERED .t_deliver = -1, .t_begin = -1, .t_end = -1
 
-/* m's delivery record, taken now (as for a message never delivered) if it
- * has none. */
+/* A new delivery record for m: every field as for a message never
+ * delivered. */
+static inline msg_delivery *delivery_take(sim_ctx *ctx, sim_msg *m)
+{
+    uint32_t key;
+    msg_delivery *d = delivery_pop(ctx, m, &key);
+    *d = (msg_delivery){ UNDELIVERED, .key = key };
+    return d;
+}
+
+/* m's delivery record, taken now if it has none. */
 static inline msg_delivery *delivery_of(sim_ctx *ctx, sim_msg *m)
 {
-    return message_has_delivery(m) ? message_delivery(ctx, m)
-                                   : delivery_take(ctx, m, (msg_delivery)UNDELIVERED);
+    return message_has_delivery(m) ? message_delivery(ctx, m) : delivery_take(ctx, m);
 }
 
 /* The record of a message never delivered, for reading. */
-static const msg_delivery undelivered = UNDELIVERED;
+static const msg_delivery undelivered = { UNDELIVERED };
 
 static const msg_delivery *delivery_view(const sim_ctx *ctx, const sim_msg *m)
 {
@@ -235,10 +241,12 @@ void sim_msg_delivered(sim_ctx *ctx, sim_msg *m, int node, int consumer)
         d->t_deliver = ctx->now;
         d->consumer = consumer;
     } else {                       /* the first delivery: the record written once */
-        d = delivery_take(ctx, m, (msg_delivery){
+        uint32_t key;
+        d = delivery_pop(ctx, m, &key);
+        *d = (msg_delivery){
             .t_deliver = ctx->now, .t_begin = -1, .t_end = -1,
-            .consumer = consumer, .deliveries = 1,
-        });
+            .consumer = consumer, .deliveries = 1, .key = key,
+        };
         waiting_delivered(ctx, m, d, node);
     }
     if (__builtin_expect(ctx->tw != NULL, 0))
