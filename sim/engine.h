@@ -21,8 +21,11 @@ struct trace_writer;
 enum { SIM_DETAIL_SUMMARY, SIM_DETAIL_SAMPLES, SIM_DETAIL_MESSAGES };
 
 typedef struct consumer_rec {
-    sim_time t_start, t_stop;
+    /* messages and busy_ns change together at every end; apart, so the
+     * compiler adds to them as two integers, not as one vector */
+    sim_time t_start;
     int64_t messages;
+    sim_time t_stop;
     sim_time busy_ns;
     int queue;
     bool is_alive;
@@ -36,7 +39,13 @@ typedef struct node_state {
     size_t ncons, cap;
 } node_state;
 
-/* Where messages wait (waiting.c). */
+/* Where messages wait (waiting.c).  Two engine-private bits of sim_msg.flags
+ * say where a message is: at a consumer (delivered, not yet done or
+ * requeued: unacknowledged) and prefetched (delivered, not yet begun).
+ * message.c has 0x100 to 0x400. */
+#define MSG_AT_CONSUMER 0x1000u
+#define MSG_PREFETCHED  0x2000u
+
 typedef struct waiting_counts {    /* one node's, on one queue */
     int64_t consumers, busy, prefetched, unacked;
 } waiting_counts;
@@ -164,7 +173,11 @@ struct sim_ctx {
 
 /* waiting.c: the message calls of message.c and engine.c report here. */
 void waiting_published(sim_ctx *ctx, sim_msg *m);
+/* The same when m's queue has its counters already (queue < nqueues). */
+void waiting_published_counted(sim_ctx *ctx, sim_msg *m);
 void waiting_delivered(sim_ctx *ctx, sim_msg *m, msg_delivery *d, int node);
+/* The same for a message that has just taken its record: it waits ready. */
+void waiting_first_delivery(sim_ctx *ctx, sim_msg *m, msg_delivery *d, int node);
 void waiting_begin(sim_ctx *ctx, sim_msg *m, msg_delivery *d, int node);
 void waiting_end(sim_ctx *ctx, const sim_msg *m, int node);
 void waiting_requeued(sim_ctx *ctx, sim_msg *m, const msg_delivery *d);

@@ -173,13 +173,34 @@ sim_time sim_msg_t_begin(const sim_ctx *ctx, const sim_msg *m)
     return delivery_view(ctx, m)->t_begin;
 }
 
-sim_msg *sim_msg_create(sim_ctx *ctx, int queue)
+/* The calls every message makes (create, published, delivered, begin, end,
+ * done) each start with the case a plain run takes nearly always -- no
+ * --trace, no rows to write, no table to grow, the pools not empty --
+ * written without a call, so it needs no registers saved; anything else
+ * goes to the general version of the call (`*_general`), which does it
+ * all from the start.  Both leave the same state. */
+#define LIKELY(c) __builtin_expect(!!(c), 1)
+
+static __attribute__((noinline)) sim_msg *create_general(sim_ctx *ctx, int queue)
 {
     /* A scenario declares at most SIM_QUEUES_MAX queues (models/world.c
      * refuses more at load), so this only guards the engine's own callers. */
     if ((unsigned)queue >= SIM_QUEUES_MAX)
         sim_fail(ctx, "queue index %d does not fit a message", queue);
     sim_msg *m = take(ctx);
+    *m = (sim_msg){
+        .id = ctx->next_msg_id++, .queue = (uint16_t)queue, .group = -1,
+        .t_publish = ctx->now,
+    };
+    return m;
+}
+
+sim_msg *sim_msg_create(sim_ctx *ctx, int queue)
+{
+    sim_msg *m = ctx->free_msgs;
+    if (!LIKELY((unsigned)queue < SIM_QUEUES_MAX && m))
+        return create_general(ctx, queue);
+    ctx->free_msgs = m->next;
     /* One store of the whole record (the compiler writes it with a few wide
      * stores), rather than clearing it and then setting half of it again. */
     *m = (sim_msg){
@@ -214,7 +235,7 @@ static __attribute__((noinline, cold)) void order_full(sim_ctx *ctx, const sim_m
                  m->group >= 0 ? sim_group_name(ctx, m->group) : "");
 }
 
-void sim_msg_published(sim_ctx *ctx, sim_msg *m)
+static __attribute__((noinline)) void published_general(sim_ctx *ctx, sim_msg *m)
 {
     m->t_publish = ctx->now;
     uint32_t key = order_key_index(&ctx->order, m->queue, m->group);
@@ -230,7 +251,28 @@ void sim_msg_published(sim_ctx *ctx, sim_msg *m)
         trace_msg(ctx, "publish", 0, 0, m);
 }
 
-void sim_msg_delivered(sim_ctx *ctx, sim_msg *m, int node, int consumer)
+void sim_msg_published(sim_ctx *ctx, sim_msg *m)
+{
+    order_tracker *o = &ctx->order;
+    size_t q = m->queue, g = (size_t)(m->group + 1);
+    /* Its key exists, its ring has room, its queue has counters. */
+    if (!LIKELY(q < o->nqueues && g < o->nslots[q] && o->slots[q][g] &&
+                q < (size_t)ctx->waiting.nqueues && !ctx->tw))
+        return published_general(ctx, m);
+    uint32_t key = o->slots[q][g] - 1;
+    order_key *k = order_key_at(o, key);
+    if (!LIKELY(k->issued - k->low < order_capacity(k)))
+        return published_general(ctx, m);
+    m->t_publish = ctx->now;
+    m->key_seq = order_seq_low32(k->issued++);
+    m->delivery = MSG_DELIVERY_KEY | key;
+    ctx->live++;
+    ctx->published++;
+    waiting_published_counted(ctx, m);
+}
+
+static __attribute__((noinline)) void delivered_general(sim_ctx *ctx, sim_msg *m, int node,
+                                                        int consumer)
 {
     msg_delivery *d;
     if (message_has_delivery(m)) {
@@ -247,10 +289,27 @@ void sim_msg_delivered(sim_ctx *ctx, sim_msg *m, int node, int consumer)
             .t_deliver = ctx->now, .t_begin = -1, .t_end = -1,
             .consumer = consumer, .deliveries = 1, .key = key,
         };
-        waiting_delivered(ctx, m, d, node);
+        waiting_first_delivery(ctx, m, d, node);
     }
     if (__builtin_expect(ctx->tw != NULL, 0))
         trace_msg(ctx, "deliver", node, consumer, m);
+}
+
+void sim_msg_delivered(sim_ctx *ctx, sim_msg *m, int node, int consumer)
+{
+    /* The first delivery of a published message, a record at hand. */
+    delivery_pool *p = &ctx->deliveries;
+    if (!LIKELY(m->delivery & MSG_DELIVERY_KEY && p->free && !ctx->tw))
+        return delivered_general(ctx, m, node, consumer);
+    uint32_t key = m->delivery & ~MSG_DELIVERY_KEY;
+    m->delivery = p->free;
+    msg_delivery *d = message_delivery(ctx, m);
+    p->free = d->holds;
+    *d = (msg_delivery){
+        .t_deliver = ctx->now, .t_begin = -1, .t_end = -1,
+        .consumer = consumer, .deliveries = 1, .key = key,
+    };
+    waiting_first_delivery(ctx, m, d, node);
 }
 
 void sim_msg_requeued(sim_ctx *ctx, sim_msg *m)
@@ -264,9 +323,10 @@ void sim_msg_requeued(sim_ctx *ctx, sim_msg *m)
         trace_msg(ctx, "requeue", d->node, d->consumer, m);
 }
 
-void sim_msg_begin(sim_ctx *ctx, sim_msg *m, int node, int consumer)
+/* What begin does to m and its record d. */
+static inline __attribute__((always_inline)) void
+begin(sim_ctx *ctx, sim_msg *m, msg_delivery *d, int node, int consumer)
 {
-    msg_delivery *d = delivery_of(ctx, m);
     waiting_begin(ctx, m, d, node);
     d->t_begin = ctx->now;
     d->consumer = consumer;
@@ -279,8 +339,25 @@ void sim_msg_begin(sim_ctx *ctx, sim_msg *m, int node, int consumer)
             m->flags |= MSG_COUNTED_VIOLATION;
         }
     }
+}
+
+static __attribute__((noinline)) void begin_general(sim_ctx *ctx, sim_msg *m, int node,
+                                                    int consumer)
+{
+    begin(ctx, m, delivery_of(ctx, m), node, consumer);
     if (__builtin_expect(ctx->tw != NULL, 0))
         trace_msg(ctx, "begin", node, consumer, m);
+}
+
+void sim_msg_begin(sim_ctx *ctx, sim_msg *m, int node, int consumer)
+{
+    /* Delivered to this node (waiting_begin's first case). */
+    if (!LIKELY(message_has_delivery(m) && (m->flags & MSG_AT_CONSUMER) && !ctx->tw))
+        return begin_general(ctx, m, node, consumer);
+    msg_delivery *d = message_delivery(ctx, m);
+    if (!LIKELY(d->node == node))
+        return begin_general(ctx, m, node, consumer);
+    begin(ctx, m, d, node, consumer);
 }
 
 /* A listener on node/consumer that began at t_begin returned. */
@@ -306,23 +383,31 @@ listener_ended(sim_ctx *ctx, sim_msg *m, msg_delivery *d, int node, int consumer
 }
 
 /* The listener m began on returned (ok: without throwing). */
-static inline __attribute__((always_inline)) void msg_end(sim_ctx *ctx, sim_msg *m, bool ok)
+static inline __attribute__((always_inline)) void msg_end(sim_ctx *ctx, sim_msg *m,
+                                                          msg_delivery *d, bool ok)
 {
-    msg_delivery *d = delivery_of(ctx, m);
     d->t_end = ctx->now;
     listener_ended(ctx, m, d, d->node, d->consumer, d->t_begin, ok);
+}
+
+static __attribute__((noinline)) void end_general(sim_ctx *ctx, sim_msg *m, bool ok)
+{
+    msg_delivery *d = delivery_of(ctx, m);
+    msg_end(ctx, m, d, ok);
     if (__builtin_expect(ctx->tw != NULL, 0))
         trace_msg(ctx, "end", d->node, d->consumer, m);
 }
 
 void sim_msg_end(sim_ctx *ctx, sim_msg *m)
 {
-    msg_end(ctx, m, true);
+    if (!LIKELY(message_has_delivery(m) && !ctx->tw))
+        return end_general(ctx, m, true);
+    msg_end(ctx, m, message_delivery(ctx, m), true);
 }
 
 void sim_msg_end_failed(sim_ctx *ctx, sim_msg *m)
 {
-    msg_end(ctx, m, false);
+    end_general(ctx, m, false);
 }
 
 static inline int64_t or_null(sim_time t)
@@ -416,14 +501,10 @@ static inline msg_delivery *delivery_if_any(const sim_ctx *ctx, const sim_msg *m
     return message_has_delivery(m) ? message_delivery(ctx, m) : NULL;
 }
 
-void sim_msg_done(sim_ctx *ctx, sim_msg *m)
+/* The statistics of m, done, with its record d. */
+static inline __attribute__((always_inline)) void done_stats(sim_ctx *ctx, const sim_msg *m,
+                                                             const msg_delivery *d)
 {
-    if (!message_has_delivery(m)) {
-        waiting_done(ctx, m, NULL);
-        release(ctx, m, NULL, "acked");
-        return;
-    }
-    msg_delivery *d = message_delivery(ctx, m);
     if (d->t_end >= 0) {
         ctx->completed++;
         if (m->t_publish >= ctx->warmup) {
@@ -431,8 +512,41 @@ void sim_msg_done(sim_ctx *ctx, sim_msg *m)
             hist_add(&ctx->wait, d->t_begin - m->t_publish);
         }
     }
+}
+
+static __attribute__((noinline)) void done_general(sim_ctx *ctx, sim_msg *m)
+{
+    if (!message_has_delivery(m)) {
+        waiting_done(ctx, m, NULL);
+        release(ctx, m, NULL, "acked");
+        return;
+    }
+    msg_delivery *d = message_delivery(ctx, m);
+    done_stats(ctx, m, d);
     waiting_done(ctx, m, d);
     release(ctx, m, d, "acked");
+}
+
+void sim_msg_done(sim_ctx *ctx, sim_msg *m)
+{
+    /* A delivered message no listener holds, and no row to write. */
+    if (!LIKELY(message_has_delivery(m) && !(ctx->tl && ctx->detail >= SIM_DETAIL_MESSAGES)))
+        return done_general(ctx, m);
+    msg_delivery *d = message_delivery(ctx, m);
+    if (!LIKELY(d->holds == 0))
+        return done_general(ctx, m);
+    done_stats(ctx, m, d);
+    waiting_done(ctx, m, d);
+    if (d->processed > 1)
+        ctx->duplicates++;
+    ctx->live--;
+    d->holds = ctx->deliveries.free;
+    ctx->deliveries.free = m->delivery;
+    m->delivery = 0;
+    m->id = 0;                     /* back in the pool */
+    m->next = ctx->free_msgs;
+    ctx->free_msgs = m;
+    engine_message_gone(ctx);
 }
 
 void sim_msg_lost(sim_ctx *ctx, sim_msg *m, const char *fate)

@@ -79,28 +79,6 @@ void order_grow(order_key *k)
     free(old.ring);
 }
 
-/* A word at a time: the run of ended flags after `low` is cleared and
- * skipped.  Flags outside [low, issued) are always clear (they are cleared
- * as low passes them, and grow copies only that window), and low's own
- * flag is never set, so the run stops by itself before `issued`. */
-void order_advance(order_key *k)
-{
-    uint64_t s = k->low + 1, mask = order_capacity(k) - 1;
-    while (s < k->issued) {
-        uint64_t i = s & mask;
-        uint64_t *w = &k->ring[i >> 6];
-        unsigned b = (unsigned)(i & 63);
-        uint64_t r = *w >> b;
-        uint64_t run = r & ~(r + 1);           /* r's trailing ones */
-        *w &= ~(run << b);
-        unsigned n = ~r ? (unsigned)__builtin_ctzll(~r) : 64;
-        s += n;
-        if (b + n < 64)
-            break;
-    }
-    k->low = s;
-}
-
 void order_mark_ended(order_key *k, uint64_t seq)
 {
     if (seq < k->low || seq >= k->issued)

@@ -77,8 +77,28 @@ static inline bool order_has_earlier_open(const order_key *k, uint64_t seq)
 }
 /* Marks `seq` ended (nothing if it is not in [low, issued)). */
 void order_mark_ended(order_key *k, uint64_t seq);
-/* `low` ended: moves it past every number ended after it. */
-void order_advance(order_key *k);
+/* `low` ended: moves it past every number ended after it, a word of flags
+ * at a time (inline: it runs for every message that ends in order).
+ * Flags outside [low, issued) are always clear (cleared as low passes
+ * them; grow copies only that window) and low's own flag is never set, so
+ * the run of ended flags after low stops by itself before `issued`. */
+static inline void order_advance(order_key *k)
+{
+    uint64_t s = k->low + 1, mask = order_capacity(k) - 1;
+    while (s < k->issued) {
+        uint64_t i = s & mask;
+        uint64_t *w = &k->ring[i >> 6];
+        unsigned b = (unsigned)(i & 63);
+        uint64_t r = *w >> b;
+        uint64_t run = r & ~(r + 1);           /* r's trailing ones */
+        *w &= ~(run << b);
+        unsigned n = ~r ? (unsigned)__builtin_ctzll(~r) : 64;
+        s += n;
+        if (b + n < 64)
+            break;
+    }
+    k->low = s;
+}
 
 /* A message keeps only the low 32 bits of its number (sim/sim.h).  The
  * number of a message that has not ended lies in [low, issued), so it is

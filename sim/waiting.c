@@ -17,9 +17,9 @@
  *
  * Where a message waits at a consumer is its delivery record's node
  * (message.c passes the record in).  Two engine-private flag bits (of
- * sim_msg.flags, 16 bits) say where a message is: MSG_AT_CONSUMER
- * (delivered and not yet done or requeued: unacknowledged) and
- * MSG_PREFETCHED (delivered and not begun).  The counts are plain integers
+ * sim_msg.flags, 16 bits; engine.h) say where a message is:
+ * MSG_AT_CONSUMER (delivered and not yet done or requeued: unacknowledged)
+ * and MSG_PREFETCHED (delivered and not begun).  The counts are plain integers
  * for the samples; the totals feed the summary: peaks for ready_max and
  * unacked_max, a time-weighted level for prefetched_max and prefetched_mean.
  */
@@ -27,9 +27,6 @@
 #include "mem.h"
 
 #include <string.h>
-
-#define MSG_AT_CONSUMER 0x1000u    /* message.c has 0x100 to 0x400 */
-#define MSG_PREFETCHED  0x2000u
 
 /* Makes room for the counters of `queue`.  Apart from counts_of, so the
  * lookup every message makes several times stays a few instructions. */
@@ -102,16 +99,31 @@ static inline __attribute__((always_inline)) waiting_counts *arrive(sim_ctx *ctx
     return c;
 }
 
+void waiting_published_counted(sim_ctx *ctx, sim_msg *m)
+{
+    ctx->waiting.ready[m->queue]++;
+    peak_change(&ctx->waiting.ready_all, +1);
+}
+
 void waiting_published(sim_ctx *ctx, sim_msg *m)
 {
     counts_of(ctx, 1, m->queue);   /* its counters, for the rest of its life */
-    ctx->waiting.ready[m->queue]++;
-    peak_change(&ctx->waiting.ready_all, +1);
+    waiting_published_counted(ctx, m);
 }
 
 void waiting_delivered(sim_ctx *ctx, sim_msg *m, msg_delivery *d, int node)
 {
     leave(ctx, m, d->node);
+    waiting_counts *c = arrive(ctx, m, d, node);
+    m->flags |= MSG_PREFETCHED;
+    c->prefetched++;
+    level_up(&ctx->waiting.prefetched_all, ctx->now);
+}
+
+void waiting_first_delivery(sim_ctx *ctx, sim_msg *m, msg_delivery *d, int node)
+{
+    ctx->waiting.ready[m->queue]--;
+    peak_change(&ctx->waiting.ready_all, -1);
     waiting_counts *c = arrive(ctx, m, d, node);
     m->flags |= MSG_PREFETCHED;
     c->prefetched++;
