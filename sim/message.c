@@ -14,11 +14,13 @@
  * messages waiting in a queue so costs 56 bytes each; a delivered one 112.
  *
  * Order: each message gets a sequence number within its key (queue and
- * group) when published; order.c tells whether an earlier one is still
+ * group) when published; order.h tells whether an earlier one is still
  * open when this one begins (a violation) or ends (an inversion).  The
  * message keeps the low 32 bits: every number asked about belongs to a
  * message that has not ended, so it lies in [low, issued) of its key, and
- * a run stops before that window reaches 2^32 (sim_msg_published).
+ * a run stops before that window reaches 2^32 (order_full).  The key is
+ * looked up once, at publish: its index rides in the message's delivery
+ * field until the first delivery, then in the delivery record (engine.h).
  */
 #include "engine.h"
 #include "mem.h"
