@@ -21,8 +21,11 @@ struct trace_writer;
 enum { SIM_DETAIL_SUMMARY, SIM_DETAIL_SAMPLES, SIM_DETAIL_MESSAGES };
 
 typedef struct consumer_rec {
-    sim_time t_start, t_stop;
+    /* messages and busy_ns change together at every end; apart, so the
+     * compiler adds to them as two integers, not as one vector */
+    sim_time t_start;
     int64_t messages;
+    sim_time t_stop;
     sim_time busy_ns;
     int queue;
     bool is_alive;
@@ -36,7 +39,13 @@ typedef struct node_state {
     size_t ncons, cap;
 } node_state;
 
-/* Where messages wait (waiting.c). */
+/* Where messages wait (waiting.c).  Two engine-private bits of sim_msg.flags
+ * say where a message is: at a consumer (delivered, not yet done or
+ * requeued: unacknowledged) and prefetched (delivered, not yet begun).
+ * message.c has 0x100 to 0x400. */
+#define MSG_AT_CONSUMER 0x1000u
+#define MSG_PREFETCHED  0x2000u
+
 typedef struct waiting_counts {    /* one node's, on one queue */
     int64_t consumers, busy, prefetched, unacked;
 } waiting_counts;
@@ -45,7 +54,8 @@ typedef struct waiting {
     waiting_counts *nq;            /* [queue * nnodes + node - 1] */
     int64_t *ready;                /* [queue]: ready in the broker */
     int nqueues;
-    level ready_all, prefetched_all, unacked_all;
+    level_peak ready_all, unacked_all; /* the summary keeps their maxima */
+    level prefetched_all;          /* and this one's mean too */
 } waiting;
 
 typedef struct name_table {        /* interned strings, index by id */
@@ -70,16 +80,24 @@ typedef struct msg_block {
  * back with the message.  In the pool, `holds` links the free records. */
 typedef struct msg_delivery {
     sim_time t_deliver, t_begin, t_end;   /* -1 until it happens */
-    const char *fate;              /* set when it is gone while a listener holds it */
     int32_t node, consumer;        /* who last took it */
     uint32_t requeues;
     uint32_t deliveries;           /* times handed to a consumer */
     uint32_t processed;            /* times a listener ran to its end on it */
     uint32_t holds;                /* listeners still running on it after their channel closed */
+    uint32_t key;                  /* its order key (order_key_at) */
+    uint32_t fate;                 /* ctx->fates index + 1, set when it is gone while a
+                                    * listener holds it; 0: none */
 } msg_delivery;
 
-/* Delivery records by 32-bit index: block i >> 10, slot i & 1023.  Index 0
- * is never handed out (it means "none"). */
+/* Delivery records by index: block i >> 10, slot i & 1023.  Index 0 is
+ * never handed out (it means "none"), and indices stay below 2^31.
+ *
+ * sim_msg.delivery says what a message has: 0 until it is published; then
+ * MSG_DELIVERY_KEY | the index of its order key, looked up once at publish,
+ * until its first delivery takes a record, which keeps that index (`key`);
+ * from then on the record's index. */
+#define MSG_DELIVERY_KEY 0x80000000u
 #define MSG_DELIVERY_SHIFT 10
 #define MSG_DELIVERY_BLOCK (1u << MSG_DELIVERY_SHIFT)
 typedef struct delivery_pool {
@@ -135,6 +153,7 @@ struct sim_ctx {
     uint64_t next_msg_id;
 
     name_table groups, queues;
+    name_table fates;              /* of messages gone while a listener held them (message.c) */
 
     /* ---- statistics ---- */
     uint64_t published, completed, requeues, violations, inversions;
@@ -154,7 +173,11 @@ struct sim_ctx {
 
 /* waiting.c: the message calls of message.c and engine.c report here. */
 void waiting_published(sim_ctx *ctx, sim_msg *m);
+/* The same when m's queue has its counters already (queue < nqueues). */
+void waiting_published_counted(sim_ctx *ctx, sim_msg *m);
 void waiting_delivered(sim_ctx *ctx, sim_msg *m, msg_delivery *d, int node);
+/* The same for a message that has just taken its record: it waits ready. */
+void waiting_first_delivery(sim_ctx *ctx, sim_msg *m, msg_delivery *d, int node);
 void waiting_begin(sim_ctx *ctx, sim_msg *m, msg_delivery *d, int node);
 void waiting_end(sim_ctx *ctx, const sim_msg *m, int node);
 void waiting_requeued(sim_ctx *ctx, sim_msg *m, const msg_delivery *d);
@@ -185,7 +208,11 @@ void engine_message_gone(sim_ctx *ctx);
 
 /* message.c */
 void messages_fini(sim_ctx *ctx);
-/* The delivery record of a message that has one (m->delivery != 0). */
+static inline bool message_has_delivery(const sim_msg *m)
+{
+    return (int32_t)m->delivery > 0;
+}
+/* The delivery record of a message that has one. */
 static inline msg_delivery *message_delivery(const sim_ctx *ctx, const sim_msg *m)
 {
     return &ctx->deliveries.blocks[m->delivery >> MSG_DELIVERY_SHIFT]

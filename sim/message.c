@@ -14,11 +14,13 @@
  * messages waiting in a queue so costs 56 bytes each; a delivered one 112.
  *
  * Order: each message gets a sequence number within its key (queue and
- * group) when published; order.c tells whether an earlier one is still
+ * group) when published; order.h tells whether an earlier one is still
  * open when this one begins (a violation) or ends (an inversion).  The
  * message keeps the low 32 bits: every number asked about belongs to a
  * message that has not ended, so it lies in [low, issued) of its key, and
- * a run stops before that window reaches 2^32 (sim_msg_published).
+ * a run stops before that window reaches 2^32 (order_full).  The key is
+ * looked up once, at publish: its index rides in the message's delivery
+ * field until the first delivery, then in the delivery record (engine.h).
  */
 #include "engine.h"
 #include "mem.h"
@@ -43,6 +45,7 @@ void messages_fini(sim_ctx *ctx)
         free(p->blocks[i]);
     free(p->blocks);
     memset(p, 0, sizeof *p);
+    names_fini(&ctx->fates);
 }
 
 /* The bytes messages in flight take with one more block of `extra` bytes. */
@@ -80,13 +83,13 @@ static sim_msg *take(sim_ctx *ctx)
 }
 
 /* A new block of delivery records, chained into the free list.  Indices
- * are 32 bits: 2^32 delivered messages in flight (some 480 GB) stop the
+ * are below 2^31: 2^31 delivered messages in flight (some 240 GB) stop the
  * run, and the record handed out meanwhile is the unused one at index 0. */
-static void delivery_grow(sim_ctx *ctx)
+static __attribute__((noinline, cold)) void delivery_grow(sim_ctx *ctx)
 {
     delivery_pool *p = &ctx->deliveries;
-    if (p->nblocks == (1u << (32 - MSG_DELIVERY_SHIFT))) {
-        sim_fail(ctx, "more than 2^32 delivered messages in flight");
+    if (p->nblocks == (1u << (31 - MSG_DELIVERY_SHIFT))) {
+        sim_fail(ctx, "more than 2^31 delivered messages in flight");
         return;
     }
     check_memory(ctx, MSG_DELIVERY_BLOCK * sizeof(msg_delivery));
@@ -104,32 +107,57 @@ static void delivery_grow(sim_ctx *ctx)
     p->free = base + first;
 }
 
-/* A new delivery record for m: every field as for a message never
- * delivered. */
-static msg_delivery *delivery_take(sim_ctx *ctx, sim_msg *m)
+/* A new delivery record for m, not yet set: *key is m's order key. */
+static inline msg_delivery *delivery_pop(sim_ctx *ctx, sim_msg *m, uint32_t *key)
 {
     delivery_pool *p = &ctx->deliveries;
-    if (!p->free)
+    /* The key found at publish (a message taken before that has its key
+     * looked up now). */
+    *key = m->delivery ? m->delivery & ~MSG_DELIVERY_KEY
+                       : order_key_index(&ctx->order, m->queue, m->group);
+    if (__builtin_expect(!p->free, 0))
         delivery_grow(ctx);
     m->delivery = p->free;
     msg_delivery *d = message_delivery(ctx, m);
     p->free = d->holds;
-    *d = (msg_delivery){ .t_deliver = -1, .t_begin = -1, .t_end = -1 };
+    return d;
+}
+
+#define UNDELIVERED .t_deliver = -1, .t_begin = -1, .t_end = -1
+
+/* A new delivery record for m: every field as for a message never
+ * delivered. */
+static inline msg_delivery *delivery_take(sim_ctx *ctx, sim_msg *m)
+{
+    uint32_t key;
+    msg_delivery *d = delivery_pop(ctx, m, &key);
+    *d = (msg_delivery){ UNDELIVERED, .key = key };
     return d;
 }
 
 /* m's delivery record, taken now if it has none. */
 static inline msg_delivery *delivery_of(sim_ctx *ctx, sim_msg *m)
 {
-    return m->delivery ? message_delivery(ctx, m) : delivery_take(ctx, m);
+    return message_has_delivery(m) ? message_delivery(ctx, m) : delivery_take(ctx, m);
 }
 
 /* The record of a message never delivered, for reading. */
-static const msg_delivery undelivered = { .t_deliver = -1, .t_begin = -1, .t_end = -1 };
+static const msg_delivery undelivered = { UNDELIVERED };
 
 static const msg_delivery *delivery_view(const sim_ctx *ctx, const sim_msg *m)
 {
-    return m->delivery ? message_delivery(ctx, m) : &undelivered;
+    return message_has_delivery(m) ? message_delivery(ctx, m) : &undelivered;
+}
+
+/* A held message's fate (a static string) as the index kept in its record. */
+static uint32_t fate_index(sim_ctx *ctx, const char *fate)
+{
+    return (uint32_t)names_intern(&ctx->fates, fate, strlen(fate)) + 1;
+}
+
+static const char *fate_name(const sim_ctx *ctx, uint32_t fate)
+{
+    return fate ? ctx->fates.names[fate - 1] : NULL;
 }
 
 uint32_t sim_msg_requeues(const sim_ctx *ctx, const sim_msg *m)
@@ -147,13 +175,34 @@ sim_time sim_msg_t_begin(const sim_ctx *ctx, const sim_msg *m)
     return delivery_view(ctx, m)->t_begin;
 }
 
-sim_msg *sim_msg_create(sim_ctx *ctx, int queue)
+/* The calls every message makes (create, published, delivered, begin, end,
+ * done) each start with the case a plain run takes nearly always -- no
+ * --trace, no rows to write, no table to grow, the pools not empty --
+ * written without a call, so it needs no registers saved; anything else
+ * goes to the general version of the call (`*_general`), which does it
+ * all from the start.  Both leave the same state. */
+#define LIKELY(c) __builtin_expect(!!(c), 1)
+
+static __attribute__((noinline)) sim_msg *create_general(sim_ctx *ctx, int queue)
 {
     /* A scenario declares at most SIM_QUEUES_MAX queues (models/world.c
      * refuses more at load), so this only guards the engine's own callers. */
     if ((unsigned)queue >= SIM_QUEUES_MAX)
         sim_fail(ctx, "queue index %d does not fit a message", queue);
     sim_msg *m = take(ctx);
+    *m = (sim_msg){
+        .id = ctx->next_msg_id++, .queue = (uint16_t)queue, .group = -1,
+        .t_publish = ctx->now,
+    };
+    return m;
+}
+
+sim_msg *sim_msg_create(sim_ctx *ctx, int queue)
+{
+    sim_msg *m = ctx->free_msgs;
+    if (!LIKELY((unsigned)queue < SIM_QUEUES_MAX && m))
+        return create_general(ctx, queue);
+    ctx->free_msgs = m->next;
     /* One store of the whole record (the compiler writes it with a few wide
      * stores), rather than clearing it and then setting half of it again. */
     *m = (sim_msg){
@@ -163,40 +212,106 @@ sim_msg *sim_msg_create(sim_ctx *ctx, int queue)
     return m;
 }
 
-/* The full order sequence number of m, which has not ended (see the top). */
-static inline uint64_t key_seq(const order_key *k, const sim_msg *m)
+/* A --trace line for m (out of the way of the calls that run without one). */
+static __attribute__((noinline, cold)) void trace_msg(sim_ctx *ctx, const char *event, int node,
+                                                      int consumer, const sim_msg *m)
 {
-    return order_seq_rebuild(k, m->key_seq);
+    trace_write_message(ctx->tw, ctx->now, event, node, consumer, m->id,
+                        sim_group_name(ctx, m->group), sim_queue_name(ctx, m->queue));
+}
+
+/* k's ring is full: it grows, and past 2^32 open numbers the run stops.
+ * The window can only be passed here: until the ring grows past 2^32
+ * flags, a full ring comes first. */
+static __attribute__((noinline, cold)) void order_full(sim_ctx *ctx, const sim_msg *m,
+                                                        order_key *k)
+{
+    order_grow(k);
+    k->issued++;
+    bool fits = order_window_fits(k);
+    k->issued--;
+    if (!fits)
+        sim_fail(ctx, "more than 2^32 messages of queue '%s'%s%s in flight before the first "
+                 "of them ended (order tracking)", sim_queue_name(ctx, m->queue),
+                 m->group >= 0 ? ", group " : "",
+                 m->group >= 0 ? sim_group_name(ctx, m->group) : "");
+}
+
+static __attribute__((noinline)) void published_general(sim_ctx *ctx, sim_msg *m)
+{
+    m->t_publish = ctx->now;
+    uint32_t key = order_key_index(&ctx->order, m->queue, m->group);
+    order_key *k = order_key_at(&ctx->order, key);
+    if (__builtin_expect(k->issued - k->low >= order_capacity(k), 0))
+        order_full(ctx, m, k);
+    m->key_seq = order_seq_low32(k->issued++);
+    m->delivery = MSG_DELIVERY_KEY | key;
+    ctx->live++;
+    ctx->published++;
+    waiting_published(ctx, m);
+    if (__builtin_expect(ctx->tw != NULL, 0))
+        trace_msg(ctx, "publish", 0, 0, m);
 }
 
 void sim_msg_published(sim_ctx *ctx, sim_msg *m)
 {
+    order_tracker *o = &ctx->order;
+    size_t q = m->queue, g = (size_t)(m->group + 1);
+    /* Its key exists, its ring has room, its queue has counters. */
+    if (!LIKELY(q < o->nqueues && g < o->nslots[q] && o->slots[q][g] &&
+                q < (size_t)ctx->waiting.nqueues && !ctx->tw))
+        return published_general(ctx, m);
+    uint32_t key = o->slots[q][g] - 1;
+    order_key *k = order_key_at(o, key);
+    if (!LIKELY(k->issued - k->low < order_capacity(k)))
+        return published_general(ctx, m);
     m->t_publish = ctx->now;
-    order_key *k = order_key_of(&ctx->order, m->queue, m->group);
-    m->key_seq = order_seq_low32(order_issue(k));
-    if (!order_window_fits(k))
-        sim_fail(ctx, "more than 2^32 messages of queue '%s'%s%s in flight before the first "
-                 "of them ended (order tracking)", sim_queue_name(ctx, m->queue),
-                 m->group >= 0 ? ", group " : "", m->group >= 0 ? sim_group_name(ctx, m->group) : "");
+    m->key_seq = order_seq_low32(k->issued++);
+    m->delivery = MSG_DELIVERY_KEY | key;
     ctx->live++;
     ctx->published++;
-    waiting_published(ctx, m);
-    if (ctx->tw)
-        trace_write_message(ctx->tw, ctx->now, "publish", 0, 0, m->id,
-                            sim_group_name(ctx, m->group), sim_queue_name(ctx, m->queue));
+    waiting_published_counted(ctx, m);
+}
+
+static __attribute__((noinline)) void delivered_general(sim_ctx *ctx, sim_msg *m, int node,
+                                                        int consumer)
+{
+    msg_delivery *d;
+    if (message_has_delivery(m)) {
+        d = message_delivery(ctx, m);
+        waiting_delivered(ctx, m, d, node);
+        if (d->deliveries++ > 0)
+            ctx->redeliveries++;
+        d->t_deliver = ctx->now;
+        d->consumer = consumer;
+    } else {                       /* the first delivery: the record written once */
+        uint32_t key;
+        d = delivery_pop(ctx, m, &key);
+        *d = (msg_delivery){
+            .t_deliver = ctx->now, .t_begin = -1, .t_end = -1,
+            .consumer = consumer, .deliveries = 1, .key = key,
+        };
+        waiting_first_delivery(ctx, m, d, node);
+    }
+    if (__builtin_expect(ctx->tw != NULL, 0))
+        trace_msg(ctx, "deliver", node, consumer, m);
 }
 
 void sim_msg_delivered(sim_ctx *ctx, sim_msg *m, int node, int consumer)
 {
-    msg_delivery *d = delivery_of(ctx, m);
-    waiting_delivered(ctx, m, d, node);
-    if (d->deliveries++ > 0)
-        ctx->redeliveries++;
-    d->t_deliver = ctx->now;
-    d->consumer = consumer;
-    if (ctx->tw)
-        trace_write_message(ctx->tw, ctx->now, "deliver", node, consumer, m->id,
-                            sim_group_name(ctx, m->group), sim_queue_name(ctx, m->queue));
+    /* The first delivery of a published message, a record at hand. */
+    delivery_pool *p = &ctx->deliveries;
+    if (!LIKELY(m->delivery & MSG_DELIVERY_KEY && p->free && !ctx->tw))
+        return delivered_general(ctx, m, node, consumer);
+    uint32_t key = m->delivery & ~MSG_DELIVERY_KEY;
+    m->delivery = p->free;
+    msg_delivery *d = message_delivery(ctx, m);
+    p->free = d->holds;
+    *d = (msg_delivery){
+        .t_deliver = ctx->now, .t_begin = -1, .t_end = -1,
+        .consumer = consumer, .deliveries = 1, .key = key,
+    };
+    waiting_first_delivery(ctx, m, d, node);
 }
 
 void sim_msg_requeued(sim_ctx *ctx, sim_msg *m)
@@ -206,39 +321,55 @@ void sim_msg_requeued(sim_ctx *ctx, sim_msg *m)
     d->requeues++;
     m->flags |= SIM_MSG_REDELIVERED;
     ctx->requeues++;
-    if (ctx->tw)
-        trace_write_message(ctx->tw, ctx->now, "requeue", d->node, d->consumer, m->id,
-                            sim_group_name(ctx, m->group), sim_queue_name(ctx, m->queue));
+    if (__builtin_expect(ctx->tw != NULL, 0))
+        trace_msg(ctx, "requeue", d->node, d->consumer, m);
 }
 
-void sim_msg_begin(sim_ctx *ctx, sim_msg *m, int node, int consumer)
+/* What begin does to m and its record d. */
+static inline __attribute__((always_inline)) void
+begin(sim_ctx *ctx, sim_msg *m, msg_delivery *d, int node, int consumer)
 {
-    msg_delivery *d = delivery_of(ctx, m);
     waiting_begin(ctx, m, d, node);
     d->t_begin = ctx->now;
     d->consumer = consumer;
     if (d->t_deliver < 0)
         d->t_deliver = ctx->now;
-    level_change(&ctx->nodes[node - 1].busy, ctx->now, +1);
+    level_up(&ctx->nodes[node - 1].busy, ctx->now);
     if (!(m->flags & (SIM_MSG_ENDED | MSG_COUNTED_VIOLATION))) {
-        order_key *k = order_key_of(&ctx->order, m->queue, m->group);
-        if (order_has_earlier_open(k, key_seq(k, m))) {
+        if (order_earlier_open32(order_key_at(&ctx->order, d->key), m->key_seq)) {
             ctx->violations++;
             m->flags |= MSG_COUNTED_VIOLATION;
         }
     }
-    if (ctx->tw)
-        trace_write_message(ctx->tw, ctx->now, "begin", node, consumer, m->id,
-                            sim_group_name(ctx, m->group), sim_queue_name(ctx, m->queue));
+}
+
+static __attribute__((noinline)) void begin_general(sim_ctx *ctx, sim_msg *m, int node,
+                                                    int consumer)
+{
+    begin(ctx, m, delivery_of(ctx, m), node, consumer);
+    if (__builtin_expect(ctx->tw != NULL, 0))
+        trace_msg(ctx, "begin", node, consumer, m);
+}
+
+void sim_msg_begin(sim_ctx *ctx, sim_msg *m, int node, int consumer)
+{
+    /* Delivered to this node (waiting_begin's first case). */
+    if (!LIKELY(message_has_delivery(m) && (m->flags & MSG_AT_CONSUMER) && !ctx->tw))
+        return begin_general(ctx, m, node, consumer);
+    msg_delivery *d = message_delivery(ctx, m);
+    if (!LIKELY(d->node == node))
+        return begin_general(ctx, m, node, consumer);
+    begin(ctx, m, d, node, consumer);
 }
 
 /* A listener on node/consumer that began at t_begin returned. */
-static void listener_ended(sim_ctx *ctx, sim_msg *m, msg_delivery *d, int node, int consumer,
-                           sim_time t_begin, bool ok)
+static inline __attribute__((always_inline)) void
+listener_ended(sim_ctx *ctx, sim_msg *m, msg_delivery *d, int node, int consumer,
+               sim_time t_begin, bool ok)
 {
     node_state *ns = &ctx->nodes[node - 1];
     waiting_end(ctx, m, node);
-    level_change(&ns->busy, ctx->now, -1);
+    level_down(&ns->busy, ctx->now);
     consumer_rec *c = &ns->cons[consumer - 1];
     c->messages++;
     c->busy_ns += ctx->now - t_begin;
@@ -246,35 +377,39 @@ static void listener_ended(sim_ctx *ctx, sim_msg *m, msg_delivery *d, int node, 
         d->processed++;
     if (!(m->flags & SIM_MSG_ENDED)) {
         m->flags |= SIM_MSG_ENDED;
-        order_key *k = order_key_of(&ctx->order, m->queue, m->group);
-        uint64_t seq = key_seq(k, m);
-        if (order_has_earlier_open(k, seq)) {
+        if (order_end32(order_key_at(&ctx->order, d->key), m->key_seq)) {
             ctx->inversions++;
             m->flags |= MSG_COUNTED_INVERSION;
         }
-        order_mark_ended(k, seq);
     }
 }
 
 /* The listener m began on returned (ok: without throwing). */
-static void msg_end(sim_ctx *ctx, sim_msg *m, bool ok)
+static inline __attribute__((always_inline)) void msg_end(sim_ctx *ctx, sim_msg *m,
+                                                          msg_delivery *d, bool ok)
 {
-    msg_delivery *d = delivery_of(ctx, m);
     d->t_end = ctx->now;
     listener_ended(ctx, m, d, d->node, d->consumer, d->t_begin, ok);
-    if (ctx->tw)
-        trace_write_message(ctx->tw, ctx->now, "end", d->node, d->consumer, m->id,
-                            sim_group_name(ctx, m->group), sim_queue_name(ctx, m->queue));
+}
+
+static __attribute__((noinline)) void end_general(sim_ctx *ctx, sim_msg *m, bool ok)
+{
+    msg_delivery *d = delivery_of(ctx, m);
+    msg_end(ctx, m, d, ok);
+    if (__builtin_expect(ctx->tw != NULL, 0))
+        trace_msg(ctx, "end", d->node, d->consumer, m);
 }
 
 void sim_msg_end(sim_ctx *ctx, sim_msg *m)
 {
-    msg_end(ctx, m, true);
+    if (!LIKELY(message_has_delivery(m) && !ctx->tw))
+        return end_general(ctx, m, true);
+    msg_end(ctx, m, message_delivery(ctx, m), true);
 }
 
 void sim_msg_end_failed(sim_ctx *ctx, sim_msg *m)
 {
-    msg_end(ctx, m, false);
+    end_general(ctx, m, false);
 }
 
 static inline int64_t or_null(sim_time t)
@@ -307,11 +442,12 @@ static void message_write_row(sim_ctx *ctx, const sim_msg *m, const char *fate)
 /* Recorded and freed, once no listener holds it any more.  `fate` is a
  * static string; a held message keeps it in its delivery record d (NULL:
  * m has none). */
-static void release(sim_ctx *ctx, sim_msg *m, msg_delivery *d, const char *fate)
+static inline __attribute__((always_inline)) void
+release(sim_ctx *ctx, sim_msg *m, msg_delivery *d, const char *fate)
 {
     if (d) {
         if (d->holds > 0) {
-            d->fate = fate;
+            d->fate = fate_index(ctx, fate);
             m->flags |= MSG_GONE;
             return;
         }
@@ -349,7 +485,7 @@ void messages_write_live(sim_ctx *ctx)
                 live[n++] = &b->msgs[i];
     qsort(live, n, sizeof *live, by_id);
     for (size_t i = 0; i < n; i++)
-        message_write_row(ctx, live[i], delivery_view(ctx, live[i])->fate);
+        message_write_row(ctx, live[i], fate_name(ctx, delivery_view(ctx, live[i])->fate));
     free(live);
 }
 
@@ -364,21 +500,55 @@ uint64_t messages_live_duplicates(const sim_ctx *ctx)
 
 static inline msg_delivery *delivery_if_any(const sim_ctx *ctx, const sim_msg *m)
 {
-    return m->delivery ? message_delivery(ctx, m) : NULL;
+    return message_has_delivery(m) ? message_delivery(ctx, m) : NULL;
 }
 
-void sim_msg_done(sim_ctx *ctx, sim_msg *m)
+/* The statistics of m, done, with its record d. */
+static inline __attribute__((always_inline)) void done_stats(sim_ctx *ctx, const sim_msg *m,
+                                                             const msg_delivery *d)
 {
-    msg_delivery *d = delivery_if_any(ctx, m);
-    if (d && d->t_end >= 0) {
+    if (d->t_end >= 0) {
         ctx->completed++;
         if (m->t_publish >= ctx->warmup) {
             hist_add(&ctx->latency, d->t_end - m->t_publish);
             hist_add(&ctx->wait, d->t_begin - m->t_publish);
         }
     }
+}
+
+static __attribute__((noinline)) void done_general(sim_ctx *ctx, sim_msg *m)
+{
+    if (!message_has_delivery(m)) {
+        waiting_done(ctx, m, NULL);
+        release(ctx, m, NULL, "acked");
+        return;
+    }
+    msg_delivery *d = message_delivery(ctx, m);
+    done_stats(ctx, m, d);
     waiting_done(ctx, m, d);
     release(ctx, m, d, "acked");
+}
+
+void sim_msg_done(sim_ctx *ctx, sim_msg *m)
+{
+    /* A delivered message no listener holds, and no row to write. */
+    if (!LIKELY(message_has_delivery(m) && !(ctx->tl && ctx->detail >= SIM_DETAIL_MESSAGES)))
+        return done_general(ctx, m);
+    msg_delivery *d = message_delivery(ctx, m);
+    if (!LIKELY(d->holds == 0))
+        return done_general(ctx, m);
+    done_stats(ctx, m, d);
+    waiting_done(ctx, m, d);
+    if (d->processed > 1)
+        ctx->duplicates++;
+    ctx->live--;
+    d->holds = ctx->deliveries.free;
+    ctx->deliveries.free = m->delivery;
+    m->delivery = 0;
+    m->id = 0;                     /* back in the pool */
+    m->next = ctx->free_msgs;
+    ctx->free_msgs = m;
+    engine_message_gone(ctx);
 }
 
 void sim_msg_lost(sim_ctx *ctx, sim_msg *m, const char *fate)
@@ -405,7 +575,7 @@ void sim_msg_end_held(sim_ctx *ctx, sim_msg *m, int node, int consumer, sim_time
     d->holds--;
     if (d->holds == 0 && (m->flags & MSG_GONE)) {
         m->flags &= (uint16_t)~MSG_GONE;
-        release(ctx, m, d, d->fate);
+        release(ctx, m, d, fate_name(ctx, d->fate));
     }
 }
 

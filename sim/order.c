@@ -12,89 +12,79 @@ void order_init(order_tracker *o)
 
 void order_fini(order_tracker *o)
 {
-    for (size_t q = 0; q < o->nqueues; q++) {
-        for (size_t g = 0; g < o->nkeys[q]; g++)
-            free(o->keys[q][g].ring);
-        free(o->keys[q]);
-    }
+    for (uint32_t i = 0; i < o->nkeys; i++)
+        free(o->keys[i].ring);
     free(o->keys);
-    free(o->nkeys);
+    for (size_t q = 0; q < o->nqueues; q++)
+        free(o->slots[q]);
+    free(o->slots);
+    free(o->nslots);
     memset(o, 0, sizeof *o);
 }
 
-order_key *order_key_add(order_tracker *o, int queue, int group)
+uint32_t order_key_add(order_tracker *o, int queue, int group)
 {
     size_t q = (size_t)queue, g = (size_t)(group + 1);
     if (q >= o->nqueues) {
-        o->keys = xrealloc(o->keys, (q + 1) * sizeof *o->keys);
-        o->nkeys = xrealloc(o->nkeys, (q + 1) * sizeof *o->nkeys);
+        o->slots = xrealloc(o->slots, (q + 1) * sizeof *o->slots);
+        o->nslots = xrealloc(o->nslots, (q + 1) * sizeof *o->nslots);
         for (size_t i = o->nqueues; i <= q; i++) {
-            o->keys[i] = NULL;
-            o->nkeys[i] = 0;
+            o->slots[i] = NULL;
+            o->nslots[i] = 0;
         }
         o->nqueues = q + 1;
     }
-    if (g >= o->nkeys[q]) {
-        size_t n = o->nkeys[q] ? o->nkeys[q] : 4;
+    if (g >= o->nslots[q]) {
+        size_t n = o->nslots[q] ? o->nslots[q] : 4;
         while (n <= g)
             n *= 2;
-        o->keys[q] = xrealloc(o->keys[q], n * sizeof *o->keys[q]);
-        memset(o->keys[q] + o->nkeys[q], 0, (n - o->nkeys[q]) * sizeof *o->keys[q]);
-        o->nkeys[q] = n;
+        o->slots[q] = xrealloc(o->slots[q], n * sizeof *o->slots[q]);
+        memset(o->slots[q] + o->nslots[q], 0, (n - o->nslots[q]) * sizeof *o->slots[q]);
+        o->nslots[q] = n;
     }
-    return &o->keys[q][g];
-}
-
-static inline uint64_t capacity(const order_key *k)
-{
-    return (uint64_t)k->words * 64;
+    if (!o->slots[q][g]) {
+        /* 2^31 keys would be 64 GiB of them: out of memory long before. */
+        if (o->nkeys == ORDER_KEYS_MAX - 1)
+            mem_oom((size_t)ORDER_KEYS_MAX * sizeof *o->keys);
+        if (o->nkeys == o->capkeys) {
+            o->capkeys = o->capkeys ? o->capkeys * 2 : 16;
+            o->keys = xrealloc(o->keys, (size_t)o->capkeys * sizeof *o->keys);
+        }
+        o->keys[o->nkeys] = (order_key){ 0 };
+        o->slots[q][g] = ++o->nkeys;
+    }
+    return o->slots[q][g] - 1;
 }
 
 static inline bool test_bit(const order_key *k, uint64_t s)
 {
-    uint64_t i = s & (capacity(k) - 1);
+    uint64_t i = s & (order_capacity(k) - 1);
     return (k->ring[i >> 6] >> (i & 63)) & 1;
 }
 
-static inline void put_bit(order_key *k, uint64_t s, bool on)
+static inline void put_bit(order_key *k, uint64_t s)
 {
-    uint64_t i = s & (capacity(k) - 1);
-    if (on)
-        k->ring[i >> 6] |= 1ULL << (i & 63);
-    else
-        k->ring[i >> 6] &= ~(1ULL << (i & 63));
+    uint64_t i = s & (order_capacity(k) - 1);
+    k->ring[i >> 6] |= 1ULL << (i & 63);
 }
 
-/* Doubles the ring, keeping the flags of [low, issued). */
-static void grow(order_key *k)
+void order_grow(order_key *k)
 {
     order_key old = *k;
     k->words = old.words ? old.words * 2 : 1;
     k->ring = xcalloc(k->words, sizeof *k->ring);
     for (uint64_t s = old.low; old.words && s < old.issued; s++)
         if (test_bit(&old, s))
-            put_bit(k, s, true);
+            put_bit(k, s);
     free(old.ring);
-}
-
-uint64_t order_issue(order_key *k)
-{
-    if (k->issued - k->low >= capacity(k))
-        grow(k);
-    return k->issued++;
 }
 
 void order_mark_ended(order_key *k, uint64_t seq)
 {
     if (seq < k->low || seq >= k->issued)
         return;
-    if (seq != k->low) {
-        put_bit(k, seq, true);
-        return;
-    }
-    k->low++;
-    while (k->low < k->issued && test_bit(k, k->low)) {
-        put_bit(k, k->low, false);
-        k->low++;
-    }
+    if (seq != k->low)
+        put_bit(k, seq);
+    else
+        order_advance(k);
 }

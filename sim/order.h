@@ -25,30 +25,80 @@ typedef struct order_key {
     uint32_t words;                /* ring size in 64-bit words, a power of two */
 } order_key;
 
+/* Keys by index, in the order they appeared: an index stays valid for the
+ * tracker's life (a message keeps its key's), a pointer only until the next
+ * key is added.  Indices are below ORDER_KEYS_MAX (2^31). */
+#define ORDER_KEYS_MAX 0x80000000u
 typedef struct order_tracker {
-    order_key **keys;              /* keys[queue][group + 1] */
-    size_t *nkeys;                 /* per queue */
+    order_key *keys;               /* [index] */
+    uint32_t nkeys, capkeys;
+    uint32_t **slots;              /* slots[queue][group + 1]: index + 1, 0 = not yet */
+    size_t *nslots;                /* per queue */
     size_t nqueues;
 } order_tracker;
 
 void order_init(order_tracker *o);
 void order_fini(order_tracker *o);
-/* The key of (queue, group) (group -1 = none), created on first use. */
-order_key *order_key_add(order_tracker *o, int queue, int group);
-static inline order_key *order_key_of(order_tracker *o, int queue, int group)
+/* The index of the key of (queue, group) (group -1 = none), created on
+ * first use. */
+uint32_t order_key_add(order_tracker *o, int queue, int group);
+static inline uint32_t order_key_index(order_tracker *o, int queue, int group)
 {
     size_t q = (size_t)queue, g = (size_t)(group + 1);
-    if (q < o->nqueues && g < o->nkeys[q])
-        return &o->keys[q][g];
+    if (q < o->nqueues && g < o->nslots[q] && o->slots[q][g])
+        return o->slots[q][g] - 1;
     return order_key_add(o, queue, group);
 }
-uint64_t order_issue(order_key *k);
+static inline order_key *order_key_at(order_tracker *o, uint32_t index)
+{
+    return &o->keys[index];
+}
+static inline order_key *order_key_of(order_tracker *o, int queue, int group)
+{
+    return order_key_at(o, order_key_index(o, queue, group));
+}
+static inline uint64_t order_capacity(const order_key *k)
+{
+    return (uint64_t)k->words * 64;
+}
+/* Doubles the ring (the next number would not fit), keeping its flags. */
+void order_grow(order_key *k);
+/* The next number of k. */
+static inline uint64_t order_issue(order_key *k)
+{
+    if (__builtin_expect(k->issued - k->low >= order_capacity(k), 0))
+        order_grow(k);
+    return k->issued++;
+}
 /* True if a message published before `seq` has not ended. */
 static inline bool order_has_earlier_open(const order_key *k, uint64_t seq)
 {
     return k->low < seq;
 }
+/* Marks `seq` ended (nothing if it is not in [low, issued)). */
 void order_mark_ended(order_key *k, uint64_t seq);
+/* `low` ended: moves it past every number ended after it, a word of flags
+ * at a time (inline: it runs for every message that ends in order).
+ * Flags outside [low, issued) are always clear (cleared as low passes
+ * them; grow copies only that window) and low's own flag is never set, so
+ * the run of ended flags after low stops by itself before `issued`. */
+static inline void order_advance(order_key *k)
+{
+    uint64_t s = k->low + 1, mask = order_capacity(k) - 1;
+    while (s < k->issued) {
+        uint64_t i = s & mask;
+        uint64_t *w = &k->ring[i >> 6];
+        unsigned b = (unsigned)(i & 63);
+        uint64_t r = *w >> b;
+        uint64_t run = r & ~(r + 1);           /* r's trailing ones */
+        *w &= ~(run << b);
+        unsigned n = ~r ? (unsigned)__builtin_ctzll(~r) : 64;
+        s += n;
+        if (b + n < 64)
+            break;
+    }
+    k->low = s;
+}
 
 /* A message keeps only the low 32 bits of its number (sim/sim.h).  The
  * number of a message that has not ended lies in [low, issued), so it is
@@ -65,6 +115,25 @@ static inline uint64_t order_seq_rebuild(const order_key *k, uint32_t low32)
 static inline bool order_window_fits(const order_key *k)
 {
     return k->issued - k->low <= (uint64_t)UINT32_MAX + 1;
+}
+
+/* The same questions for a message that has not ended, by the low 32 bits
+ * of its number: its number lies in [low, issued), so an earlier one is
+ * open exactly when it is not `low` itself. */
+static inline bool order_earlier_open32(const order_key *k, uint32_t low32)
+{
+    return low32 != (uint32_t)k->low;
+}
+/* Marks it ended; true if an earlier one was still open (an inversion). */
+static inline bool order_end32(order_key *k, uint32_t low32)
+{
+    if (!order_earlier_open32(k, low32)) {
+        order_advance(k);
+        return false;
+    }
+    uint64_t i = order_seq_rebuild(k, low32) & (order_capacity(k) - 1);
+    k->ring[i >> 6] |= 1ULL << (i & 63);
+    return true;
 }
 
 #endif

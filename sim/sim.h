@@ -101,7 +101,7 @@ struct sim_msg {
     sim_time t_publish;
     int32_t group;                 /* index in the group table, -1 = none */
     uint32_t key_seq;              /* engine: order sequence within its key, low 32 bits */
-    uint32_t delivery;             /* engine: its delivery record, 0 = never delivered */
+    uint32_t delivery;             /* engine: its order key, then its delivery record (engine.h) */
     uint16_t queue;                /* index of its queue */
     uint16_t flags;                /* SIM_MSG_* and the engine's own bits */
 };

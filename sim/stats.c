@@ -12,17 +12,14 @@ void hist_init(histogram *h)
 {
     memset(h, 0, sizeof *h);
     h->min = INT64_MAX;
+    h->b = xcalloc(HIST_BUCKETS + 1, sizeof *h->b);
+    h->pending = &h->b[HIST_BUCKETS];       /* the spare: no value pending */
 }
 
 void hist_fini(histogram *h)
 {
     free(h->b);
-    hist_init(h);
-}
-
-void hist_alloc(histogram *h)
-{
-    h->b = xcalloc(HIST_BUCKETS, sizeof *h->b);
+    memset(h, 0, sizeof *h);
 }
 
 /* Bucket i of h with the pending value in it, as if it had been added. */
@@ -40,13 +37,9 @@ void hist_merge(histogram *into, const histogram *from)
 {
     if (!from->count)
         return;
-    if (!into->b)
-        hist_alloc(into);
-    if (into->pending) {
-        into->pending->count++;
-        into->pending->sum += into->pending_v;
-        into->pending = NULL;
-    }
+    into->pending->count++;
+    into->pending->sum += into->pending_v;
+    into->pending = &into->b[HIST_BUCKETS];
     for (size_t b = 0; b < HIST_BUCKETS; b++) {
         hist_bucket f = settled(from, b);
         into->b[b].count += f.count;
@@ -88,20 +81,6 @@ double hist_quantile(const histogram *h, double q)
         }
     }
     return (double)h->max;
-}
-
-void level_change(level *l, int64_t now, int64_t delta)
-{
-    l->area += (__int128)l->value * (now - l->since);
-    l->since = now;
-    l->value += delta;
-    if (l->value > l->max)
-        l->max = l->value;
-}
-
-double level_area(const level *l, int64_t now)
-{
-    return (double)(l->area + (__int128)l->value * (now - l->since));
 }
 
 ci stats_ci(const double *x, size_t n, double confidence)

@@ -14,7 +14,9 @@
  * hist_add fetches the value's bucket ahead and adds the previous value
  * to its (by now fetched) bucket.  Each bucket still sees its values in
  * the order they came, so its sum is the same to the last bit; the one
- * value still pending counts wherever the buckets are read.
+ * value still pending counts wherever the buckets are read.  Until the
+ * first value, `pending` is a spare bucket past the end that nothing reads,
+ * so adding never tests for it.
  */
 #ifndef LSIM_SIM_STATS_H
 #define LSIM_SIM_STATS_H
@@ -35,26 +37,27 @@ typedef struct histogram {
     uint64_t count;
     __int128 sum;                  /* exact: the mean is exact too */
     int64_t min, max;
-    hist_bucket *b;                /* HIST_BUCKETS, allocated on first use */
-    hist_bucket *pending;          /* the last value's bucket, NULL: none */
+    hist_bucket *b;                /* HIST_BUCKETS and the spare (hist_init) */
+    hist_bucket *pending;          /* the last value's bucket, or the spare */
     double pending_v;              /* the last value, not yet in its bucket */
 } histogram;
 
+/* Allocates the buckets (zero pages until a value touches them). */
 void hist_init(histogram *h);
 void hist_fini(histogram *h);
-/* Allocates the buckets (on first use). */
-void hist_alloc(histogram *h) __attribute__((noinline, cold));
 
-/* Bucket of v: exact below HIST_LINEAR, then HIST_HALF buckets per octave. */
+/* Bucket of v >= 0: exact below HIST_LINEAR, then HIST_HALF buckets per
+ * octave.  v of 2^k..2^(k+1)-1 (k >= 11) keeps its top 11 bits, v >> s
+ * with s = k - 10, in bucket HIST_LINEAR + (s - 1) HIST_HALF + (v >> s) -
+ * HIST_HALF = s HIST_HALF + (v >> s); with s = 0 that is v itself, which
+ * covers the values below HIST_LINEAR too, so no branch. */
 static inline size_t hist_bucket_of(int64_t v)
 {
     uint64_t u = (uint64_t)v;
-    if (u < HIST_LINEAR)
-        return (size_t)u;
-    int msb = 63 - __builtin_clzll(u);          /* >= 11 */
-    int shift = msb - 10;                        /* top 11 bits kept */
-    uint64_t top = u >> shift;                   /* in [1024, 2047] */
-    return HIST_LINEAR + (size_t)(shift - 1) * HIST_HALF + (size_t)(top - HIST_HALF);
+    int shift = (63 - __builtin_clzll(u | 1)) - 10;
+    if (shift < 0)
+        shift = 0;
+    return ((size_t)shift << 10) + (size_t)(u >> shift);
 }
 
 /* Inline: two of them a message, in the hot path of every run. */
@@ -62,18 +65,14 @@ static inline void hist_add(histogram *h, int64_t v)   /* v < 0 counts as 0 */
 {
     if (v < 0)
         v = 0;
-    if (__builtin_expect(!h->b, 0))
-        hist_alloc(h);
     hist_bucket *b = &h->b[hist_bucket_of(v)];
     __builtin_prefetch(b, 1);
-    if (h->pending) {
-        h->pending->count++;
-        h->pending->sum += h->pending_v;
-    }
+    h->pending->count++;
+    h->pending->sum += h->pending_v;
     h->pending = b;
     h->pending_v = (double)v;
     h->count++;
-    h->sum += v;
+    h->sum += (unsigned __int128)(uint64_t)v;
     if (v < h->min)
         h->min = v;
     if (v > h->max)
@@ -84,16 +83,55 @@ double hist_mean(const histogram *h);
 /* The q-quantile (0 < q <= 1) by nearest rank; 0 when empty. */
 double hist_quantile(const histogram *h, double q);
 
-/* A level over time (consumers alive, busy listeners): its integral and max. */
+/* A level over time (consumers alive, busy listeners): its integral and max.
+ *
+ * The integral up to T of a level changed by d_j at times t_j is
+ * sum d_j (T - t_j) = value T - sum d_j t_j, so a change adds d_j t_j to
+ * one exact sum and needs no multiplication: the same integer as summing
+ * value x (t_j+1 - t_j) piece by piece.  The max cannot rise when the
+ * level falls (max >= value always holds), so a fall does not look at it. */
 typedef struct level {
     int64_t value, max;
-    int64_t since;                 /* time of the last change */
-    __int128 area;                 /* integral of value dt, in value x ns */
+    __int128 dt_sum;               /* sum of delta x time over the changes, value x ns */
 } level;
 
-void level_change(level *l, int64_t now, int64_t delta);
-/* The integral up to `now`, in value x ns. */
-double level_area(const level *l, int64_t now);
+/* Times are virtual nanoseconds from 0, never negative. */
+static inline void level_change(level *l, int64_t now, int64_t delta)
+{
+    l->value += delta;
+    l->dt_sum += (__int128)delta * now;
+    if (delta > 0 && l->value > l->max)
+        l->max = l->value;
+}
+static inline void level_up(level *l, int64_t now)
+{
+    l->value++;
+    l->dt_sum += (unsigned __int128)(uint64_t)now;
+    if (l->value > l->max)
+        l->max = l->value;
+}
+static inline void level_down(level *l, int64_t now)
+{
+    l->value--;
+    l->dt_sum -= (unsigned __int128)(uint64_t)now;
+}
+/* The integral up to `now` (at or after the last change), in value x ns. */
+static inline double level_area(const level *l, int64_t now)
+{
+    return (double)((__int128)l->value * now - l->dt_sum);
+}
+
+/* A count whose peak alone is kept (no integral). */
+typedef struct level_peak {
+    int64_t value, max;
+} level_peak;
+
+static inline void peak_change(level_peak *p, int64_t delta)
+{
+    p->value += delta;
+    if (delta > 0 && p->value > p->max)
+        p->max = p->value;
+}
 
 /* Mean, sample standard deviation and the half-width of the two-sided
  * confidence interval at `confidence` (0.95) from Student's t. */

@@ -17,19 +17,16 @@
  *
  * Where a message waits at a consumer is its delivery record's node
  * (message.c passes the record in).  Two engine-private flag bits (of
- * sim_msg.flags, 16 bits) say where a message is: MSG_AT_CONSUMER
- * (delivered and not yet done or requeued: unacknowledged) and
- * MSG_PREFETCHED (delivered and not begun).  The counts are plain integers
- * for the samples; the totals are time-weighted levels for the summary
- * (ready_max, prefetched_max, prefetched_mean, unacked_max).
+ * sim_msg.flags, 16 bits; engine.h) say where a message is:
+ * MSG_AT_CONSUMER (delivered and not yet done or requeued: unacknowledged)
+ * and MSG_PREFETCHED (delivered and not begun).  The counts are plain integers
+ * for the samples; the totals feed the summary: peaks for ready_max and
+ * unacked_max, a time-weighted level for prefetched_max and prefetched_mean.
  */
 #include "engine.h"
 #include "mem.h"
 
 #include <string.h>
-
-#define MSG_AT_CONSUMER 0x1000u    /* message.c has 0x100 to 0x400 */
-#define MSG_PREFETCHED  0x2000u
 
 /* Makes room for the counters of `queue`.  Apart from counts_of, so the
  * lookup every message makes several times stays a few instructions. */
@@ -61,70 +58,98 @@ void waiting_fini(sim_ctx *ctx)
     memset(&ctx->waiting, 0, sizeof ctx->waiting);
 }
 
-static void ready_change(sim_ctx *ctx, int queue, int64_t delta)
+/* The counters of a message's (node, queue): its queue has them since it
+ * was published (waiting_published grows them), so no check here. */
+static inline waiting_counts *counts_at(sim_ctx *ctx, int node, int queue)
 {
-    counts_of(ctx, 1, queue);
-    ctx->waiting.ready[queue] += delta;
-    level_change(&ctx->waiting.ready_all, ctx->now, delta);
-}
-
-static void prefetched_change(sim_ctx *ctx, int node, int queue, int64_t delta)
-{
-    counts_of(ctx, node, queue)->prefetched += delta;
-    level_change(&ctx->waiting.prefetched_all, ctx->now, delta);
-}
-
-static void unacked_change(sim_ctx *ctx, int node, int queue, int64_t delta)
-{
-    counts_of(ctx, node, queue)->unacked += delta;
-    level_change(&ctx->waiting.unacked_all, ctx->now, delta);
+    return &ctx->waiting.nq[(size_t)queue * (size_t)ctx->nnodes + (size_t)(node - 1)];
 }
 
 /* Takes m away from where it waits now: `node` is the one its delivery
  * record names (before it changes), 0 for a message never delivered, which
  * is never at a consumer. */
-static void leave(sim_ctx *ctx, sim_msg *m, int node)
+static inline __attribute__((always_inline)) void leave(sim_ctx *ctx, sim_msg *m, int node)
 {
-    if (m->flags & MSG_PREFETCHED)
-        prefetched_change(ctx, node, m->queue, -1);
-    if (m->flags & MSG_AT_CONSUMER)
-        unacked_change(ctx, node, m->queue, -1);
-    else
-        ready_change(ctx, m->queue, -1);
-    m->flags &= (uint16_t)~(MSG_PREFETCHED | MSG_AT_CONSUMER);
+    waiting *w = &ctx->waiting;
+    unsigned flags = m->flags;
+    if (flags & MSG_AT_CONSUMER) {
+        waiting_counts *c = counts_at(ctx, node, m->queue);
+        if (flags & MSG_PREFETCHED) {
+            c->prefetched--;
+            level_down(&w->prefetched_all, ctx->now);
+        }
+        c->unacked--;
+        peak_change(&w->unacked_all, -1);
+    } else {
+        w->ready[m->queue]--;
+        peak_change(&w->ready_all, -1);
+    }
+    m->flags = (uint16_t)(flags & ~(MSG_PREFETCHED | MSG_AT_CONSUMER));
+}
+
+/* m now waits unacknowledged at `node` (it has left where it was). */
+static inline __attribute__((always_inline)) waiting_counts *arrive(sim_ctx *ctx, sim_msg *m,
+                                                                   msg_delivery *d, int node)
+{
+    d->node = node;
+    m->flags |= MSG_AT_CONSUMER;
+    waiting_counts *c = counts_at(ctx, node, m->queue);
+    c->unacked++;
+    peak_change(&ctx->waiting.unacked_all, +1);
+    return c;
+}
+
+void waiting_published_counted(sim_ctx *ctx, sim_msg *m)
+{
+    ctx->waiting.ready[m->queue]++;
+    peak_change(&ctx->waiting.ready_all, +1);
 }
 
 void waiting_published(sim_ctx *ctx, sim_msg *m)
 {
-    ready_change(ctx, m->queue, +1);
+    counts_of(ctx, 1, m->queue);   /* its counters, for the rest of its life */
+    waiting_published_counted(ctx, m);
 }
 
 void waiting_delivered(sim_ctx *ctx, sim_msg *m, msg_delivery *d, int node)
 {
     leave(ctx, m, d->node);
-    d->node = node;
-    m->flags |= MSG_AT_CONSUMER | MSG_PREFETCHED;
-    unacked_change(ctx, node, m->queue, +1);
-    prefetched_change(ctx, node, m->queue, +1);
+    waiting_counts *c = arrive(ctx, m, d, node);
+    m->flags |= MSG_PREFETCHED;
+    c->prefetched++;
+    level_up(&ctx->waiting.prefetched_all, ctx->now);
+}
+
+void waiting_first_delivery(sim_ctx *ctx, sim_msg *m, msg_delivery *d, int node)
+{
+    ctx->waiting.ready[m->queue]--;
+    peak_change(&ctx->waiting.ready_all, -1);
+    waiting_counts *c = arrive(ctx, m, d, node);
+    m->flags |= MSG_PREFETCHED;
+    c->prefetched++;
+    level_up(&ctx->waiting.prefetched_all, ctx->now);
 }
 
 void waiting_begin(sim_ctx *ctx, sim_msg *m, msg_delivery *d, int node)
 {
-    if (!(m->flags & MSG_AT_CONSUMER) || d->node != node) {
+    waiting_counts *c;
+    if ((m->flags & MSG_AT_CONSUMER) && d->node == node) {
+        c = counts_at(ctx, node, m->queue);
+        if (m->flags & MSG_PREFETCHED) {
+            c->prefetched--;
+            level_down(&ctx->waiting.prefetched_all, ctx->now);
+            m->flags &= (uint16_t)~MSG_PREFETCHED;
+        }
+    } else {
         leave(ctx, m, d->node);
-        d->node = node;
-        m->flags |= MSG_AT_CONSUMER;
-        unacked_change(ctx, node, m->queue, +1);
-    } else if (m->flags & MSG_PREFETCHED) {
-        prefetched_change(ctx, node, m->queue, -1);
-        m->flags &= (uint16_t)~MSG_PREFETCHED;
+        c = arrive(ctx, m, d, node);
     }
-    counts_of(ctx, node, m->queue)->busy++;
+    c->busy++;
 }
 
 void waiting_end(sim_ctx *ctx, const sim_msg *m, int node)
 {
-    counts_of(ctx, node, m->queue)->busy--;
+    counts_at(ctx, node, m->queue)->busy--;
 }
 
 void waiting_requeued(sim_ctx *ctx, sim_msg *m, const msg_delivery *d)
@@ -132,7 +157,8 @@ void waiting_requeued(sim_ctx *ctx, sim_msg *m, const msg_delivery *d)
     if (!(m->flags & MSG_AT_CONSUMER))
         return;
     leave(ctx, m, d->node);
-    ready_change(ctx, m->queue, +1);
+    ctx->waiting.ready[m->queue]++;
+    peak_change(&ctx->waiting.ready_all, +1);
 }
 
 void waiting_done(sim_ctx *ctx, sim_msg *m, const msg_delivery *d)

@@ -80,6 +80,54 @@ static void numbers_rebuilt_from_their_low_32_bits(void **state)
     assert_false(order_window_fits(&k));
 }
 
+/* Numbers issued and ended in a shuffled order, a window of them open at a
+ * time, against a plain list of ended flags: order_end32 (and
+ * order_mark_ended) move low as far as the lowest number not ended, and
+ * say whether an earlier one was still open; the ring grows and wraps. */
+static void ending_in_any_order_matches_a_plain_list(void **state)
+{
+    (void)state;
+    enum { N = 60000 };
+    bool *ended = xcalloc(N, sizeof *ended);
+    uint32_t *open = xmalloc(N * sizeof *open);   /* issued, not ended */
+    size_t nopen = 0;
+    uint64_t issued = 0, low = 0, x = 5;
+    order_tracker o;
+    order_init(&o);
+    order_key *k = order_key_of(&o, 2, 7);
+    for (int step = 0; issued < N || nopen > 0; step++) {
+        x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+        /* windows of up to some 3,000 open numbers, growing and shrinking */
+        size_t window = (size_t)((step / 4000) % 3 == 1 ? 3000 : 70);
+        if (issued < N && (nopen < window ? (x >> 60) != 0 : (x >> 62) == 0)) {
+            uint64_t s = order_issue(k);
+            assert_int_equal(s, issued);
+            open[nopen++] = (uint32_t)s;
+            issued++;
+            continue;
+        }
+        if (!nopen)
+            continue;
+        size_t j = (size_t)((x >> 20) % nopen);
+        uint32_t s = open[j];
+        open[j] = open[--nopen];
+        assert_int_equal(order_earlier_open32(k, order_seq_low32(s)), s != low);
+        bool earlier = s != low;
+        if ((x >> 10) & 1)
+            assert_int_equal(order_end32(k, order_seq_low32(s)), earlier);
+        else
+            order_mark_ended(k, s);
+        ended[s] = true;
+        while (low < issued && ended[low])
+            low++;
+        assert_int_equal(k->low, low);
+    }
+    assert_int_equal(k->low, N);
+    free(ended);
+    free(open);
+    order_fini(&o);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -87,6 +135,7 @@ int main(void)
         cmocka_unit_test(out_of_order_is_seen_until_the_earlier_ends),
         cmocka_unit_test(ring_grows_past_its_first_word),
         cmocka_unit_test(numbers_rebuilt_from_their_low_32_bits),
+        cmocka_unit_test(ending_in_any_order_matches_a_plain_list),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
