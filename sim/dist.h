@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "config.h"
+#include "random.h"
 
 typedef enum {
     DIST_CONSTANT, DIST_EXPONENTIAL, DIST_LOGNORMAL, DIST_GAMMA, DIST_UNIFORM, DIST_EMPIRICAL
@@ -36,7 +37,7 @@ typedef struct sim_dist {
  * two draws are most of the work for a message. */
 static inline double dist_exponential(gsl_rng *r, double mean)
 {
-    return -mean * log(gsl_rng_uniform_pos(r));
+    return -mean * log(random_uniform_pos(r));
 }
 
 /* Reads a distribution mapping (`what` names it in messages). */
