@@ -9,7 +9,8 @@
 #   make cluster-tests  a sweep's plan on a single-node Slurm and over ssh (root)
 #   make fuzz       libFuzzer on every target for FUZZ_SECONDS (default 60) each
 #   make bench      lsim against the reference loops of BENCH_REF: the ratios
-#                   and peak memory (BENCH_BEFORE=other/lsim adds its column)
+#                   and peak memory (BENCH_BEFORE=other/lsim adds its column;
+#                   CIMBA=path/to/a/built/cimba/tree adds the cimba row)
 #   make bench-more the other benchmarks (events/s, messages/s, SimPy, sweeps)
 #   make install    the binary, the man page and the bash completion under
 #                   $(DESTDIR)$(PREFIX) (PREFIX=/usr/local by default)
@@ -43,6 +44,7 @@ PREFIX  = /usr/local
 DESTDIR =
 BENCH_REF    = ../shared/bench
 BENCH_BEFORE =
+CIMBA        =
 # == end of settings ==
 
 SIM_OBJ = sim/mem.o sim/config.o sim/config_print.o sim/units.o sim/scenario.o sim/calendar.o sim/random.o sim/dist.o \
@@ -192,8 +194,18 @@ valgrind: all $(UNIT_BIN)
 
 # The reference loops are compiled from BENCH_REF at build time (never
 # copied here), as its README says.
-bench: $(BUILD)/lsim $(BUILD)/mmc_bare $(BUILD)/sqlite_ceiling
-	tests/bench/ratios.sh $(BUILD) $(BENCH_REF) $(BENCH_BEFORE)
+bench: $(BUILD)/lsim $(BUILD)/mmc_bare $(BUILD)/sqlite_ceiling $(if $(CIMBA),$(BUILD)/cimba_mmc)
+	$(if $(CIMBA),BENCH_CIMBA='$(BUILD)/cimba_mmc 1000000 1 8 7.2 1') \
+	    tests/bench/ratios.sh $(BUILD) $(BENCH_REF) $(BENCH_BEFORE)
+
+# The M/M/8 of tests/bench/cimba_mmc.c on cimba 3, a C library of processes
+# on coroutines, built beforehand in CIMBA (README, Speed).  The flags are
+# the ones cimba's own benchmarks build with.
+$(BUILD)/cimba_mmc: tests/bench/cimba_mmc.c
+	@mkdir -p $(dir $@)
+	gcc -O3 -DNDEBUG -DNLOGINFO -std=c2x -include assert.h -include stdbool.h \
+	    -I$(CIMBA)/include -I$(CIMBA)/src -o $@ $< -L$(CIMBA)/build/src -lcimba \
+	    -Wl,-rpath,$(abspath $(CIMBA))/build/src -lm
 
 bench-more: $(BUILD)/lsim $(BUILD)/bench
 	tests/bench/run.sh $(BUILD) $(PYTHON)
