@@ -154,14 +154,12 @@ static inline void push(calendar *c, cal_entry e)
     sift_up(c, c->n++, e);
 }
 
-/* The entry at the top sinks to its place.  One that won a swap is the
- * earliest of two or more new events and seldom sinks far: it goes down
- * level by level.  One added alone (a service end, typically later than
- * most) goes the other way: if it is later than the earliest child, the
- * hole goes down to a leaf by the earliest child and it rises from there
- * (Floyd), as in a pop. */
 /* Puts e at the top, where the heap has a hole (or e itself), and lets it
- * sink to its place. */
+ * sink to its place.  One that won a swap is the earliest of two or more
+ * new events and seldom sinks far: it goes down level by level.  One added
+ * alone (a service end, typically later than most) goes the other way: if
+ * it is later than the earliest child, the hole goes down to a leaf by the
+ * earliest child and it rises from there (Floyd), as in a pop. */
 static inline __attribute__((always_inline)) void sink_top(calendar *c, cal_entry e, bool swapped)
 {
     if (swapped) {
