@@ -289,14 +289,7 @@ bool calendar_begin(calendar *c, cal_event *out)
     calendar_done(c);
     if (!c->n)
         return false;
-    uint32_t slot = c->heap[0].slot;
-    cal_slot *s = &c->slots[slot];
-    out->t = c->heap[0].t;
-    out->type = s->type;
-    out->self = s->self;
-    out->arg = s->arg;
-    s->gen++;                      /* its id is no longer pending */
-    c->running = slot + 1;
+    calendar_begin_top(c, out);
     return true;
 }
 

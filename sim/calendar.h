@@ -82,6 +82,19 @@ static inline void calendar_done(calendar *c)
     else if (c->top_unsettled)     /* one did: it sinks to its place */
         calendar_settle_top(c);
 }
+/* calendar_begin for a caller that has called calendar_done since the
+ * last event and knows the calendar is not empty (the engine's loop). */
+static inline void calendar_begin_top(calendar *c, cal_event *out)
+{
+    uint32_t slot = c->heap[0].slot;
+    cal_slot *s = &c->slots[slot];
+    out->t = c->heap[0].t;
+    out->type = s->type;
+    out->self = s->self;
+    out->arg = s->arg;
+    s->gen++;                      /* its id is no longer pending */
+    c->running = slot + 1;
+}
 /* The time of the earliest event, or SIM_NEVER. */
 static inline sim_time calendar_next_time(const calendar *c)
 {

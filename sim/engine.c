@@ -537,8 +537,8 @@ int sim_run(sim_ctx *ctx)
             }
             break;
         }
-        cal_event ev;
-        calendar_begin(&ctx->cal, &ev);
+        cal_event ev;              /* done after the last event, and te is one */
+        calendar_begin_top(&ctx->cal, &ev);
         ctx->now = ev.t;
         fingerprint_event(ctx, &ev);
         ev.type->fn(ctx, ev.self, ev.arg);
