@@ -16,6 +16,7 @@
  *  (4) firsts counts a stream's messages with JMSXGroupSeq 1.
  */
 #include "activemq.h"
+#include "list.h"
 #include "mem.h"
 
 #include <assert.h>
@@ -106,13 +107,7 @@ void amqw_push(amq_window *w, sim_msg *m)
     }
     amq_stream *s = at(w, *slot);
     assert(!s->tail || s->tail->id < m->id);
-    m->next = NULL;
-    m->prev = s->tail;
-    if (s->tail)
-        s->tail->next = m;
-    else
-        s->head = m;
-    s->tail = m;
+    msg_list_push_back(&s->head, &s->tail, m);
     s->firsts += sim_msg_group_first(m);
     w->n++;
     w->version++;
@@ -125,15 +120,7 @@ void amqw_remove(amq_window *w, sim_msg *m)
     bool was_last = s->tail == m;
     if (s->finger == m)
         s->finger = m->prev ? m->prev : m->next;
-    if (m->prev)
-        m->prev->next = m->next;
-    else
-        s->head = m->next;
-    if (m->next)
-        m->next->prev = m->prev;
-    else
-        s->tail = m->prev;
-    m->next = m->prev = NULL;
+    msg_list_unlink(&s->head, &s->tail, m);
     s->firsts -= sim_msg_group_first(m);
     w->n--;
     w->version++;

@@ -130,9 +130,24 @@ static int file_create(sim_ctx *ctx, cfg_node *cfg, const char *stream, sim_time
 typedef struct pending {
     uint64_t key;                  /* hash of the message id */
     sim_time t;
-    int group;
     sim_time service;              /* -1 until its end is read */
+    int32_t group;
+    uint32_t next_same;            /* the ring position + 1 of the next unended publish of
+                                    * its key, 0 none */
 } pending;
+
+/* An index of the unended publishes by key: for each key, its oldest and
+ * newest in the ring, as ring positions + 1 (0: an empty slot), chained
+ * oldest first through next_same; the key itself is the ring entry's.
+ * Open addressing, linear probing, at most three quarters full; rebuilt
+ * when the ring grows, which moves its entries. */
+typedef struct key_slot {
+    uint32_t first, last;
+} key_slot;
+
+/* Ring positions fit 32 bits: the ring stops growing at 2^31 publishes
+ * (64 GB of them) in flight. */
+#define RING_MAX ((size_t)1 << 31)
 
 typedef struct trace_arrivals {
     arrivals base;
@@ -140,6 +155,8 @@ typedef struct trace_arrivals {
     const char *path;              /* the run's (sim_resolve_path) */
     pending *ring;                 /* publishes read, not yet handed out */
     size_t cap, head, n;           /* ring: cap a power of two */
+    key_slot *slots;               /* the index: nslots a power of two */
+    size_t nslots, nkeys;
     bool at_eof;
     double service_sum;            /* for messages the trace never finished */
     uint64_t service_count, unfinished;
@@ -153,9 +170,95 @@ static uint64_t msg_key(const char *s)
     return h;
 }
 
-static void ring_push(trace_arrivals *t, pending p)
+/* ---- the index of unended publishes -------------------------------------------- */
+
+static size_t slot_home(const trace_arrivals *t, uint64_t key)
+{
+    return (size_t)((key * 0x9e3779b97f4a7c15ULL) >> 32) & (t->nslots - 1);
+}
+
+/* The slot of key, or the empty slot where it would go. */
+static key_slot *slot_find(trace_arrivals *t, uint64_t key)
+{
+    size_t i = slot_home(t, key);
+    while (t->slots[i].first && t->ring[t->slots[i].first - 1].key != key)
+        i = (i + 1) & (t->nslots - 1);
+    return &t->slots[i];
+}
+
+/* The unended publish at ring position `pos`, the newest of its key. */
+static void index_add(trace_arrivals *t, size_t pos)
+{
+    key_slot *s = slot_find(t, t->ring[pos].key);
+    if (s->first) {
+        t->ring[s->last - 1].next_same = (uint32_t)pos + 1;
+    } else {
+        s->first = (uint32_t)pos + 1;
+        t->nkeys++;
+    }
+    s->last = (uint32_t)pos + 1;
+}
+
+/* An index of nslots (at least 4/3 of the keys) over the ring's unended
+ * publishes, in ring order. */
+static void index_rebuild(trace_arrivals *t, size_t nslots)
+{
+    free(t->slots);
+    t->nslots = nslots;
+    t->slots = xcalloc(nslots, sizeof *t->slots);
+    t->nkeys = 0;
+    for (size_t i = 0; i < t->n; i++) {
+        size_t pos = (t->head + i) & (t->cap - 1);
+        t->ring[pos].next_same = 0;
+        if (t->ring[pos].service < 0)
+            index_add(t, pos);
+    }
+}
+
+/* Takes the oldest unended publish of s's key out of the index; the slot
+ * empties when it was the last, and the keys after it in their probe run
+ * move back so that none sits beyond an empty slot. */
+static void index_take_oldest(trace_arrivals *t, key_slot *s)
+{
+    pending *p = &t->ring[s->first - 1];
+    s->first = p->next_same;
+    p->next_same = 0;
+    if (s->first)
+        return;
+    t->nkeys--;
+    size_t hole = (size_t)(s - t->slots), mask = t->nslots - 1;
+    for (size_t i = (hole + 1) & mask; t->slots[i].first; i = (i + 1) & mask) {
+        size_t home = slot_home(t, t->ring[t->slots[i].first - 1].key);
+        if (((i - home) & mask) >= ((i - hole) & mask)) {  /* its home is at or before the hole */
+            t->slots[hole] = t->slots[i];
+            hole = i;
+        }
+    }
+    t->slots[hole] = (key_slot){ 0 };
+}
+
+/* The oldest pending publish of `key` that has not ended, taken out of the
+ * index; NULL when there is none. */
+static pending *ring_find(trace_arrivals *t, uint64_t key)
+{
+    if (!t->nkeys)
+        return NULL;
+    key_slot *s = slot_find(t, key);
+    if (!s->first)
+        return NULL;
+    pending *p = &t->ring[s->first - 1];
+    index_take_oldest(t, s);
+    return p;
+}
+
+/* A publish read: onto the ring, and into the index. */
+static void ring_push(sim_ctx *ctx, trace_arrivals *t, pending p)
 {
     if (t->n == t->cap) {
+        if (t->cap == RING_MAX) {
+            sim_fail(ctx, "%s: more than %zu publishes in flight", t->path, RING_MAX);
+            return;
+        }
         size_t cap = t->cap ? t->cap * 2 : 256;
         pending *v = xmalloc(cap * sizeof *v);
         for (size_t i = 0; i < t->n; i++)
@@ -164,20 +267,14 @@ static void ring_push(trace_arrivals *t, pending p)
         t->ring = v;
         t->cap = cap;
         t->head = 0;
+        index_rebuild(t, t->nslots ? t->nslots : 256);
     }
-    t->ring[(t->head + t->n++) & (t->cap - 1)] = p;
-}
-
-/* The pending publish of `key`, searched from the oldest: ends come mostly
- * in publish order, so the search is short. */
-static pending *ring_find(trace_arrivals *t, uint64_t key)
-{
-    for (size_t i = 0; i < t->n; i++) {
-        pending *p = &t->ring[(t->head + i) & (t->cap - 1)];
-        if (p->key == key && p->service < 0)
-            return p;
-    }
-    return NULL;
+    size_t pos = (t->head + t->n++) & (t->cap - 1);
+    t->ring[pos] = p;
+    if (4 * (t->nkeys + 1) > 3 * t->nslots)
+        index_rebuild(t, t->nslots * 2);    /* the new one too */
+    else
+        index_add(t, pos);
 }
 
 /* Reads one more event of the trace into the ring.  False at the end. */
@@ -197,7 +294,8 @@ static bool read_ahead(sim_ctx *ctx, trace_arrivals *t)
     }
     if (ev.kind == TEV_PUBLISH) {
         int g = ev.group[0] ? sim_group_intern(ctx, ev.group, strlen(ev.group)) : -1;
-        ring_push(t, (pending){ .key = msg_key(ev.msg), .t = ev.t_ns, .group = g, .service = -1 });
+        ring_push(ctx, t, (pending){ .key = msg_key(ev.msg), .t = ev.t_ns, .group = g,
+                                     .service = -1 });
     } else if (ev.kind == TEV_END) {
         pending *p = ring_find(t, msg_key(ev.msg));
         if (p) {
@@ -217,6 +315,8 @@ static bool trace_next(sim_ctx *ctx, arrivals *a, arrival *out)
     if (t->n == 0)
         return false;
     pending p = t->ring[t->head];
+    if (p.service < 0)             /* the oldest of its key in the index */
+        index_take_oldest(t, slot_find(t, p.key));
     t->head = (t->head + 1) & (t->cap - 1);
     t->n--;
     if (p.service < 0) {
@@ -234,6 +334,7 @@ static void trace_destroy(arrivals *a)
     trace_arrivals *t = (trace_arrivals *)a;
     trace_reader_close(t->r);
     free(t->ring);
+    free(t->slots);
     free(t);
 }
 

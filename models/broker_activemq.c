@@ -49,6 +49,7 @@
  * starvation figures (broker_activemq_stats.c).
  */
 #include "activemq.h"
+#include "list.h"
 #include "mem.h"
 
 #include <assert.h>
@@ -65,27 +66,13 @@ static const sim_event_type ev_ack_arrives = { "activemq.ack_arrives", on_ack_ar
 
 static void ml_push(amq_list *l, sim_msg *m)
 {
-    m->next = NULL;
-    m->prev = l->tail;
-    if (l->tail)
-        l->tail->next = m;
-    else
-        l->head = m;
-    l->tail = m;
+    msg_list_push_back(&l->head, &l->tail, m);
     l->n++;
 }
 
 static void ml_unlink(amq_list *l, sim_msg *m)
 {
-    if (m->prev)
-        m->prev->next = m->next;
-    else
-        l->head = m->next;
-    if (m->next)
-        m->next->prev = m->prev;
-    else
-        l->tail = m->prev;
-    m->next = m->prev = NULL;
+    msg_list_unlink(&l->head, &l->tail, m);
     l->n--;
 }
 

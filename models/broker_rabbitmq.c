@@ -59,6 +59,7 @@
  * delivery order; the queue's ready list is sorted by message id.
  */
 #include "dist.h"
+#include "list.h"
 #include "mem.h"
 #include "model.h"
 #include "rabbitmq.h"
@@ -122,6 +123,9 @@ struct rq_consumer {
     sim_event_id op_event;         /* the arrival of ops' head */
     rq_consumer *reg_next, *reg_prev;  /* every consumer of the queue, in registration order */
 };
+
+/* the consumers of a queue in registration order (rq_queue's reg_head/tail) */
+SIM_LIST_DEFINE(reg_list, rq_consumer, reg_next, reg_prev)
 
 struct rq_queue {
     rq_broker *b;
@@ -670,12 +674,7 @@ static void rq_subscribe(sim_ctx *ctx, broker *base, consumer_port *p)
     c->b = b;
     c->phase = c->last_active = sim_now(ctx);   /* the channel's first tick is armed */
     p->broker_state = c;
-    c->reg_prev = q->reg_tail;
-    if (q->reg_tail)
-        q->reg_tail->reg_next = c;
-    else
-        q->reg_head = c;
-    q->reg_tail = c;
+    reg_list_push_back(&q->reg_head, &q->reg_tail, c);
     if (b->is_single_active) {
         if (!q->sac)
             q->sac = c;
@@ -796,14 +795,7 @@ static void rq_unsubscribe(sim_ctx *ctx, broker *base, consumer_port *p)
     flush_ops(ctx, c);             /* ... while what it sent before arrives */
     if (!c->is_closed)
         take_back(ctx, c);
-    if (c->reg_prev)
-        c->reg_prev->reg_next = c->reg_next;
-    else
-        q->reg_head = c->reg_next;
-    if (c->reg_next)
-        c->reg_next->reg_prev = c->reg_prev;
-    else
-        q->reg_tail = c->reg_prev;
+    reg_list_unlink(&q->reg_head, &q->reg_tail, c);
     if (q->sac == c)
         elect(q);
     p->broker_state = NULL;

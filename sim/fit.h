@@ -34,6 +34,28 @@ char *fit_scenario(const char *trace_path, const run_data *rd, const name_table 
 char *fit_replay(const char *trace_path, const char *arrivals_path, const run_data *rd,
                  const char *(*meta)(const void *src, const char *key), const void *src,
                  sim_diag *d);
+/* The containers a trace can be replayed through. */
+typedef enum { FIT_SMLC, FIT_DIRECT, FIT_DMLC } fit_container;
+/* Their `container.kind`, by fit_container. */
+extern const char *const fit_container_kinds[3];
+
+/* A container setting under its two names: the trace metadata's
+ * (TRACE_FORMAT.md, "Metadata that a replay honours") and the scenario's.
+ * The one map both directions use: a simulated run's trace writes it
+ * (fit_tracemeta.c), `fit --replay` reads it back (fit_replay.c). */
+typedef enum {
+    FIT_KEY_INT,                   /* a whole number */
+    FIT_KEY_MS,                    /* a duration: milliseconds in the trace */
+    FIT_KEY_TEXT,                  /* as it stands (concurrency "1-5") */
+} fit_key_value;
+typedef struct fit_trace_key {
+    const char *trace_key, *key;
+    fit_key_value value;
+    unsigned containers;           /* the containers that have it: 1u << fit_container */
+} fit_trace_key;
+/* In the order both write them; ends with an entry whose key is NULL. */
+extern const fit_trace_key fit_trace_keys[];
+
 /* The metadata lines ("# key: value\n") of a simulated run's trace: its
  * container, version, settings, nodes and changes, read from the scenario
  * in normal form (fit_tracemeta.c). */

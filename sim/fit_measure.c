@@ -49,6 +49,7 @@
 #include "mem.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -59,6 +60,14 @@ typedef struct seq_ctx {
     size_t *ord;                   /* begun and ended messages by (node, consumer, begin) */
     size_t n;
     const td_msg **first, **last;  /* per rd->cons: its first and last message, or NULL */
+    /* The consumers, so that no estimator walks them all per item: */
+    size_t *by_id;                 /* rd->cons indexes by (node, consumer, index) */
+    size_t *by_start;              /* those with a start time, by (node, start, index) */
+    size_t *node_at;               /* node k's part of by_start: node_at[k] to node_at[k + 1] */
+    double *hold_max;              /* by_start: the latest end of a start's lock hold
+                                    * (overlaps_start) up to here on its node */
+    double *first_got;             /* per node: its first message's deliver (or begin) */
+    int nnodes;                    /* 1 + the highest node of a consumer */
     /* Several estimators look through every consumer or message per item:
      * each such loop polls the signal flag per item, stops when it is set,
      * and cmd_fit, seeing it, writes nothing. */
@@ -93,6 +102,114 @@ static bool same_consumer(const td_msg *a, const td_msg *b)
     return a->node == b->node && a->consumer == b->consumer;
 }
 
+static size_t *sorted_indexes(keyed *k, size_t n, int (*cmp)(const void *, const void *))
+{
+    qsort(k, n, sizeof *k, cmp);
+    size_t *v = xcalloc(n + 1, sizeof *v);
+    for (size_t i = 0; i < n; i++)
+        v[i] = k[i].idx;
+    return v;
+}
+
+static void index_by_id(seq_ctx *s)
+{
+    const run_data *rd = s->rd;
+    keyed *k = xcalloc(rd->ncons + 1, sizeof *k);
+    s->nnodes = 0;
+    for (size_t i = 0; i < rd->ncons; i++) {
+        const td_consumer *c = &rd->cons[i];
+        k[i] = (keyed){ .node = c->node, .consumer = c->consumer, .idx = i };
+        if (c->node >= s->nnodes)
+            s->nnodes = c->node + 1;
+    }
+    s->by_id = sorted_indexes(k, rd->ncons, cmp_keyed);
+    free(k);
+}
+
+/* The consumers by start, each node's part of that order, the lock holds'
+ * running maximum along it, and each node's first receipt. */
+static void index_starts(seq_ctx *s)
+{
+    const run_data *rd = s->rd;
+    keyed *k = xcalloc(rd->ncons + 1, sizeof *k);
+    size_t n = 0;
+    for (size_t i = 0; i < rd->ncons; i++) {
+        const td_consumer *c = &rd->cons[i];
+        if (c->node >= 0 && !isnan(c->t_start))
+            k[n++] = (keyed){ .node = c->node, .t = c->t_start, .idx = i };  /* consumer 0 */
+    }
+    s->by_start = sorted_indexes(k, n, cmp_keyed);
+    free(k);
+    s->node_at = xcalloc((size_t)s->nnodes + 1, sizeof *s->node_at);
+    s->hold_max = xcalloc(n + 1, sizeof *s->hold_max);
+    for (size_t j = 0, node = 0; node <= (size_t)s->nnodes; node++) {
+        s->node_at[node] = j;
+        for (; j < n && rd->cons[s->by_start[j]].node == (int)node; j++) {
+            const td_consumer *c = &rd->cons[s->by_start[j]];
+            const td_msg *f = s->first[s->by_start[j]];
+            double until = c->t_start + START_HOLD_MAX_MS;
+            if (f && f->t_begin < until)
+                until = f->t_begin;
+            s->hold_max[j] = j > s->node_at[node] ? fmax(until, s->hold_max[j - 1]) : until;
+        }
+    }
+    s->first_got = xcalloc((size_t)s->nnodes + 1, sizeof *s->first_got);
+    for (int node = 0; node < s->nnodes; node++)
+        s->first_got[node] = INFINITY;
+    for (size_t i = 0; i < s->n; i++) {
+        const td_msg *m = seq_msg(s, i);
+        double got = !isnan(m->t_deliver) ? m->t_deliver : m->t_begin;
+        if (m->node < s->nnodes && got < s->first_got[m->node])
+            s->first_got[m->node] = got;
+    }
+}
+
+/* Whether (node, consumer) comes before (n, c), or is it when `after`. */
+static bool id_before(int node, int consumer, int n, int c, bool after)
+{
+    return node < n || (node == n && (consumer < c || (after && consumer == c)));
+}
+
+/* by_id: the first entry after the entries of (node, consumer). */
+static size_t id_end(const seq_ctx *s, int node, int consumer)
+{
+    size_t lo = 0, hi = s->rd->ncons;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        const td_consumer *c = &s->rd->cons[s->by_id[mid]];
+        if (id_before(c->node, c->consumer, node, consumer, true))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* Node `node`'s part of by_start, [*lo, *hi). */
+static void node_starts(const seq_ctx *s, int node, size_t *lo, size_t *hi)
+{
+    *lo = *hi = 0;
+    if (node >= 0 && node < s->nnodes) {
+        *lo = s->node_at[node];
+        *hi = s->node_at[node + 1];
+    }
+}
+
+/* In by_start's [lo, hi): the first start above t (at or above it unless
+ * `strictly`); hi when none is. */
+static size_t start_bound(const seq_ctx *s, size_t lo, size_t hi, double t, bool strictly)
+{
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        double x = s->rd->cons[s->by_start[mid]].t_start;
+        if (strictly ? x > t : x >= t)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    return lo;
+}
+
 static void seq_init(seq_ctx *s, const run_data *rd)
 {
     s->rd = rd;
@@ -105,26 +222,32 @@ static void seq_init(seq_ctx *s, const run_data *rd)
             k[s->n++] = (keyed){ .node = m->node, .consumer = m->consumer, .t = m->t_begin,
                                  .idx = i };
     }
-    qsort(k, s->n, sizeof *k, cmp_keyed);
-    s->ord = xcalloc(s->n + 1, sizeof *s->ord);
-    for (size_t i = 0; i < s->n; i++)
-        s->ord[i] = k[i].idx;
+    s->ord = sorted_indexes(k, s->n, cmp_keyed);
     free(k);
     s->first = xcalloc(rd->ncons + 1, sizeof *s->first);
     s->last = xcalloc(rd->ncons + 1, sizeof *s->last);
-    /* one pass: each consumer's messages are a run of the order */
+    index_by_id(s);
+    const size_t *by_id = s->by_id;
+    /* one pass over both orders: each consumer's messages are a run of the
+     * order, and its entries (a consumer restarted under its id has more
+     * than one) a run of by_id */
+    size_t p = 0;
     for (size_t i = 0; i < s->n && !*s->stop;) {
         size_t j = i;
         while (j + 1 < s->n && same_consumer(seq_msg(s, j + 1), seq_msg(s, i)))
             j++;
-        for (size_t c = 0; c < rd->ncons; c++)
-            if (rd->cons[c].node == seq_msg(s, i)->node &&
-                rd->cons[c].consumer == seq_msg(s, i)->consumer) {
-                s->first[c] = seq_msg(s, i);
-                s->last[c] = seq_msg(s, j);
-            }
+        const td_msg *m = seq_msg(s, i);
+        while (p < rd->ncons && id_before(rd->cons[by_id[p]].node, rd->cons[by_id[p]].consumer,
+                                          m->node, m->consumer, false))
+            p++;
+        for (; p < rd->ncons && rd->cons[by_id[p]].node == m->node &&
+               rd->cons[by_id[p]].consumer == m->consumer; p++) {
+            s->first[by_id[p]] = m;
+            s->last[by_id[p]] = seq_msg(s, j);
+        }
         i = j + 1;
     }
+    index_starts(s);
 }
 
 static void seq_fini(seq_ctx *s)
@@ -132,6 +255,11 @@ static void seq_fini(seq_ctx *s)
     free(s->ord);
     free(s->first);
     free(s->last);
+    free(s->by_id);
+    free(s->by_start);
+    free(s->node_at);
+    free(s->hold_max);
+    free(s->first_got);
 }
 
 /* ---- samples ---------------------------------------------------------------------- */
@@ -167,32 +295,31 @@ static void sample_summarise(fit_samples *fs)
     fs->sigma_log = fs->n > 1 ? sqrt(fmax(sl2 / n - ml * ml, 0) * n / (n - 1)) : 0;
 }
 
+/* The steps run from their from_ms in increasing order: the last that
+ * has begun by t, found by halving. */
 double fit_step_at(const fit_step *s, size_t n, double t)
 {
-    double v = 0;
-    for (size_t i = 0; i < n && s[i].from_ms <= t; i++)
-        v = s[i].value_ms;
-    return v;
+    size_t lo = 0, hi = n;         /* s[0, lo) have begun, s[hi, n) have not */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (s[mid].from_ms <= t)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo ? s[lo - 1].value_ms : 0;
 }
 
 /* ---- SMLC cycle overhead ------------------------------------------------------------ */
 
-/* Whether [a, b] overlaps the lock hold of a consumer start on `node`. */
+/* Whether [a, b] overlaps the lock hold of a consumer start on `node`:
+ * of the starts at or before b, the latest hold's end is at or after a. */
 static bool overlaps_start(const seq_ctx *s, int node, double a, double b)
 {
-    const run_data *rd = s->rd;
-    for (size_t i = 0; i < rd->ncons; i++) {
-        const td_consumer *c = &rd->cons[i];
-        if (c->node != node || isnan(c->t_start))
-            continue;
-        const td_msg *f = s->first[i];
-        double until = c->t_start + START_HOLD_MAX_MS;
-        if (f && f->t_begin < until)
-            until = f->t_begin;
-        if (a <= until && b >= c->t_start)
-            return true;
-    }
-    return false;
+    size_t lo, hi;
+    node_starts(s, node, &lo, &hi);
+    size_t k = start_bound(s, lo, hi, b, true);
+    return k > lo && s->hold_max[k - 1] >= a;
 }
 
 typedef struct window_acc {
@@ -290,47 +417,232 @@ static void idle_overhead(const seq_ctx *s, double rt, fit_knobs *out)
 
 /* ---- start latency ------------------------------------------------------------------- */
 
-static double node_first_start(const run_data *rd, int node)
+static double node_first_start(const seq_ctx *s, int node)
 {
-    double t = INFINITY;
-    for (size_t i = 0; i < rd->ncons; i++)
-        if (rd->cons[i].node == node && rd->cons[i].t_start < t)
-            t = rd->cons[i].t_start;
-    return t;
+    size_t lo, hi;
+    node_starts(s, node, &lo, &hi);
+    return lo < hi ? s->rd->cons[s->by_start[lo]].t_start : INFINITY;
 }
 
-/* SMLC: the starter's cycle end + its overhead, or NAN for a consumer the
- * container started with. */
-static double smlc_decision(const seq_ctx *s, const td_consumer *c, const fit_knobs *k)
+/* ---- SMLC start decisions ------------------------------------------------------------
+ *
+ * A consumer started at T on its node was asked for by another consumer of
+ * the node in its gap then: one whose message a ended at or before T and
+ * whose next message, if any, began after T.  The decision is a's end plus
+ * the cycle overhead at it; of the candidates, the one closest to T (the
+ * first in seq order on a tie).  So a message is a candidate for the starts
+ * in [its end, its consumer's next begin).  All starts are answered at once:
+ * sorted by (node, T) they are the leaves of a segment tree, a message is
+ * put on the O(log) tree nodes that cover its starts, each node's messages
+ * sorted by decision time, and a start looks along its leaf's path only. */
+
+typedef struct cand {
+    double at;                     /* the decision time it gives */
+    size_t seq;                    /* the message, in seq order */
+} cand;
+
+typedef struct best {
+    bool found;
+    double d, at;                  /* |at - T| and at */
+    size_t seq;
+} best;
+
+static int cmp_cand(const void *a, const void *b)
 {
-    if (c->t_start <= node_first_start(s->rd, c->node))
-        return NAN;
-    /* Of the consumers in their gap at the start, the one whose cycle end
-     * plus overhead comes closest to it. */
-    double best = NAN;
-    for (size_t i = 0; i < s->n; i++) {
-        const td_msg *a = seq_msg(s, i);
-        if (a->node != c->node || a->consumer == c->consumer || a->t_end > c->t_start)
-            continue;
-        bool in_gap = i + 1 == s->n || !same_consumer(a, seq_msg(s, i + 1)) ||
-                      seq_msg(s, i + 1)->t_begin > c->t_start;
-        double at = a->t_end + fit_step_at(k->cycle, k->ncycle, a->t_end);
-        if (in_gap && (isnan(best) || fabs(at - c->t_start) < fabs(best - c->t_start)))
-            best = at;
+    const cand *x = a, *y = b;
+    if (x->at != y->at)
+        return x->at < y->at ? -1 : 1;
+    return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* The first start of q after node's (whole) or at or after (node, t). */
+static size_t q_bound(const keyed *q, size_t nq, int node, double t, bool whole)
+{
+    size_t lo = 0, hi = nq;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        bool before = q[mid].node < node || (q[mid].node == node && (whole || q[mid].t < t));
+        if (before)
+            lo = mid + 1;
+        else
+            hi = mid;
     }
-    return best;
+    return lo;
 }
 
+/* In seq order: the first message at or after (node, consumer), or after
+ * that consumer's messages when `after`. */
+static size_t seq_bound(const seq_ctx *s, int node, int consumer, bool after)
+{
+    size_t lo = 0, hi = s->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        const td_msg *m = seq_msg(s, mid);
+        if (id_before(m->node, m->consumer, node, consumer, after))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+static double decision_at(const seq_ctx *s, size_t seq, const fit_knobs *k)
+{
+    double end = seq_msg(s, seq)->t_end;
+    return end + fit_step_at(k->cycle, k->ncycle, end);
+}
+
+/* In v[lo, hi): the first whose decision time is above a (at or above it
+ * unless `strictly`). */
+static size_t cand_bound(const cand *v, size_t lo, size_t hi, double a, bool strictly)
+{
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (strictly ? v[mid].at > a : v[mid].at >= a)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    return lo;
+}
+
+/* Of v[lo, hi), all with one decision time, the first that is not of
+ * consumer x, if it is closer than what was found. */
+static void consider_run(const seq_ctx *s, const cand *v, size_t lo, size_t hi, int x, double t,
+                         best *b)
+{
+    while (lo < hi && seq_msg(s, v[lo].seq)->consumer == x)
+        lo++;
+    if (lo == hi)
+        return;
+    double d = fabs(v[lo].at - t);
+    if (!b->found || d < b->d || (d == b->d && v[lo].seq < b->seq))
+        *b = (best){ .found = true, .d = d, .at = v[lo].at, .seq = v[lo].seq };
+}
+
+/* One tree node's candidates (every one of them on T's node and in its gap
+ * at T): from T outwards on each side, a run of one decision time at a
+ * time, while the runs are no farther than the best. */
+static void search_node(const seq_ctx *s, const cand *v, size_t n, double t, int x, best *b)
+{
+    size_t pos = cand_bound(v, 0, n, t, false);
+    for (size_t lo = pos; lo < n;) {
+        if (b->found && fabs(v[lo].at - t) > b->d)
+            break;
+        size_t hi = cand_bound(v, lo, n, v[lo].at, true);
+        consider_run(s, v, lo, hi, x, t, b);
+        lo = hi;
+    }
+    for (size_t hi = pos; hi > 0;) {
+        if (b->found && fabs(v[hi - 1].at - t) > b->d)
+            break;
+        size_t lo = cand_bound(v, 0, hi, v[hi - 1].at, false);
+        consider_run(s, v, lo, hi, x, t, b);
+        hi = lo;
+    }
+}
+
+/* A consumer with no start time: every other consumer's last message is
+ * in its gap, and none is closer than another, so the first of them. */
+static double decision_unstarted(const seq_ctx *s, const td_consumer *c, const fit_knobs *k)
+{
+    size_t i = seq_bound(s, c->node, INT32_MIN, false);
+    if (i < s->n && seq_msg(s, i)->node == c->node && seq_msg(s, i)->consumer == c->consumer)
+        i = seq_bound(s, c->node, c->consumer, true);
+    if (i == s->n || seq_msg(s, i)->node != c->node)
+        return NAN;
+    size_t last = seq_bound(s, c->node, seq_msg(s, i)->consumer, true) - 1;
+    return decision_at(s, last, k);
+}
+
+/* The tree over the starts q: each message on the nodes that cover its
+ * starts (put_all counts them when list is NULL, else fills list). */
+static void put_all(const seq_ctx *s, const keyed *q, size_t nq, size_t leaves, size_t *count,
+                    const size_t *off, cand *list, const fit_knobs *k)
+{
+    for (size_t i = 0; i < s->n && !*s->stop; i++) {
+        const td_msg *a = seq_msg(s, i);
+        bool last = i + 1 == s->n || !same_consumer(a, seq_msg(s, i + 1));
+        size_t l = q_bound(q, nq, a->node, a->t_end, false);
+        size_t r = last ? q_bound(q, nq, a->node, 0, true)
+                        : q_bound(q, nq, a->node, seq_msg(s, i + 1)->t_begin, false);
+        if (l >= r)
+            continue;
+        double at = list ? decision_at(s, i, k) : 0;
+        for (l += leaves, r += leaves; l < r; l /= 2, r /= 2) {
+            if (l & 1) {
+                if (list)
+                    list[off[l] + count[l]] = (cand){ .at = at, .seq = i };
+                count[l++]++;
+            }
+            if (r & 1) {
+                --r;
+                if (list)
+                    list[off[r] + count[r]] = (cand){ .at = at, .seq = i };
+                count[r]++;
+            }
+        }
+    }
+}
+
+/* Every consumer's decision (NAN: none, or one the container started
+ * with), by rd->cons index. */
+static double *smlc_decisions(const seq_ctx *s, const fit_knobs *k)
+{
+    const run_data *rd = s->rd;
+    double *at = xcalloc(rd->ncons + 1, sizeof *at);
+    keyed *q = xcalloc(rd->ncons + 1, sizeof *q);   /* the starts, by (node, t) */
+    size_t nq = 0;
+    for (size_t i = 0; i < rd->ncons; i++) {
+        const td_consumer *c = &rd->cons[i];
+        at[i] = NAN;
+        if (c->t_start <= node_first_start(s, c->node))
+            continue;
+        if (isnan(c->t_start))
+            at[i] = decision_unstarted(s, c, k);
+        else
+            q[nq++] = (keyed){ .node = c->node, .t = c->t_start, .idx = i };
+    }
+    qsort(q, nq, sizeof *q, cmp_keyed);
+    size_t leaves = 1;
+    while (leaves < nq)
+        leaves *= 2;
+    size_t *count = xcalloc(2 * leaves, sizeof *count), *off = xcalloc(2 * leaves + 1, sizeof *off);
+    put_all(s, q, nq, leaves, count, off, NULL, k);
+    for (size_t i = 0; i < 2 * leaves; i++) {
+        off[i + 1] = off[i] + count[i];
+        count[i] = 0;
+    }
+    cand *list = xcalloc(off[2 * leaves] + 1, sizeof *list);
+    put_all(s, q, nq, leaves, count, off, list, k);
+    for (size_t i = 0; i < 2 * leaves; i++)
+        qsort(list + off[i], count[i], sizeof *list, cmp_cand);
+    for (size_t j = 0; j < nq && !*s->stop; j++) {
+        best b = { 0 };
+        int x = rd->cons[q[j].idx].consumer;
+        for (size_t node = j + leaves; node >= 1; node /= 2)
+            search_node(s, list + off[node], count[node], q[j].t, x, &b);
+        at[q[j].idx] = b.found ? b.at : NAN;
+    }
+    free(list);
+    free(count);
+    free(off);
+    free(q);
+    return at;
+}
+
+/* SMLC: from each start's decision to the new consumer's first begin,
+ * where its first message was waiting at the decision. */
 static void smlc_start_latency(const seq_ctx *s, fit_knobs *k)
 {
     const run_data *rd = s->rd;
+    double *at = smlc_decisions(s, k);
     for (size_t i = 0; i < rd->ncons && !*s->stop; i++) {
-        const td_consumer *c = &rd->cons[i];
         const td_msg *f = s->first[i];
-        double at = smlc_decision(s, c, k);
-        if (f && !isnan(at) && f->t_publish <= at && f->t_begin >= at)
-            sample_add(&k->start, f->t_begin - at);
+        if (f && !isnan(at[i]) && f->t_publish <= at[i] && f->t_begin >= at[i])
+            sample_add(&k->start, f->t_begin - at[i]);
     }
+    free(at);
     sample_summarise(&k->start);
 }
 
@@ -343,12 +655,8 @@ static void dmlc_start_latency(const seq_ctx *s, fit_knobs *k)
         if (!f)
             continue;
         /* Started on a receipt: the node had received a message before. */
-        bool has_receipt = false;
-        for (size_t j = 0; j < s->n && !has_receipt; j++) {
-            const td_msg *m = seq_msg(s, j);
-            has_receipt = m->node == c->node &&
-                          ((!isnan(m->t_deliver) ? m->t_deliver : m->t_begin) <= c->t_start);
-        }
+        bool has_receipt = c->node >= 0 && c->node < s->nnodes &&
+                           s->first_got[c->node] <= c->t_start;
         double at = c->t_start;
         double got = !isnan(f->t_deliver) ? f->t_deliver
                    : f->t_begin - (isnan(k->lag.mean) ? 0 : k->lag.mean);
@@ -371,10 +679,11 @@ static void dmlc_lag(const seq_ctx *s, fit_knobs *k)
         double free_at = NAN;      /* when the invoker was back in receive() */
         if (i > 0 && same_consumer(seq_msg(s, i - 1), m)) {
             free_at = seq_msg(s, i - 1)->t_end;
-        } else {
-            for (size_t j = 0; j < rd->ncons; j++)
-                if (rd->cons[j].node == m->node && rd->cons[j].consumer == m->consumer)
-                    free_at = rd->cons[j].t_start;
+        } else {                   /* its consumer's start (the last entry of its id) */
+            size_t e = id_end(s, m->node, m->consumer);
+            const td_consumer *c = e ? &rd->cons[s->by_id[e - 1]] : NULL;
+            if (c && c->node == m->node && c->consumer == m->consumer)
+                free_at = c->t_start;
         }
         if (!(m->t_deliver >= free_at && m->t_begin >= m->t_deliver))
             continue;
@@ -382,10 +691,11 @@ static void dmlc_lag(const seq_ctx *s, fit_knobs *k)
          * asked for started in between (the container asks before the
          * listener runs) */
         double ret = m->t_begin;
-        for (size_t j = 0; j < rd->ncons; j++)
-            if (rd->cons[j].node == m->node && rd->cons[j].t_start >= m->t_deliver &&
-                rd->cons[j].t_start < ret)
-                ret = rd->cons[j].t_start;
+        size_t lo, hi;
+        node_starts(s, m->node, &lo, &hi);
+        size_t j = start_bound(s, lo, hi, m->t_deliver, false);
+        if (j < hi && rd->cons[s->by_start[j]].t_start < ret)
+            ret = rd->cons[s->by_start[j]].t_start;
         sample_add(&k->lag, ret - m->t_deliver);
     }
     sample_summarise(&k->lag);

@@ -21,13 +21,11 @@
 
 typedef const char *(*meta_fn)(const void *src, const char *key);
 
-typedef enum { K_SMLC, K_DIRECT, K_DMLC } replay_kind;
-
 typedef struct replay {
     const run_data *rd;
     meta_fn meta;
     const void *src;
-    replay_kind kind;
+    fit_container kind;
     char version[32];
     strbuf *b;
 } replay;
@@ -80,10 +78,10 @@ static int which_container(const char *path, replay *r, sim_diag *d)
         return diag_file(d, path, 0, 0, "the trace has no metadata naming its container "
                          "('# container: ...' before the header): --replay needs it to know "
                          "which model to run");
-    static const struct { const char *cls; replay_kind kind; } known[] = {
-        { "SimpleMessageListenerContainer", K_SMLC },
-        { "DirectMessageListenerContainer", K_DIRECT },
-        { "DefaultMessageListenerContainer", K_DMLC },
+    static const struct { const char *cls; fit_container kind; } known[] = {
+        { "SimpleMessageListenerContainer", FIT_SMLC },
+        { "DirectMessageListenerContainer", FIT_DIRECT },
+        { "DefaultMessageListenerContainer", FIT_DMLC },
     };
     const char *hay[2] = { container, source };
     for (int h = 0; h < 2; h++)
@@ -98,7 +96,7 @@ static int which_container(const char *path, replay *r, sim_diag *d)
 found:
     r->version[0] = '\0';
     for (int h = 0; h < 2 && !r->version[0]; h++) {
-        if (r->kind == K_DMLC)
+        if (r->kind == FIT_DMLC)
             (void)(version_in(hay[h], "Spring JMS ", r->version, sizeof r->version) ||
                    version_in(hay[h], "spring-jms ", r->version, sizeof r->version));
         else
@@ -111,52 +109,23 @@ found:
     return SIM_OK;
 }
 
-typedef enum { V_INT, V_MS, V_TEXT } vkind;
-
-typedef struct setting {
-    const char *trace_key, *key;
-    vkind kind;
-    unsigned kinds;                /* 1 << replay_kind */
-} setting;
-
-#define SMLC_ONLY (1u << K_SMLC)
-#define RABBIT ((1u << K_SMLC) | (1u << K_DIRECT))
-#define JMS (1u << K_DMLC)
-#define ALL (RABBIT | JMS)
-
-static const setting settings[] = {
-    { "concurrent_consumers", "concurrentConsumers", V_INT, SMLC_ONLY | JMS },
-    { "consumers_per_queue", "consumersPerQueue", V_INT, 1u << K_DIRECT },
-    { "messages_per_ack", "messagesPerAck", V_INT, 1u << K_DIRECT },
-    { "max_concurrent_consumers", "maxConcurrentConsumers", V_INT, SMLC_ONLY | JMS },
-    { "consecutive_active_trigger", "consecutiveActiveTrigger", V_INT, SMLC_ONLY },
-    { "consecutive_idle_trigger", "consecutiveIdleTrigger", V_INT, SMLC_ONLY },
-    { "start_consumer_min_interval_ms", "startConsumerMinInterval", V_MS, SMLC_ONLY },
-    { "stop_consumer_min_interval_ms", "stopConsumerMinInterval", V_MS, SMLC_ONLY },
-    { "receive_timeout_ms", "receiveTimeout", V_MS, SMLC_ONLY | JMS },
-    { "prefetch_count", "prefetchCount", V_INT, RABBIT },
-    { "tx_size", "txSize", V_INT, SMLC_ONLY },
-    { "batch_size", "batchSize", V_INT, SMLC_ONLY },
-    { "max_messages_per_task", "maxMessagesPerTask", V_INT, JMS },
-    { "idle_consumer_limit", "idleConsumerLimit", V_INT, JMS },
-    { "idle_task_execution_limit", "idleTaskExecutionLimit", V_INT, JMS },
-    { "idle_receives_per_task_limit", "idleReceivesPerTaskLimit", V_INT, JMS },
-};
-
-static void setting_yaml(const replay *r, const setting *s)
+/* A numeric setting the trace names; concurrency, a text, is
+ * concurrency_yaml's. */
+static void setting_yaml(const replay *r, const fit_trace_key *s)
 {
     char v[64];
-    if (!(s->kinds & (1u << r->kind)) || !meta_value(r, s->trace_key, v, sizeof v))
+    if (s->value == FIT_KEY_TEXT || !(s->containers & (1u << r->kind)) ||
+        !meta_value(r, s->trace_key, v, sizeof v))
         return;
     double x;
     char *end;
     x = strtod(v, &end);
-    if (end == v || *end || (s->kind == V_INT && x != floor(x))) {
+    if (end == v || *end || (s->value == FIT_KEY_INT && x != floor(x))) {
         sb_addf(r->b, "  # %s: '%s' is not a number lsim reads; left at the default\n",
                 s->trace_key, v);
         return;
     }
-    if (s->kind == V_MS)
+    if (s->value == FIT_KEY_MS)
         sb_addf(r->b, "  %s: %sms\n", s->key, v);
     else
         sb_addf(r->b, "  %s: %.0f\n", s->key, x);
@@ -166,7 +135,7 @@ static void setting_yaml(const replay *r, const setting *s)
 static void concurrency_yaml(const replay *r)
 {
     char v[64];
-    if (r->kind == K_DIRECT || r->meta(r->src, "concurrent_consumers") ||
+    if (r->kind == FIT_DIRECT || r->meta(r->src, "concurrent_consumers") ||
         !meta_value(r, "concurrency", v, sizeof v))
         return;
     size_t n = strspn(v, "0123456789-");
@@ -178,10 +147,10 @@ static void concurrency_yaml(const replay *r)
  * a transacted SMLC channel is a setting of its own. */
 static void ack_yaml(const replay *r)
 {
-    const char *ack = r->meta(r->src, r->kind == K_DMLC ? "session_acknowledge_mode"
+    const char *ack = r->meta(r->src, r->kind == FIT_DMLC ? "session_acknowledge_mode"
                                                         : "acknowledge_mode");
     const char *tx = r->meta(r->src, "channel_transacted");
-    if (r->kind == K_SMLC && ((tx && strncmp(tx, "true", 4) == 0) ||
+    if (r->kind == FIT_SMLC && ((tx && strncmp(tx, "true", 4) == 0) ||
                               (ack && strstr(ack, "channel_transacted: true"))))
         sb_add(r->b, "  channelTransacted: true\n");
     if (ack && strncmp(ack, "AUTO", 4) != 0)
@@ -191,7 +160,7 @@ static void ack_yaml(const replay *r)
 static void cache_level_yaml(const replay *r)
 {
     char v[64];
-    if (r->kind != K_DMLC || !meta_value(r, "cache_level", v, sizeof v))
+    if (r->kind != FIT_DMLC || !meta_value(r, "cache_level", v, sizeof v))
         return;
     const char *p = strncmp(v, "CACHE_", 6) == 0 ? v + 6 : v;
     static const char *const levels[] = { "NONE", "CONNECTION", "SESSION", "CONSUMER", "AUTO" };
@@ -261,6 +230,21 @@ static const char *node_name(const run_data *rd, int k, char *buf, size_t size)
     return buf;
 }
 
+/* Each of nodes 0 .. n-1's first consumer_start (INFINITY: none), in one
+ * pass over the consumers. */
+static double *first_starts(const run_data *rd, int n)
+{
+    double *t = xcalloc((size_t)n + 1, sizeof *t);
+    for (int k = 0; k < n; k++)
+        t[k] = INFINITY;
+    for (size_t i = 0; i < rd->ncons; i++) {
+        int k = rd->cons[i].node;
+        if (k >= 0 && k < n && rd->cons[i].t_start < t[k])
+            t[k] = rd->cons[i].t_start;
+    }
+    return t;
+}
+
 static void nodes_yaml(const replay *r)
 {
     const run_data *rd = r->rd;
@@ -275,22 +259,19 @@ static void nodes_yaml(const replay *r)
                  : has_all ? "the trace's containers_started_at_ms"
                            : "its first consumer_start (the trace gives no start time)");
     sb_add(r->b, "\nnodes:\n");
-    for (int k = 0; k < n && !*cli_interrupted(); k++) {   /* each may read every consumer */
+    double *first = first_starts(rd, n);
+    for (int k = 0; k < n && !*cli_interrupted(); k++) {   /* each reads node_started_ms */
         double t = 0;
         char name[32];
         if (node_started(r, node_name(rd, k, name, sizeof name), &t)) {
         } else if (has_all) {
             t = all;
         } else {
-            t = INFINITY;
-            for (size_t i = 0; i < rd->ncons; i++)
-                if (rd->cons[i].node == k && rd->cons[i].t_start < t)
-                    t = rd->cons[i].t_start;
-            if (isinf(t))
-                t = 0;
+            t = isinf(first[k]) ? 0 : first[k];
         }
         sb_addf(r->b, "  - { start: %.0fus }\n", t * 1000);
     }
+    free(first);
 }
 
 /* ---- knobs ---------------------------------------------------------------------------- */
@@ -372,9 +353,9 @@ static void idle_yaml(strbuf *b, const fit_knobs *k, const char *key, double rt)
     sb_add(b, "\n");
 }
 
-static void start_yaml(strbuf *b, const fit_knobs *k, replay_kind kind)
+static void start_yaml(strbuf *b, const fit_knobs *k, fit_container kind)
 {
-    sb_add(b, kind == K_DMLC
+    sb_add(b, kind == FIT_DMLC
                   ? "  # startLatency: from an invoker's consumer_start (its task begins, on "
                     "the receipt that\n  #   asked for it) to its first delivery, where that "
                     "message had waited in the broker\n"
@@ -408,7 +389,7 @@ static void knobs_yaml(const replay *r)
     if (meta_number(r, "tx_size", &tx) || meta_number(r, "batch_size", &tx))
         batch = tx >= 1 && tx <= 10000 ? tx : 1;
     fit_knobs k;
-    if (r->kind == K_DMLC) {
+    if (r->kind == FIT_DMLC) {
         fit_measure_dmlc(r->rd, rt, &k);
         start_yaml(r->b, &k, r->kind);
         lag_yaml(r->b, &k);
@@ -416,7 +397,7 @@ static void knobs_yaml(const replay *r)
     } else {
         fit_measure_smlc(r->rd, (int)batch, rt, FIT_WINDOW_MS, &k);
         start_yaml(r->b, &k, r->kind);
-        if (r->kind == K_SMLC) {
+        if (r->kind == FIT_SMLC) {
             cycle_yaml(r->b, &k, (int)batch, FIT_WINDOW_MS);
             idle_yaml(r->b, &k, "idlePollOverhead", rt);
         }
@@ -451,22 +432,30 @@ static void scenario_yaml(const replay *r, const char *trace_path, const char *a
     sb_add(b, arrivals);
     sb_add(b, "' }\n");
     char v[64];
-    if (r->kind == K_DMLC) {
+    if (r->kind == FIT_DMLC) {
         sb_add(b, "broker:\n  kind: activemq\n");
         if (meta_value(r, "prefetch", v, sizeof v) && strspn(v, "0123456789") == strlen(v))
             sb_addf(b, "  queuePrefetch: %s\n", v);
     } else {
         sb_add(b, "broker:\n  kind: rabbitmq\n");
     }
-    static const char *const kinds[] = { "smlc", "direct", "dmlc" };
-    sb_addf(b, "container:\n  kind: %s\n", kinds[r->kind]);
+    sb_addf(b, "container:\n  kind: %s\n", fit_container_kinds[r->kind]);
     if (r->version[0])
         sb_addf(b, "  version: \"%s\"   # the trace's full version\n", r->version);
     else
         sb_add(b, "  # the trace names no library version: the model's newest line\n");
     concurrency_yaml(r);
-    for (size_t i = 0; i < sizeof settings / sizeof settings[0]; i++)
-        setting_yaml(r, &settings[i]);
+    /* direct: prefetchCount after messagesPerAck, where replays have always
+     * put it (a trace writes it before) */
+    const fit_trace_key *prefetch = NULL;
+    for (const fit_trace_key *k = fit_trace_keys; k->key; k++) {
+        if (r->kind == FIT_DIRECT && strcmp(k->key, "prefetchCount") == 0)
+            prefetch = k;
+        else
+            setting_yaml(r, k);
+    }
+    if (prefetch)
+        setting_yaml(r, prefetch);
     cache_level_yaml(r);
     ack_yaml(r);
     changes_yaml(r);
@@ -494,8 +483,7 @@ bool fit_trace_container(const char *(*meta)(const void *src, const char *key), 
     sim_diag d = { 0 };
     if (which_container("", &r, &d) != SIM_OK)
         return false;
-    static const char *const kinds[] = { "smlc", "direct", "dmlc" };
-    *kind = kinds[r.kind];
+    *kind = fit_container_kinds[r.kind];
     snprintf(version, size, "%s", r.version);
     return true;
 }

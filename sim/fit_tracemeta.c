@@ -39,59 +39,49 @@ static bool ms_of(const cfg_node *map, const char *key, char *buf, size_t size)
     return true;
 }
 
-typedef struct meta_key {
-    const char *key, *trace_key;
-    bool is_duration;
-} meta_key;
+#define SMLC (1u << FIT_SMLC)
+#define DIRECT (1u << FIT_DIRECT)
+#define DMLC (1u << FIT_DMLC)
 
-static const meta_key smlc_keys[] = {
-    { "concurrentConsumers", "concurrent_consumers", false },
-    { "maxConcurrentConsumers", "max_concurrent_consumers", false },
-    { "concurrency", "concurrency", false },
-    { "consecutiveActiveTrigger", "consecutive_active_trigger", false },
-    { "consecutiveIdleTrigger", "consecutive_idle_trigger", false },
-    { "startConsumerMinInterval", "start_consumer_min_interval_ms", true },
-    { "stopConsumerMinInterval", "stop_consumer_min_interval_ms", true },
-    { "receiveTimeout", "receive_timeout_ms", true },
-    { "prefetchCount", "prefetch_count", false },
-    { "batchSize", "batch_size", false },
-    { "txSize", "tx_size", false },
-    { NULL, NULL, false },
+const char *const fit_container_kinds[3] = { "smlc", "direct", "dmlc" };
+
+/* smlc's txSize and batchSize are one setting under two names: a scenario
+ * gives one of them, a trace may name either. */
+const fit_trace_key fit_trace_keys[] = {
+    { "concurrent_consumers", "concurrentConsumers", FIT_KEY_INT, SMLC | DMLC },
+    { "consumers_per_queue", "consumersPerQueue", FIT_KEY_INT, DIRECT },
+    { "max_concurrent_consumers", "maxConcurrentConsumers", FIT_KEY_INT, SMLC | DMLC },
+    { "concurrency", "concurrency", FIT_KEY_TEXT, SMLC | DMLC },
+    { "consecutive_active_trigger", "consecutiveActiveTrigger", FIT_KEY_INT, SMLC },
+    { "consecutive_idle_trigger", "consecutiveIdleTrigger", FIT_KEY_INT, SMLC },
+    { "start_consumer_min_interval_ms", "startConsumerMinInterval", FIT_KEY_MS, SMLC },
+    { "stop_consumer_min_interval_ms", "stopConsumerMinInterval", FIT_KEY_MS, SMLC },
+    { "receive_timeout_ms", "receiveTimeout", FIT_KEY_MS, SMLC | DMLC },
+    { "prefetch_count", "prefetchCount", FIT_KEY_INT, SMLC | DIRECT },
+    { "messages_per_ack", "messagesPerAck", FIT_KEY_INT, DIRECT },
+    { "tx_size", "txSize", FIT_KEY_INT, SMLC },
+    { "batch_size", "batchSize", FIT_KEY_INT, SMLC },
+    { "max_messages_per_task", "maxMessagesPerTask", FIT_KEY_INT, DMLC },
+    { "idle_consumer_limit", "idleConsumerLimit", FIT_KEY_INT, DMLC },
+    { "idle_task_execution_limit", "idleTaskExecutionLimit", FIT_KEY_INT, DMLC },
+    { "idle_receives_per_task_limit", "idleReceivesPerTaskLimit", FIT_KEY_INT, DMLC },
+    { NULL, NULL, FIT_KEY_INT, 0 },
 };
 
-static const meta_key dmlc_keys[] = {
-    { "concurrentConsumers", "concurrent_consumers", false },
-    { "maxConcurrentConsumers", "max_concurrent_consumers", false },
-    { "concurrency", "concurrency", false },
-    { "receiveTimeout", "receive_timeout_ms", true },
-    { "maxMessagesPerTask", "max_messages_per_task", false },
-    { "idleConsumerLimit", "idle_consumer_limit", false },
-    { "idleTaskExecutionLimit", "idle_task_execution_limit", false },
-    { "idleReceivesPerTaskLimit", "idle_receives_per_task_limit", false },
-    { NULL, NULL, false },
-};
-
-static const meta_key direct_keys[] = {
-    { "consumersPerQueue", "consumers_per_queue", false },
-    { "prefetchCount", "prefetch_count", false },
-    { "messagesPerAck", "messages_per_ack", false },
-    { NULL, NULL, false },
-};
-
-static void settings(strbuf *b, const cfg_node *c, const meta_key *keys)
+static void settings(strbuf *b, const cfg_node *c, fit_container kind)
 {
     char ms[64];
-    for (const meta_key *k = keys; k->key; k++) {
+    for (const fit_trace_key *k = fit_trace_keys; k->key; k++) {
         const char *t = text_of(c, k->key);
-        if (!t)
+        if (!t || !(k->containers & (1u << kind)))
             continue;
-        if (k->is_duration && ms_of(c, k->key, ms, sizeof ms))
+        if (k->value == FIT_KEY_MS && ms_of(c, k->key, ms, sizeof ms))
             sb_addf(b, "# %s: %s\n", k->trace_key, ms);
-        else if (!k->is_duration)
+        else if (k->value != FIT_KEY_MS)
             sb_addf(b, "# %s: %s\n", k->trace_key, t);
     }
     const char *cache = text_of(c, "cacheLevel");
-    if (cache && keys == dmlc_keys && strcmp(cache, "auto") != 0) {
+    if (cache && kind == FIT_DMLC && strcmp(cache, "auto") != 0) {
         sb_add(b, "# cache_level: CACHE_");
         for (const char *p = cache; *p; p++)
             sb_addf(b, "%c", toupper((unsigned char)*p));
@@ -158,12 +148,9 @@ char *fit_trace_metadata(const cfg_node *root)
     else
         sb_addf(&b, "# container: lsim %s (a container of lsim's own)\n", kind);
     nodes(&b, root);
-    if (strcmp(kind, "smlc") == 0)
-        settings(&b, c, smlc_keys);
-    else if (strcmp(kind, "dmlc") == 0)
-        settings(&b, c, dmlc_keys);
-    else if (strcmp(kind, "direct") == 0)
-        settings(&b, c, direct_keys);
+    for (int k = 0; k < 3; k++)
+        if (strcmp(kind, fit_container_kinds[k]) == 0)
+            settings(&b, c, (fit_container)k);
     const cfg_node *broker = cfg_peek(root, "broker");
     const char *prefetch = text_of(broker, "queuePrefetch");
     if (prefetch)

@@ -36,6 +36,40 @@ no_tmp() {
     [ -z "$left" ] || fail "temporary files left in $1: $left"
 }
 
+# interrupt DIR MESSAGE COMMAND...: the command's output goes into DIR; it
+# gets SIGTERM once its temporary output is there (its long work has begun),
+# or after a second when DIR is "-"; it must end within a minute (a bound for
+# a loaded machine: it ends at once), with exit 1, MESSAGE and DIR empty.
+interrupt() {
+    dir=$1 message=$2
+    shift 2
+    count=$((count + 1))
+    "$@" >/dev/null 2>"$TMP/stderr" &
+    pid=$!
+    i=0
+    if [ "$dir" = - ]; then
+        sleep 1
+    else
+        while [ -z "$(ls -A "$dir")" ] && kill -0 $pid 2>/dev/null && [ $i -lt 1200 ]; do
+            sleep 0.05
+            i=$((i + 1))
+        done
+    fi
+    kill -TERM $pid 2>/dev/null
+    i=0
+    while kill -0 $pid 2>/dev/null && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
+    if kill -0 $pid 2>/dev/null; then
+        fail "$*: SIGTERM ignored for a minute"
+        kill -KILL $pid
+    fi
+    wait $pid
+    st=$?
+    [ $st -eq 1 ] || fail "$*: exit $st after SIGTERM, expected 1: $(head -c 300 "$TMP/stderr")"
+    [ "$(cat "$TMP/stderr")" = "$message" ] ||
+        fail "$*: stderr '$(head -c 300 "$TMP/stderr")' after SIGTERM, expected '$message'"
+    [ "$dir" = - ] || [ -z "$(ls -A "$dir")" ] || fail "$*: SIGTERM left $(ls -A "$dir")"
+}
+
 # 1. Traces compare and fit cannot use crashed them.
 #    A message on a consumer that never had a consumer_start:
 printf 't_ms,event,node,consumer,msg,group,queue\n0,publish,,,m1,,q\n1,begin,node-1,c1,m1,,q\n5,end,node-1,c1,m1,,q\n' >"$TMP/nostart.csv"
@@ -206,18 +240,9 @@ expect_msg 2 "$TMP/fifo.db: not a regular file" \
 # 8. A sparse run (samples every millisecond, an event an hour) stops on SIGTERM.
 printf 'name: sparse\nduration: 1000000h\nsample_interval: 1ms\nqueue:\n  arrivals: { kind: poisson, rate: 1/h }\n  service: { kind: constant, value: 1ms }\ncontainer: { kind: competing, workers: 1 }\n' >"$TMP/sparse.yaml"
 mkdir -p "$TMP/s"
-count=$((count + 1))
-"$LSIM" run "$TMP/sparse.yaml" --out "$TMP/s/x.db" --detail samples --quiet 2>"$TMP/stderr" &
-pid=$!
-sleep 1
-kill -TERM $pid
-i=0
-while kill -0 $pid 2>/dev/null && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
-if kill -0 $pid 2>/dev/null; then
-    fail "a sparse run ignored SIGTERM"
-    kill -KILL $pid
-fi
-wait $pid
+#    (after a second: deep in the sampling, not in its setup)
+interrupt - "lsim: interrupted" \
+    "$LSIM" run "$TMP/sparse.yaml" --out "$TMP/s/x.db" --detail samples --quiet
 [ -z "$(ls -A "$TMP/s")" ] || fail "the interrupted sparse run left $(ls -A "$TMP/s")"
 #    and stops when its temporary database reaches a file size limit (a
 #    full disk), with nothing left
@@ -277,39 +302,6 @@ expect 1 sh -c '"$0" sweep "$1" --vary duration=1s..4s:1s --reps 1 --json --out 
 
 # 12. SIGTERM stops compare, fit and merge in their own long loops, as it
 #     stops a run: exit 1, "interrupted", nothing written.
-# interrupt DIR MESSAGE COMMAND...: the command's output goes into DIR; it
-# gets SIGTERM once its temporary output is there (its long work has begun),
-# or after a second when DIR is "-"; it must end within a minute (a bound for
-# a loaded machine: it ends at once), with exit 1, MESSAGE and DIR empty.
-interrupt() {
-    dir=$1 message=$2
-    shift 2
-    count=$((count + 1))
-    "$@" >/dev/null 2>"$TMP/stderr" &
-    pid=$!
-    i=0
-    if [ "$dir" = - ]; then
-        sleep 1
-    else
-        while [ -z "$(ls -A "$dir")" ] && kill -0 $pid 2>/dev/null && [ $i -lt 1200 ]; do
-            sleep 0.05
-            i=$((i + 1))
-        done
-    fi
-    kill -TERM $pid 2>/dev/null
-    i=0
-    while kill -0 $pid 2>/dev/null && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
-    if kill -0 $pid 2>/dev/null; then
-        fail "$*: SIGTERM ignored for a minute"
-        kill -KILL $pid
-    fi
-    wait $pid
-    st=$?
-    [ $st -eq 1 ] || fail "$*: exit $st after SIGTERM, expected 1: $(head -c 300 "$TMP/stderr")"
-    [ "$(cat "$TMP/stderr")" = "$message" ] ||
-        fail "$*: stderr '$(head -c 300 "$TMP/stderr")' after SIGTERM, expected '$message'"
-    [ "$dir" = - ] || [ -z "$(ls -A "$dir")" ] || fail "$*: SIGTERM left $(ls -A "$dir")"
-}
 #     compare: a trace of 300,000 consumers (on three nodes) against one
 #     worker, 20 replications: the replications, the bands and the rows
 #     (each replication is fewer events than a run polls at)

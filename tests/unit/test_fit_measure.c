@@ -84,6 +84,37 @@ static void dmlc_lag_and_start(void **state)
     run_data_free(&rd);
 }
 
+/* An SMLC start's decision: of the consumers in their gap at the start,
+ * the one whose cycle end plus overhead (2 ms, from consumer 0's five gaps)
+ * is closest to it; consumer 0 (end 35, decision 37) and consumer 1 (end
+ * 39, decision 41) are as close to the start at 39, and the first in
+ * (node, consumer) order decides: the new consumer's first message waited
+ * from 37 to its begin at 45. */
+static void smlc_start_decision_closest_first_on_a_tie(void **state)
+{
+    (void)state;
+    run_data rd;
+    one_node(&rd);
+    consumer(&rd, 0, 0, NAN);
+    consumer(&rd, 1, 0, NAN);
+    consumer(&rd, 2, 39, NAN);
+    for (int i = 0; i < 6; i++)
+        msg(&rd, 0, 1 + 6 * i, 5 + 6 * i, 0, NAN);   /* gaps of 2 ms, the next one waiting */
+    msg(&rd, 150, 200, 210, 0, NAN);
+    msg(&rd, 0, 1, 39, 1, NAN);
+    msg(&rd, 250, 300, 310, 1, NAN);
+    msg(&rd, 20, 45, 50, 2, NAN);
+    fit_knobs k;
+    fit_measure_smlc(&rd, 1, 1000, 5000, &k);
+    assert_int_equal(k.cycle_gaps, 5);
+    assert_int_equal(k.ncycle, 1);
+    assert_float_equal(k.cycle[0].value_ms, 2, 1e-9);
+    assert_int_equal(k.start.n, 1);
+    assert_float_equal(k.start.v[0], 8, 1e-9);
+    fit_knobs_free(&k);
+    run_data_free(&rd);
+}
+
 static void prediction_band_is_order_statistics(void **state)
 {
     (void)state;
@@ -108,6 +139,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(smlc_cycle_sum_and_idle_polls),
         cmocka_unit_test(dmlc_lag_and_start),
+        cmocka_unit_test(smlc_start_decision_closest_first_on_a_tie),
         cmocka_unit_test(prediction_band_is_order_statistics),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,102 @@
+/* test_trace_arrivals.c -- `arrivals: { kind: trace }` gives each publish
+ * the service time of its own end (models/arrivals_replay.c), found through
+ * the index of unended publishes: a publish a millisecond, each served 1 to
+ * 3,000 ms in no order, so up to 3,000 are in flight while ends are looked
+ * up (the ring and the index grow and rebuild meanwhile, and keys leave
+ * the index from the middle of its probe runs); every 101st is never begun
+ * or ended (it gets the mean of the others, and holds the ring until the
+ * end).  With a worker per message nothing waits, so each message's
+ * begin-to-end in the run is the service the index found. */
+#include "testutil.h"
+
+#include <math.h>
+
+#define N 8000
+
+static double service_ms(int i)
+{
+    return 1 + (i * 7919) % 2999;  /* 1 to 2,999 ms, in no order */
+}
+
+static bool ended(int i)
+{
+    return i % 101 != 0;
+}
+
+typedef struct line {
+    double t;
+    int order, i;
+    const char *event;
+} line;
+
+static int by_time(const void *a, const void *b)
+{
+    const line *x = a, *y = b;
+    if (x->t != y->t)
+        return x->t < y->t ? -1 : 1;
+    return x->order - y->order;
+}
+
+static void write_trace(const char *path)
+{
+    line *v = xcalloc(3 * N, sizeof *v);
+    size_t n = 0;
+    for (int i = 1; i <= N; i++) {
+        double begin = i + 0.5;
+        v[n++] = (line){ .t = i, .order = 3 * i, .i = i, .event = "publish" };
+        if (!ended(i))
+            continue;
+        v[n++] = (line){ .t = begin, .order = 3 * i + 1, .i = i, .event = "begin" };
+        v[n++] = (line){ .t = begin + service_ms(i), .order = 3 * i + 2, .i = i, .event = "end" };
+    }
+    qsort(v, n, sizeof *v, by_time);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fprintf(f, "t_ms,event,node,consumer,msg,group,queue\n");
+    for (size_t k = 0; k < n; k++) {
+        bool pub = strcmp(v[k].event, "publish") == 0;
+        fprintf(f, "%.3f,%s,%s,%s%d,m%d,,q\n", v[k].t, v[k].event, pub ? "" : "node-1",
+                pub ? "" : "c", pub ? 0 : v[k].i, v[k].i);
+    }
+    assert_int_equal(fclose(f), 0);
+    free(v);
+}
+
+static void each_publish_gets_its_own_end(void **state)
+{
+    (void)state;
+    char *dir = tu_tmpdir(), *trace = tu_path(dir, "t.csv"), *db = tu_path(dir, "r.db");
+    write_trace(trace);
+    char yaml[2048];
+    snprintf(yaml, sizeof yaml,
+             "name: trace-arrivals\nqueue:\n  arrivals: { kind: trace, path: '%s' }\n"
+             "container: { kind: competing, workers: %d }\n", trace, N);
+    cfg_doc doc;
+    run *r = tu_run(yaml, db, SIM_DETAIL_MESSAGES, &doc);
+    double sum = 0;
+    int nended = 0;
+    for (int i = 1; i <= N; i++)
+        if (ended(i)) {
+            sum += service_ms(i);
+            nended++;
+        }
+    char sql[400];
+    snprintf(sql, sizeof sql, "SELECT count(*) FROM messages WHERE abs(t_end - t_begin - "
+             "CASE WHEN msg %% 101 != 0 THEN 1 + (msg * 7919) %% 2999 ELSE %.17g END) < 1e-6",
+             sum / nended);
+    assert_float_equal(tu_db_double(db, sql), N, 0);   /* service_ms() and ended(), in SQL */
+    assert_float_equal(tu_metric(r, "completed"), N, 0);
+    tu_done(r, &doc);
+    tu_rmtree(dir);
+    free(trace);
+    free(db);
+    free(dir);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(each_publish_gets_its_own_end),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
