@@ -1,25 +1,29 @@
-/* timeline.c -- buffered multi-row INSERTs into SQLite, on a writer thread
+/* timeline.c -- rows buffered for SQLite, written on a writer thread
  * (see timeline.h).
  *
  * Each table has a job being filled by the simulation: a buffer of values
  * for up to CHUNK rows, grown as rows come.  A full buffer becomes a job on
  * a queue, one lock and at most one wakeup for CHUNK rows; the writer thread
- * binds it BATCH rows at a time to "INSERT INTO t VALUES (?,..),(?,..),..."
- * (prepared once per table) and steps it.  On two cores the simulation and
- * SQLite run side by side; on one core the large hand-over keeps the two
- * threads from taking turns every few rows (each turn is a context switch
- * and a cold cache).  Rows keep their order: one writer, one FIFO queue.
+ * inserts it (timeline_insert.c: a statement reads the job's values where
+ * they lie, through a virtual table; columns that hold one value throughout
+ * a batch, found here at hand-over, cost nothing a row).  On two cores the
+ * simulation and SQLite run side by side; on one core the large hand-over
+ * keeps the two threads from taking turns every few rows (each turn is a
+ * context switch and a cold cache).  Rows keep their order: one writer,
+ * one FIFO queue.
  *
  * The SQLite connection belongs to the writer thread from open to close;
  * any other use (timeline_exec, timeline_db) first waits for the queue to
- * drain.  Text values are bound SQLITE_STATIC: names owned by the run stay
- * valid until timeline_sync() returns, which run_execute() calls before the
- * run can be freed; other text is copied and freed after the write.
+ * drain.  Text values are handed to SQLite as SQLITE_STATIC: names owned by
+ * the run stay valid until timeline_sync() returns, which run_execute()
+ * calls before the run can be freed; other text is copied and freed after
+ * the write.
  *
  * At most MAX_QUEUED jobs wait, so memory stays bounded when SQLite is the
  * slower of the two (a few MB with per-message rows).
  */
 #include "timeline.h"
+#include "timeline_insert.h"
 #include "mem.h"
 #include "outpath.h"
 
@@ -32,21 +36,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define BATCH 128                  /* rows an INSERT statement */
+#define BATCH TL_BATCH             /* rows a job grows by */
 #define CHUNK (8 * BATCH)          /* rows a hand-over to the writer */
 #define MAX_QUEUED 4
-
-enum { V_NULL, V_INT, V_REAL, V_TEXT, V_TEXT_OWNED };
-
-typedef struct value {
-    int type;
-    union {
-        int64_t i;
-        double r;
-        const char *s;
-        char *owned;
-    } u;
-} value;
 
 enum { B_MESSAGES, B_CONSUMERS, B_SCALING, B_SAMPLES, B_SUMMARY, B_RUNS, B_CMETRICS, NBATCH };
 
@@ -59,19 +51,21 @@ static const struct { const char *table; int ncols; bool copies; } tables[NBATCH
     [B_CMETRICS] = { "consumer_metrics", 5, true },
 };
 
+_Static_assert(NBATCH <= TL_MAX_TABLES, "timeline_insert.h: TL_MAX_TABLES");
+
 typedef struct job {
     struct job *next;
     int which;                     /* B_* */
     int nrows, cap;                /* rows held, rows room for (<= CHUNK) */
     value *vals;                   /* cap * ncols of its table */
+    uint32_t constant[CHUNK / BATCH];   /* each full batch's constant columns */
 } job;
 
 struct timeline {
     sqlite3 *db;
     char *path, *tmp;              /* tmp: the name SQLite writes (out's) */
     outpath out;
-    sqlite3_stmt *full[NBATCH];    /* for BATCH rows, prepared on first use; writer thread only */
-    sqlite3_stmt *one[NBATCH];     /* for one row, the same */
+    tl_inserter *ins;              /* the statements; writer thread only */
     job *filling[NBATCH];          /* the simulation's current batch per table */
 
     pthread_t thread;
@@ -115,23 +109,6 @@ static void fail_locked(timeline *tl, const char *what)
              sys ? strerror(sys) : "");
 }
 
-static sqlite3_stmt *prepare_insert(sqlite3 *db, int which, int rows)
-{
-    strbuf sql = { 0 };
-    sb_addf(&sql, "INSERT INTO %s VALUES ", tables[which].table);
-    for (int r = 0; r < rows; r++) {
-        sb_add(&sql, r ? ",(" : "(");
-        for (int c = 0; c < tables[which].ncols; c++)
-            sb_add(&sql, c ? ",?" : "?");
-        sb_add(&sql, ")");
-    }
-    sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(db, sql.s, (int)sql.len, &st, NULL) != SQLITE_OK)
-        st = NULL;
-    sb_free(&sql);
-    return st;
-}
-
 static job *job_new(int which)
 {
     job *j = xcalloc(1, sizeof *j);
@@ -172,56 +149,10 @@ static void job_free(job *j)
 
 /* ---- the writer thread ------------------------------------------------------ */
 
-static int bind_value(sqlite3_stmt *st, int i, const value *v)
-{
-    switch (v->type) {
-    case V_INT: return sqlite3_bind_int64(st, i, v->u.i);
-    case V_REAL: return sqlite3_bind_double(st, i, v->u.r);
-    case V_TEXT:
-    case V_TEXT_OWNED: return sqlite3_bind_text(st, i, v->u.s, -1, SQLITE_STATIC);
-    default: return sqlite3_bind_null(st, i);
-    }
-}
-
-/* Binds `rows` rows of values to st and steps it; returns an error
- * description or NULL.  No sqlite3_clear_bindings: every parameter is bound
- * again next time. */
-static const char *insert_rows(sqlite3_stmt *st, const value *v, int rows, int ncols)
-{
-    const char *why = NULL;
-    int n = rows * ncols;
-    for (int i = 1; i <= n; i++, v++)
-        if (bind_value(st, i, v) != SQLITE_OK) {
-            why = "cannot bind a value";
-            break;
-        }
-    if (!why && sqlite3_step(st) != SQLITE_DONE)
-        why = "cannot write";
-    sqlite3_reset(st);
-    return why;
-}
-
-/* Writes one job, BATCH rows a statement and what is left one row a
- * statement; returns an error description or NULL.  Both statements are
- * prepared once, when first needed: a run that writes a table in small
- * numbers (a summary) never pays for the long one, and the rows left at a
- * sync do not cost a statement of their own each time (preparing costs
- * about as much as the rows it could write). */
 static const char *write_job(timeline *tl, job *j)
 {
-    int which = j->which, ncols = tables[which].ncols, done = 0;
-    const char *why = NULL;
-    if (j->nrows >= BATCH && !tl->full[which]
-        && !(tl->full[which] = prepare_insert(tl->db, which, BATCH)))
-        return "cannot prepare an insert";
-    for (; done + BATCH <= j->nrows && !why; done += BATCH)
-        why = insert_rows(tl->full[which], j->vals + (size_t)done * (size_t)ncols, BATCH, ncols);
-    if (!why && done < j->nrows && !tl->one[which]
-        && !(tl->one[which] = prepare_insert(tl->db, which, 1)))
-        return "cannot prepare an insert";
-    for (; done < j->nrows && !why; done++)
-        why = insert_rows(tl->one[which], j->vals + (size_t)done * (size_t)ncols, 1, ncols);
-    return why;
+    return tl_insert(tl->ins, j->which, tables[j->which].table, tables[j->which].ncols, j->vals,
+                     j->nrows, j->constant);
 }
 
 static void *writer_main(void *arg)
@@ -265,6 +196,12 @@ static void hand_over(timeline *tl, int which)
     job *j = tl->filling[which];
     if (!j || j->nrows == 0)
         return;
+    /* Found here rather than by the writer: on two cores the writer is
+     * the slower side, and the simulation has time to spare. */
+    int ncols = tables[which].ncols;
+    for (int b = 0; (b + 1) * BATCH <= j->nrows; b++)
+        j->constant[b] = tl_constant_columns(j->vals + (size_t)b * BATCH * (size_t)ncols, BATCH,
+                                             ncols);
     pthread_mutex_lock(&tl->mu);
     while (tl->queued >= MAX_QUEUED)
         pthread_cond_wait(&tl->has_room, &tl->mu);
@@ -340,8 +277,6 @@ static int exec_now(timeline *tl, const char *sql, const char *what)
 static void timeline_free(timeline *tl)
 {
     for (int i = 0; i < NBATCH; i++) {
-        sqlite3_finalize(tl->full[i]);
-        sqlite3_finalize(tl->one[i]);
         job_free(tl->filling[i]);
         while (tl->spare[i]) {
             job *j = tl->spare[i];
@@ -349,6 +284,7 @@ static void timeline_free(timeline *tl)
             job_free(j);
         }
     }
+    tl_inserter_free(tl->ins);     /* its statements, before the connection */
     if (tl->db)
         sqlite3_close(tl->db);
     pthread_mutex_destroy(&tl->mu);
@@ -376,6 +312,8 @@ static void set_up(timeline *tl)
                  "PRAGMA locking_mode=EXCLUSIVE;", "cannot set up");
     exec_now(tl, schema, "cannot create the tables");
     exec_now(tl, "BEGIN", "cannot begin");
+    if (!tl->failed && !(tl->ins = tl_inserter_new(tl->db)))
+        fail_locked(tl, "cannot set up");
     for (int i = 0; i < NBATCH && !tl->failed; i++)
         tl->filling[i] = job_new(i);
 }
@@ -545,11 +483,8 @@ int timeline_close(timeline *tl, bool keep, char *err, size_t errsize)
     bool ok = keep && !tl->failed;
     if (ok)
         exec_now(tl, "COMMIT", "cannot write (commit)");
-    for (int i = 0; i < NBATCH; i++) {
-        sqlite3_finalize(tl->full[i]);
-        sqlite3_finalize(tl->one[i]);
-        tl->full[i] = tl->one[i] = NULL;
-    }
+    tl_inserter_free(tl->ins);
+    tl->ins = NULL;
     if (sqlite3_close(tl->db) != SQLITE_OK && ok)
         fail_locked(tl, "cannot close");
     tl->db = NULL;

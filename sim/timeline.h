@@ -1,7 +1,7 @@
 /* timeline.h -- the SQLite output: one database per run or per sweep.
  *
- * Rows are buffered and written many to an INSERT through prepared
- * statements, inside one transaction.  The database is written under a
+ * Rows are buffered and written many to an INSERT, inside one
+ * transaction.  The database is written under a
  * temporary name beside the target and renamed into place only by
  * timeline_close(keep=true): a failed run leaves nothing that looks
  * complete.  Times are given in nanoseconds and stored as REAL
