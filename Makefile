@@ -31,8 +31,10 @@ LTO     = -flto=auto
 WARN    = -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
           -Wformat=2 -Wundef -Wno-format-nonliteral
 VERSION = 0.1.0
+# HAVE_INLINE: GSL's headers define gsl_rng_uniform_pos and the like inline
+# (the same code as the library's), a call less for each random draw.
 CFLAGS  = -std=c11 -D_POSIX_C_SOURCE=200809L -pthread $(OPT) $(LTO) $(WARN) -MMD -MP \
-          -Isim -Imodels -DLSIM_VERSION='"$(VERSION)"'
+          -DHAVE_INLINE -Isim -Imodels -DLSIM_VERSION='"$(VERSION)"'
 LDFLAGS =
 LDLIBS  = -lgsl -lgslcblas -lsqlite3 -lyaml -lm -pthread
 PYTHON  = /usr/bin/python3

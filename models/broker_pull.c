@@ -32,13 +32,19 @@ typedef struct pull_broker {
     waiter *spare;                 /* free list of waiter records */
 } pull_broker;
 
-static pull_queue *queue_of(pull_broker *b, int queue)
+/* Out of line: it happens once a queue, and kept inline it would make
+ * every publish and pull save registers it needs. */
+static __attribute__((noinline, cold)) void grow_queues(pull_broker *b, int queue)
 {
-    if ((size_t)queue >= b->nq) {
-        b->q = xrealloc(b->q, ((size_t)queue + 1) * sizeof *b->q);
-        memset(b->q + b->nq, 0, ((size_t)queue + 1 - b->nq) * sizeof *b->q);
-        b->nq = (size_t)queue + 1;
-    }
+    b->q = xrealloc(b->q, ((size_t)queue + 1) * sizeof *b->q);
+    memset(b->q + b->nq, 0, ((size_t)queue + 1 - b->nq) * sizeof *b->q);
+    b->nq = (size_t)queue + 1;
+}
+
+static inline pull_queue *queue_of(pull_broker *b, int queue)
+{
+    if (__builtin_expect((size_t)queue >= b->nq, 0))
+        grow_queues(b, queue);
     return &b->q[queue];
 }
 

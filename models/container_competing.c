@@ -28,6 +28,7 @@
 typedef struct worker {
     struct competing *c;
     int id;                        /* consumer id (engine numbering) */
+    uint32_t index;                /* its place in c->w (a division less than w - c->w) */
     sim_time fixed_ns;             /* workerServiceTimes[i], or -1 */
     double speed;                  /* workerSpeeds[i], or 1 */
     sim_msg *m;
@@ -120,7 +121,7 @@ static void on_end(sim_ctx *ctx, void *self, void *arg)
     competing *c = w->c;
     sim_msg *m = w->m;
     w->m = NULL;
-    set_free(c, (size_t)(w - c->w));
+    set_free(c, w->index);
     sim_msg_end(ctx, m);
     c->env.broker->ops->ack(ctx, c->env.broker, &c->reader, m);
     maybe_read(ctx, c);
@@ -174,7 +175,7 @@ static int read_workers(cfg_node *cfg, competing *c, sim_diag *d)
     c->free_bits = xcalloc((size_t)(n + 63) / 64, sizeof *c->free_bits);
     c->free_words = xcalloc((size_t)(n + 4095) / 4096, sizeof *c->free_words);
     for (int i = 0; i < c->nworkers; i++) {
-        c->w[i] = (worker){ .c = c, .fixed_ns = -1, .speed = 1.0 };
+        c->w[i] = (worker){ .c = c, .index = (uint32_t)i, .fixed_ns = -1, .speed = 1.0 };
         if (times && cfg_read_duration(list->items[i], NULL, 0, &c->w[i].fixed_ns, d) != SIM_OK)
             return SIM_EINPUT;
         if (speeds && cfg_read_double(list->items[i], NULL, 1e-9, 1e9, &c->w[i].speed, d) != SIM_OK)

@@ -103,18 +103,26 @@ static void reschedule(sim_ctx *ctx, host *h)
     h->next_done = sim_schedule(ctx, dt, &ev_job_done, h, NULL);
 }
 
-void host_run(sim_ctx *ctx, host *h, sim_time work, const sim_event_type *done, void *self,
-              void *arg)
+/* A job on a host with a core limit (out of line: host_run, the common
+ * case of no limit, stays a check and a jump). */
+static __attribute__((noinline)) void run_shared(sim_ctx *ctx, host *h, sim_time work,
+                                                 const sim_event_type *done, void *self,
+                                                 void *arg)
 {
-    if (!h || h->cores <= 0) {
-        sim_schedule(ctx, work, done, self, arg);
-        return;
-    }
     advance(h, sim_now(ctx));
     xgrow((void **)&h->jobs, &h->cap, h->n + 1, sizeof *h->jobs);
     h->jobs[h->n++] = (job){ .vend = h->v + work, .seq = h->next_seq++, .done = done,
                              .self = self, .arg = arg };
     reschedule(ctx, h);
+}
+
+void host_run(sim_ctx *ctx, host *h, sim_time work, const sim_event_type *done, void *self,
+              void *arg)
+{
+    if (!h || h->cores <= 0)
+        sim_schedule(ctx, work, done, self, arg);
+    else
+        run_shared(ctx, h, work, done, self, arg);
 }
 
 static void on_job_done(sim_ctx *ctx, void *self, void *arg)

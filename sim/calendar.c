@@ -12,7 +12,9 @@
  * free stack, never both, except the slot of the event being run, which
  * is neither live (its generation has moved on) nor free, and whose entry
  * is at the top of the heap until calendar_done or the next add: its key
- * is the smallest there is, so nothing rises above it meanwhile.  (t, seq)
+ * is the smallest there is, so nothing rises above it meanwhile; (4) while
+ * top_unsettled, only heap[0] may be later than its children, and every
+ * entry that rises stops below it or swaps with it first.  (t, seq)
  * keys are unique, so the order events come out in is the same whatever
  * the shape of the heap.
  */
@@ -144,12 +146,26 @@ static __attribute__((noinline)) void grow_heap(calendar *c)
     c->heap = xrealloc(c->heap, c->cap * sizeof *c->heap);
 }
 
-/* The entry at the top (the event being run) gives way to e: e stays
- * there if it is no later than the top's children (an event scheduled
- * soon, an arrival's next); otherwise the hole goes down to a leaf by the
- * earliest child and e rises from there (Floyd), as in a pop. */
-static void replace_top(calendar *c, cal_entry e)
+/* Pushes e as a new leaf and lets it rise. */
+static inline void push(calendar *c, cal_entry e)
 {
+    if (__builtin_expect(c->n == c->cap, 0))
+        grow_heap(c);
+    sift_up(c, c->n++, e);
+}
+
+/* Puts e at the top, where the heap has a hole (or e itself), and lets it
+ * sink to its place.  One that won a swap is the earliest of two or more
+ * new events and seldom sinks far: it goes down level by level.  One added
+ * alone (a service end, typically later than most) goes the other way: if
+ * it is later than the earliest child, the hole goes down to a leaf by the
+ * earliest child and it rises from there (Floyd), as in a pop. */
+static inline __attribute__((always_inline)) void sink_top(calendar *c, cal_entry e, bool swapped)
+{
+    if (swapped) {
+        sift_down(c, 0, e);
+        return;
+    }
     size_t n = c->n;
     if (n > 1) {
         size_t child = earliest_child(c, 1, n);
@@ -162,13 +178,34 @@ static void replace_top(calendar *c, cal_entry e)
     put(c, 0, e);
 }
 
+void calendar_settle_top(calendar *c)
+{
+    bool swapped = c->top_unsettled == TOP_SWAPPED;
+    c->top_unsettled = TOP_SORTED;
+    sink_top(c, c->heap[0], swapped);
+}
+
+/* Below this many entries the top is settled at once: the heap is two or
+ * three levels deep, and a second pass over it later costs more than
+ * placing two entries well saves. */
+#define SETTLE_LATER_FROM 64
+
+/* While an event runs, the first event added takes the running event's
+ * slot and its entry at the top, and in a small heap sinks from there at
+ * once.  In a large one it stays there unsorted for now; a later add that is
+ * earlier than the entry there swaps with it, so the top ends up with the
+ * earliest of them (an arrival's next, or a short timer: it stays near the
+ * top) and the others rise from the bottom (service ends, typically later
+ * than most).  calendar_done lets the top entry sink to its place.  The
+ * heap below the top stays ordered throughout, and nothing rises above the
+ * top entry, which is no later than what rises. */
 sim_event_id calendar_add(calendar *c, sim_time t, const sim_event_type *type, void *self,
                           void *arg)
 {
     uint32_t slot;
-    bool takes_over = c->running != 0;
-    if (takes_over) {
-        slot = c->running - 1;     /* its generation moved on at begin */
+    uint32_t running = c->running;
+    if (running) {
+        slot = running - 1;        /* its generation moved on at begin */
         c->running = 0;
     } else
         slot = take_slot(c);
@@ -178,13 +215,19 @@ sim_event_id calendar_add(calendar *c, sim_time t, const sim_event_type *type, v
     s->arg = arg;
     s->seq = c->next_seq++;
     cal_entry e = { .t = t, .slot = slot };
-    if (takes_over)
-        replace_top(c, e);
-    else {
-        if (__builtin_expect(c->n == c->cap, 0))
-            grow_heap(c);
-        sift_up(c, c->n++, e);
-    }
+    if (running) {
+        if (c->n >= SETTLE_LATER_FROM) {
+            put(c, 0, e);
+            c->top_unsettled = TOP_ADDED;
+        } else
+            sink_top(c, e, false);
+    } else if (c->top_unsettled && earlier(c, &e, &c->heap[0])) {
+        cal_entry was = c->heap[0];
+        put(c, 0, e);
+        push(c, was);
+        c->top_unsettled = TOP_SWAPPED;
+    } else
+        push(c, e);
     return ((sim_event_id)s->gen << 32) | (slot + 1);
 }
 
@@ -222,6 +265,8 @@ bool calendar_cancel(calendar *c, sim_event_id id)
     cal_slot *s = live_slot(c, id);
     if (!s)
         return false;
+    if (c->top_unsettled)
+        calendar_settle_top(c);
     remove_at(c, s->pos);
     free_slot(c, (uint32_t)(id & 0xffffffffu) - 1);
     return true;
@@ -244,14 +289,7 @@ bool calendar_begin(calendar *c, cal_event *out)
     calendar_done(c);
     if (!c->n)
         return false;
-    uint32_t slot = c->heap[0].slot;
-    cal_slot *s = &c->slots[slot];
-    out->t = c->heap[0].t;
-    out->type = s->type;
-    out->self = s->self;
-    out->arg = s->arg;
-    s->gen++;                      /* its id is no longer pending */
-    c->running = slot + 1;
+    calendar_begin_top(c, out);
     return true;
 }
 

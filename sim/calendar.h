@@ -14,8 +14,12 @@
  * between, the event's entry stays at the top of the heap (its id is no
  * longer pending), and the first event the handler adds takes that entry
  * over: one pass down the heap instead of a pop and a push, the common case
- * of a handler that schedules its own next event.  The order events come
- * out in is the same: keys are unique, whatever the shape of the heap.
+ * of a handler that schedules its own next event.  In a large heap that
+ * pass waits for calendar_done, and a later add earlier than the entry at
+ * the top swaps with it: the earliest new event (an arrival's next, among a
+ * thousand service ends) sinks from the top, the others rise from the
+ * bottom, each a short way.  The order events come out in is the same: keys
+ * are unique, whatever the shape of the heap.
  */
 #ifndef LSIM_SIM_CALENDAR_H
 #define LSIM_SIM_CALENDAR_H
@@ -37,6 +41,8 @@ typedef struct cal_slot {
 
 #define CAL_FREE UINT32_MAX
 
+enum { TOP_SORTED, TOP_ADDED, TOP_SWAPPED };  /* the top entry, while an event runs */
+
 typedef struct calendar {
     cal_entry *heap;
     size_t n, cap;                 /* entries: every one a live event */
@@ -46,6 +52,7 @@ typedef struct calendar {
     size_t nfree, capfree;
     uint64_t next_seq;
     uint32_t running;              /* slot + 1 of the event being run, 0: none */
+    uint8_t top_unsettled;         /* TOP_*: heap[0] may be later than its children */
 } calendar;
 
 typedef struct cal_event {         /* what calendar_pop returns */
@@ -67,10 +74,26 @@ bool calendar_pop(calendar *c, cal_event *out);
  * its entry out unless an event added meanwhile took it over. */
 bool calendar_begin(calendar *c, cal_event *out);
 void calendar_pop_running(calendar *c);
+void calendar_settle_top(calendar *c);
 static inline void calendar_done(calendar *c)
 {
     if (c->running)                /* no event added took its entry over */
         calendar_pop_running(c);
+    else if (c->top_unsettled)     /* one did: it sinks to its place */
+        calendar_settle_top(c);
+}
+/* calendar_begin for a caller that has called calendar_done since the
+ * last event and knows the calendar is not empty (the engine's loop). */
+static inline void calendar_begin_top(calendar *c, cal_event *out)
+{
+    uint32_t slot = c->heap[0].slot;
+    cal_slot *s = &c->slots[slot];
+    out->t = c->heap[0].t;
+    out->type = s->type;
+    out->self = s->self;
+    out->arg = s->arg;
+    s->gen++;                      /* its id is no longer pending */
+    c->running = slot + 1;
 }
 /* The time of the earliest event, or SIM_NEVER. */
 static inline sim_time calendar_next_time(const calendar *c)

@@ -117,28 +117,19 @@ int dist_parse(cfg_node *node, const char *what, sim_dist *out, sim_diag *d)
     return SIM_EINPUT;
 }
 
-static int64_t to_ns(double v)
-{
-    if (!(v > 0))
-        return 0;
-    if (v > 9.0e18)
-        return INT64_MAX / 4;
-    return (int64_t)(v + 0.5);
-}
-
-int64_t dist_draw(const sim_dist *dist, gsl_rng *r)
+int64_t dist_draw_any(const sim_dist *dist, gsl_rng *r)
 {
     switch (dist->kind) {
     case DIST_CONSTANT:
         return dist->value;
     case DIST_EXPONENTIAL:
-        return to_ns(dist_exponential(r, dist->mean));
+        return dist_to_ns(dist_exponential(r, dist->mean));
     case DIST_LOGNORMAL:
-        return to_ns(gsl_ran_lognormal(r, dist->mu, dist->sigma));
+        return dist_to_ns(gsl_ran_lognormal(r, dist->mu, dist->sigma));
     case DIST_GAMMA:
-        return to_ns(gsl_ran_gamma(r, dist->shape, dist->scale));
+        return dist_to_ns(gsl_ran_gamma(r, dist->shape, dist->scale));
     case DIST_UNIFORM:
-        return dist->min + to_ns(gsl_rng_uniform(r) * (double)(dist->max - dist->min));
+        return dist->min + dist_to_ns(gsl_rng_uniform(r) * (double)(dist->max - dist->min));
     case DIST_EMPIRICAL:
         if (dist->table)
             return dist->values[gsl_ran_discrete(r, dist->table)];

@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "config.h"
+#include "random.h"
 
 typedef enum {
     DIST_CONSTANT, DIST_EXPONENTIAL, DIST_LOGNORMAL, DIST_GAMMA, DIST_UNIFORM, DIST_EMPIRICAL
@@ -36,13 +37,29 @@ typedef struct sim_dist {
  * two draws are most of the work for a message. */
 static inline double dist_exponential(gsl_rng *r, double mean)
 {
-    return -mean * log(gsl_rng_uniform_pos(r));
+    return -mean * log(random_uniform_pos(r));
 }
 
 /* Reads a distribution mapping (`what` names it in messages). */
 int dist_parse(cfg_node *node, const char *what, sim_dist *out, sim_diag *d);
 void dist_constant(sim_dist *out, int64_t value);
-int64_t dist_draw(const sim_dist *dist, gsl_rng *r);
+/* A draw in ns: rounded, never negative, at most INT64_MAX / 4. */
+static inline int64_t dist_to_ns(double v)
+{
+    if (!(v > 0))
+        return 0;
+    if (v > 9.0e18)
+        return INT64_MAX / 4;
+    return (int64_t)(v + 0.5);
+}
+int64_t dist_draw_any(const sim_dist *dist, gsl_rng *r);
+/* One draw; the exponential, the M/M/c case, without a call. */
+static inline int64_t dist_draw(const sim_dist *dist, gsl_rng *r)
+{
+    if (dist->kind == DIST_EXPONENTIAL)
+        return dist_to_ns(dist_exponential(r, dist->mean));
+    return dist_draw_any(dist, r);
+}
 double dist_mean(const sim_dist *dist);
 void dist_fini(sim_dist *dist);
 

@@ -525,16 +525,20 @@ int sim_run(sim_ctx *ctx)
             if (ctx->progress && (steps & 0xfffff) == 0)
                 show_progress(ctx, started, &last);
         }
+        /* The common case first: an event due no later than the end or
+         * the next sample (a handler may move the end). */
         sim_time te = calendar_next_time(&ctx->cal);
-        if (next_sample < te && next_sample <= ctx->end_at) {
-            take_sample(ctx, next_sample);
-            next_sample += ctx->sample_interval;
-            continue;
-        }
-        if (te > ctx->end_at || te == SIM_NEVER)
+        sim_time horizon = next_sample < ctx->end_at ? next_sample : ctx->end_at;
+        if (__builtin_expect(te > horizon || te == SIM_NEVER, 0)) {
+            if (next_sample < te && next_sample <= ctx->end_at) {
+                take_sample(ctx, next_sample);
+                next_sample += ctx->sample_interval;
+                continue;
+            }
             break;
-        cal_event ev;
-        calendar_begin(&ctx->cal, &ev);
+        }
+        cal_event ev;              /* done after the last event, and te is one */
+        calendar_begin_top(&ctx->cal, &ev);
         ctx->now = ev.t;
         fingerprint_event(ctx, &ev);
         ev.type->fn(ctx, ev.self, ev.arg);

@@ -23,6 +23,20 @@ typedef struct random_streams {
     size_t n, cap;
 } random_streams;
 
+/* gsl_rng_uniform_pos(r), a call shorter for the streams of random_get:
+ * MT19937's get_double is get() / 2^32, so the same numbers come from its
+ * get() directly (other generators go through GSL's own function). */
+static inline double random_uniform_pos(const gsl_rng *r)
+{
+    if (__builtin_expect(r->type != gsl_rng_mt19937, 0))
+        return gsl_rng_uniform_pos(r);
+    unsigned long x;
+    do
+        x = r->type->get(r->state);
+    while (x == 0);
+    return (double)x / 4294967296.0;
+}
+
 void random_init(random_streams *s, uint64_t seed);
 void random_fini(random_streams *s);
 gsl_rng *random_get(random_streams *s, const char *name);

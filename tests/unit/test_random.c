@@ -42,11 +42,35 @@ static void names_and_seeds_separate_streams(void **state)
     random_fini(&s);
 }
 
+/* random_uniform_pos draws what gsl_rng_uniform_pos draws, from a stream
+ * of random_get (MT19937) and from a generator of another type. */
+static void uniform_pos_is_gsl_s(void **state)
+{
+    (void)state;
+    random_streams a, b;
+    random_init(&a, 42);
+    random_init(&b, 42);
+    gsl_rng *ra = random_get(&a, "x"), *rb = random_get(&b, "x");
+    for (int i = 0; i < 100000; i++) {
+        double u = random_uniform_pos(ra);
+        assert_true(u == gsl_rng_uniform_pos(rb));
+        assert_true(u > 0 && u < 1);
+    }
+    random_fini(&a);
+    random_fini(&b);
+    gsl_rng *r1 = gsl_rng_alloc(gsl_rng_ranlxd1), *r2 = gsl_rng_alloc(gsl_rng_ranlxd1);
+    for (int i = 0; i < 1000; i++)
+        assert_true(random_uniform_pos(r1) == gsl_rng_uniform_pos(r2));
+    gsl_rng_free(r1);
+    gsl_rng_free(r2);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(same_name_same_numbers_whatever_else_exists),
         cmocka_unit_test(names_and_seeds_separate_streams),
+        cmocka_unit_test(uniform_pos_is_gsl_s),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
