@@ -439,6 +439,24 @@ static void message_write_row(sim_ctx *ctx, const sim_msg *m, const char *fate)
 
 #define MSG_GONE 0x400u           /* done, waiting for its held listeners */
 
+/* m's delivery record d back to its pool. */
+static inline void give_back_record(sim_ctx *ctx, sim_msg *m, msg_delivery *d)
+{
+    d->holds = ctx->deliveries.free;
+    ctx->deliveries.free = m->delivery;
+    m->delivery = 0;
+}
+
+/* m, recorded and without a record, back to the pool. */
+static inline void give_back_message(sim_ctx *ctx, sim_msg *m)
+{
+    ctx->live--;
+    m->id = 0;                     /* back in the pool */
+    m->next = ctx->free_msgs;
+    ctx->free_msgs = m;
+    engine_message_gone(ctx);
+}
+
 /* Recorded and freed, once no listener holds it any more.  `fate` is a
  * static string; a held message keeps it in its delivery record d (NULL:
  * m has none). */
@@ -455,16 +473,9 @@ release(sim_ctx *ctx, sim_msg *m, msg_delivery *d, const char *fate)
             ctx->duplicates++;
     }
     message_write_row(ctx, m, fate);
-    ctx->live--;
-    if (d) {
-        d->holds = ctx->deliveries.free;
-        ctx->deliveries.free = m->delivery;
-        m->delivery = 0;
-    }
-    m->id = 0;                     /* back in the pool */
-    m->next = ctx->free_msgs;
-    ctx->free_msgs = m;
-    engine_message_gone(ctx);
+    if (d)
+        give_back_record(ctx, m, d);
+    give_back_message(ctx, m);
 }
 
 static int by_id(const void *a, const void *b)
@@ -541,14 +552,8 @@ void sim_msg_done(sim_ctx *ctx, sim_msg *m)
     waiting_done(ctx, m, d);
     if (d->processed > 1)
         ctx->duplicates++;
-    ctx->live--;
-    d->holds = ctx->deliveries.free;
-    ctx->deliveries.free = m->delivery;
-    m->delivery = 0;
-    m->id = 0;                     /* back in the pool */
-    m->next = ctx->free_msgs;
-    ctx->free_msgs = m;
-    engine_message_gone(ctx);
+    give_back_record(ctx, m, d);
+    give_back_message(ctx, m);
 }
 
 void sim_msg_lost(sim_ctx *ctx, sim_msg *m, const char *fate)
