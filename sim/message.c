@@ -107,20 +107,35 @@ static __attribute__((noinline, cold)) void delivery_grow(sim_ctx *ctx)
     p->free = base + first;
 }
 
-/* A new delivery record for m, not yet set: *key is m's order key. */
-static inline msg_delivery *delivery_pop(sim_ctx *ctx, sim_msg *m, uint32_t *key)
+/* The pool's first free record, now m's (the pool has one). */
+static inline msg_delivery *record_pop(sim_ctx *ctx, sim_msg *m)
 {
     delivery_pool *p = &ctx->deliveries;
-    /* The key found at publish (a message taken before that has its key
-     * looked up now). */
-    *key = m->delivery ? m->delivery & ~MSG_DELIVERY_KEY
-                       : order_key_index(&ctx->order, m->queue, m->group);
-    if (__builtin_expect(!p->free, 0))
-        delivery_grow(ctx);
     m->delivery = p->free;
     msg_delivery *d = message_delivery(ctx, m);
     p->free = d->holds;
     return d;
+}
+
+/* A new delivery record for m, not yet set: *key is m's order key. */
+static inline msg_delivery *delivery_pop(sim_ctx *ctx, sim_msg *m, uint32_t *key)
+{
+    /* The key found at publish (a message taken before that has its key
+     * looked up now). */
+    *key = m->delivery ? m->delivery & ~MSG_DELIVERY_KEY
+                       : order_key_index(&ctx->order, m->queue, m->group);
+    if (__builtin_expect(!ctx->deliveries.free, 0))
+        delivery_grow(ctx);
+    return record_pop(ctx, m);
+}
+
+/* The record d of m's first delivery, to `consumer`, written once. */
+static inline void first_delivery(sim_ctx *ctx, msg_delivery *d, int consumer, uint32_t key)
+{
+    *d = (msg_delivery){
+        .t_deliver = ctx->now, .t_begin = -1, .t_end = -1,
+        .consumer = consumer, .deliveries = 1, .key = key,
+    };
 }
 
 #define UNDELIVERED .t_deliver = -1, .t_begin = -1, .t_end = -1
@@ -183,18 +198,25 @@ sim_time sim_msg_t_begin(const sim_ctx *ctx, const sim_msg *m)
  * all from the start.  Both leave the same state. */
 #define LIKELY(c) __builtin_expect(!!(c), 1)
 
+/* m, just taken from the pool, as a new message of `queue`.  One store of
+ * the whole record (the compiler writes it with a few wide stores), rather
+ * than clearing it and then setting half of it again. */
+static inline sim_msg *fill_new(sim_ctx *ctx, sim_msg *m, int queue)
+{
+    *m = (sim_msg){
+        .id = ctx->next_msg_id++, .queue = (uint16_t)queue, .group = -1,
+        .t_publish = ctx->now,
+    };
+    return m;
+}
+
 static __attribute__((noinline)) sim_msg *create_general(sim_ctx *ctx, int queue)
 {
     /* A scenario declares at most SIM_QUEUES_MAX queues (models/world.c
      * refuses more at load), so this only guards the engine's own callers. */
     if ((unsigned)queue >= SIM_QUEUES_MAX)
         sim_fail(ctx, "queue index %d does not fit a message", queue);
-    sim_msg *m = take(ctx);
-    *m = (sim_msg){
-        .id = ctx->next_msg_id++, .queue = (uint16_t)queue, .group = -1,
-        .t_publish = ctx->now,
-    };
-    return m;
+    return fill_new(ctx, take(ctx), queue);
 }
 
 sim_msg *sim_msg_create(sim_ctx *ctx, int queue)
@@ -203,13 +225,7 @@ sim_msg *sim_msg_create(sim_ctx *ctx, int queue)
     if (!LIKELY((unsigned)queue < SIM_QUEUES_MAX && m))
         return create_general(ctx, queue);
     ctx->free_msgs = m->next;
-    /* One store of the whole record (the compiler writes it with a few wide
-     * stores), rather than clearing it and then setting half of it again. */
-    *m = (sim_msg){
-        .id = ctx->next_msg_id++, .queue = (uint16_t)queue, .group = -1,
-        .t_publish = ctx->now,
-    };
-    return m;
+    return fill_new(ctx, m, queue);
 }
 
 /* A --trace line for m (out of the way of the calls that run without one). */
@@ -237,17 +253,23 @@ static __attribute__((noinline, cold)) void order_full(sim_ctx *ctx, const sim_m
                  m->group >= 0 ? sim_group_name(ctx, m->group) : "");
 }
 
-static __attribute__((noinline)) void published_general(sim_ctx *ctx, sim_msg *m)
+/* m takes the next number of its key k (index `key`, its ring has room). */
+static inline void publish_in(sim_ctx *ctx, sim_msg *m, order_key *k, uint32_t key)
 {
     m->t_publish = ctx->now;
-    uint32_t key = order_key_index(&ctx->order, m->queue, m->group);
-    order_key *k = order_key_at(&ctx->order, key);
-    if (__builtin_expect(k->issued - k->low >= order_capacity(k), 0))
-        order_full(ctx, m, k);
     m->key_seq = order_seq_low32(k->issued++);
     m->delivery = MSG_DELIVERY_KEY | key;
     ctx->live++;
     ctx->published++;
+}
+
+static __attribute__((noinline)) void published_general(sim_ctx *ctx, sim_msg *m)
+{
+    uint32_t key = order_key_index(&ctx->order, m->queue, m->group);
+    order_key *k = order_key_at(&ctx->order, key);
+    if (__builtin_expect(k->issued - k->low >= order_capacity(k), 0))
+        order_full(ctx, m, k);
+    publish_in(ctx, m, k, key);
     waiting_published(ctx, m);
     if (__builtin_expect(ctx->tw != NULL, 0))
         trace_msg(ctx, "publish", 0, 0, m);
@@ -265,11 +287,7 @@ void sim_msg_published(sim_ctx *ctx, sim_msg *m)
     order_key *k = order_key_at(o, key);
     if (!LIKELY(k->issued - k->low < order_capacity(k)))
         return published_general(ctx, m);
-    m->t_publish = ctx->now;
-    m->key_seq = order_seq_low32(k->issued++);
-    m->delivery = MSG_DELIVERY_KEY | key;
-    ctx->live++;
-    ctx->published++;
+    publish_in(ctx, m, k, key);
     waiting_published_counted(ctx, m);
 }
 
@@ -287,10 +305,7 @@ static __attribute__((noinline)) void delivered_general(sim_ctx *ctx, sim_msg *m
     } else {                       /* the first delivery: the record written once */
         uint32_t key;
         d = delivery_pop(ctx, m, &key);
-        *d = (msg_delivery){
-            .t_deliver = ctx->now, .t_begin = -1, .t_end = -1,
-            .consumer = consumer, .deliveries = 1, .key = key,
-        };
+        first_delivery(ctx, d, consumer, key);
         waiting_first_delivery(ctx, m, d, node);
     }
     if (__builtin_expect(ctx->tw != NULL, 0))
@@ -300,17 +315,11 @@ static __attribute__((noinline)) void delivered_general(sim_ctx *ctx, sim_msg *m
 void sim_msg_delivered(sim_ctx *ctx, sim_msg *m, int node, int consumer)
 {
     /* The first delivery of a published message, a record at hand. */
-    delivery_pool *p = &ctx->deliveries;
-    if (!LIKELY(m->delivery & MSG_DELIVERY_KEY && p->free && !ctx->tw))
+    if (!LIKELY(m->delivery & MSG_DELIVERY_KEY && ctx->deliveries.free && !ctx->tw))
         return delivered_general(ctx, m, node, consumer);
     uint32_t key = m->delivery & ~MSG_DELIVERY_KEY;
-    m->delivery = p->free;
-    msg_delivery *d = message_delivery(ctx, m);
-    p->free = d->holds;
-    *d = (msg_delivery){
-        .t_deliver = ctx->now, .t_begin = -1, .t_end = -1,
-        .consumer = consumer, .deliveries = 1, .key = key,
-    };
+    msg_delivery *d = record_pop(ctx, m);
+    first_delivery(ctx, d, consumer, key);
     waiting_first_delivery(ctx, m, d, node);
 }
 

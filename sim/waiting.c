@@ -42,13 +42,42 @@ static __attribute__((noinline)) void counts_grow(sim_ctx *ctx, int queue)
     w->nqueues = queue + 1;
 }
 
+/* The counters of a message's (node, queue): its queue has them since it
+ * was published (waiting_published grows them), so no check here. */
+static inline waiting_counts *counts_at(sim_ctx *ctx, int node, int queue)
+{
+    return &ctx->waiting.nq[(size_t)queue * (size_t)ctx->nnodes + (size_t)(node - 1)];
+}
+
 /* The counters of (node, queue), growing as queues appear. */
 static inline waiting_counts *counts_of(sim_ctx *ctx, int node, int queue)
 {
-    waiting *w = &ctx->waiting;
-    if (__builtin_expect(queue >= w->nqueues, 0))
+    if (__builtin_expect(queue >= ctx->waiting.nqueues, 0))
         counts_grow(ctx, queue);
-    return &w->nq[(size_t)queue * (size_t)ctx->nnodes + (size_t)(node - 1)];
+    return counts_at(ctx, node, queue);
+}
+
+/* One message more (+1) or fewer (-1) ready in its queue. */
+static inline void ready_change(sim_ctx *ctx, const sim_msg *m, int delta)
+{
+    ctx->waiting.ready[m->queue] += delta;
+    peak_change(&ctx->waiting.ready_all, delta);
+}
+
+/* m, at a consumer with counters c, now waits in its prefetch buffer. */
+static inline void prefetch(sim_ctx *ctx, sim_msg *m, waiting_counts *c)
+{
+    m->flags |= MSG_PREFETCHED;
+    c->prefetched++;
+    level_up(&ctx->waiting.prefetched_all, ctx->now);
+}
+
+/* m, prefetched at a consumer with counters c, leaves the buffer. */
+static inline void unprefetch(sim_ctx *ctx, sim_msg *m, waiting_counts *c)
+{
+    m->flags &= (uint16_t)~MSG_PREFETCHED;
+    c->prefetched--;
+    level_down(&ctx->waiting.prefetched_all, ctx->now);
 }
 
 void waiting_fini(sim_ctx *ctx)
@@ -56,13 +85,6 @@ void waiting_fini(sim_ctx *ctx)
     free(ctx->waiting.nq);
     free(ctx->waiting.ready);
     memset(&ctx->waiting, 0, sizeof ctx->waiting);
-}
-
-/* The counters of a message's (node, queue): its queue has them since it
- * was published (waiting_published grows them), so no check here. */
-static inline waiting_counts *counts_at(sim_ctx *ctx, int node, int queue)
-{
-    return &ctx->waiting.nq[(size_t)queue * (size_t)ctx->nnodes + (size_t)(node - 1)];
 }
 
 /* Takes m away from where it waits now: `node` is the one its delivery
@@ -74,16 +96,12 @@ static inline __attribute__((always_inline)) void leave(sim_ctx *ctx, sim_msg *m
     unsigned flags = m->flags;
     if (flags & MSG_AT_CONSUMER) {
         waiting_counts *c = counts_at(ctx, node, m->queue);
-        if (flags & MSG_PREFETCHED) {
-            c->prefetched--;
-            level_down(&w->prefetched_all, ctx->now);
-        }
+        if (flags & MSG_PREFETCHED)
+            unprefetch(ctx, m, c);
         c->unacked--;
         peak_change(&w->unacked_all, -1);
-    } else {
-        w->ready[m->queue]--;
-        peak_change(&w->ready_all, -1);
-    }
+    } else
+        ready_change(ctx, m, -1);
     m->flags = (uint16_t)(flags & ~(MSG_PREFETCHED | MSG_AT_CONSUMER));
 }
 
@@ -101,8 +119,7 @@ static inline __attribute__((always_inline)) waiting_counts *arrive(sim_ctx *ctx
 
 void waiting_published_counted(sim_ctx *ctx, sim_msg *m)
 {
-    ctx->waiting.ready[m->queue]++;
-    peak_change(&ctx->waiting.ready_all, +1);
+    ready_change(ctx, m, +1);
 }
 
 void waiting_published(sim_ctx *ctx, sim_msg *m)
@@ -114,20 +131,13 @@ void waiting_published(sim_ctx *ctx, sim_msg *m)
 void waiting_delivered(sim_ctx *ctx, sim_msg *m, msg_delivery *d, int node)
 {
     leave(ctx, m, d->node);
-    waiting_counts *c = arrive(ctx, m, d, node);
-    m->flags |= MSG_PREFETCHED;
-    c->prefetched++;
-    level_up(&ctx->waiting.prefetched_all, ctx->now);
+    prefetch(ctx, m, arrive(ctx, m, d, node));
 }
 
 void waiting_first_delivery(sim_ctx *ctx, sim_msg *m, msg_delivery *d, int node)
 {
-    ctx->waiting.ready[m->queue]--;
-    peak_change(&ctx->waiting.ready_all, -1);
-    waiting_counts *c = arrive(ctx, m, d, node);
-    m->flags |= MSG_PREFETCHED;
-    c->prefetched++;
-    level_up(&ctx->waiting.prefetched_all, ctx->now);
+    ready_change(ctx, m, -1);
+    prefetch(ctx, m, arrive(ctx, m, d, node));
 }
 
 void waiting_begin(sim_ctx *ctx, sim_msg *m, msg_delivery *d, int node)
@@ -135,11 +145,8 @@ void waiting_begin(sim_ctx *ctx, sim_msg *m, msg_delivery *d, int node)
     waiting_counts *c;
     if ((m->flags & MSG_AT_CONSUMER) && d->node == node) {
         c = counts_at(ctx, node, m->queue);
-        if (m->flags & MSG_PREFETCHED) {
-            c->prefetched--;
-            level_down(&ctx->waiting.prefetched_all, ctx->now);
-            m->flags &= (uint16_t)~MSG_PREFETCHED;
-        }
+        if (m->flags & MSG_PREFETCHED)
+            unprefetch(ctx, m, c);
     } else {
         leave(ctx, m, d->node);
         c = arrive(ctx, m, d, node);
@@ -157,8 +164,7 @@ void waiting_requeued(sim_ctx *ctx, sim_msg *m, const msg_delivery *d)
     if (!(m->flags & MSG_AT_CONSUMER))
         return;
     leave(ctx, m, d->node);
-    ctx->waiting.ready[m->queue]++;
-    peak_change(&ctx->waiting.ready_all, +1);
+    ready_change(ctx, m, +1);
 }
 
 void waiting_done(sim_ctx *ctx, sim_msg *m, const msg_delivery *d)
