@@ -133,11 +133,17 @@ static inline uint32_t take_slot(calendar *c)
     return new_slot(c);
 }
 
-static inline void free_slot(calendar *c, uint32_t slot)
+/* The slot, whose id is stale already, back on the free stack. */
+static inline void push_free(calendar *c, uint32_t slot)
 {
     c->slots[slot].pos = CAL_FREE;
-    c->slots[slot].gen++;
     c->free_slots[c->nfree++] = slot;
+}
+
+static inline void free_slot(calendar *c, uint32_t slot)
+{
+    c->slots[slot].gen++;
+    push_free(c, slot);
 }
 
 static __attribute__((noinline)) void grow_heap(calendar *c)
@@ -298,8 +304,7 @@ void calendar_pop_running(calendar *c)
     uint32_t slot = c->running - 1;
     c->running = 0;
     pop_top(c);
-    c->slots[slot].pos = CAL_FREE;
-    c->free_slots[c->nfree++] = slot;
+    push_free(c, slot);            /* its generation moved on at begin */
 }
 
 bool calendar_pop(calendar *c, cal_event *out)
