@@ -90,8 +90,9 @@ typedef struct msg_delivery {
                                     * listener holds it; 0: none */
 } msg_delivery;
 
-/* Delivery records by index: block i >> 10, slot i & 1023.  Index 0 is
- * never handed out (it means "none"), and indices stay below 2^31.
+/* Delivery records by index: block i >> 10, slot i & 1023.  Index 0 means
+ * "none" and is never on the free list (it is handed out only once the run
+ * has failed at 2^31 records, delivery_grow), and indices stay below 2^31.
  *
  * sim_msg.delivery says what a message has: 0 until it is published; then
  * MSG_DELIVERY_KEY | the index of its order key, looked up once at publish,
@@ -208,6 +209,8 @@ void engine_message_gone(sim_ctx *ctx);
 
 /* message.c */
 void messages_fini(sim_ctx *ctx);
+/* A record index is positive as an int32_t; MSG_DELIVERY_KEY is the sign
+ * bit, and 0 is none. */
 static inline bool message_has_delivery(const sim_msg *m)
 {
     return (int32_t)m->delivery > 0;

@@ -42,12 +42,16 @@ void order_fini(order_tracker *o);
 /* The index of the key of (queue, group) (group -1 = none), created on
  * first use. */
 uint32_t order_key_add(order_tracker *o, int queue, int group);
-static inline uint32_t order_key_index(order_tracker *o, int queue, int group)
+/* The index + 1 of (queue, group)'s key, 0 while it has none. */
+static inline uint32_t order_key_find(const order_tracker *o, int queue, int group)
 {
     size_t q = (size_t)queue, g = (size_t)(group + 1);
-    if (q < o->nqueues && g < o->nslots[q] && o->slots[q][g])
-        return o->slots[q][g] - 1;
-    return order_key_add(o, queue, group);
+    return q < o->nqueues && g < o->nslots[q] ? o->slots[q][g] : 0;
+}
+static inline uint32_t order_key_index(order_tracker *o, int queue, int group)
+{
+    uint32_t found = order_key_find(o, queue, group);
+    return found ? found - 1 : order_key_add(o, queue, group);
 }
 static inline order_key *order_key_at(order_tracker *o, uint32_t index)
 {
@@ -61,12 +65,17 @@ static inline uint64_t order_capacity(const order_key *k)
 {
     return (uint64_t)k->words * 64;
 }
+/* The next number of k would not fit its ring. */
+static inline bool order_ring_full(const order_key *k)
+{
+    return k->issued - k->low >= order_capacity(k);
+}
 /* Doubles the ring (the next number would not fit), keeping its flags. */
 void order_grow(order_key *k);
 /* The next number of k. */
 static inline uint64_t order_issue(order_key *k)
 {
-    if (__builtin_expect(k->issued - k->low >= order_capacity(k), 0))
+    if (__builtin_expect(order_ring_full(k), 0))
         order_grow(k);
     return k->issued++;
 }

@@ -33,26 +33,6 @@ static inline hist_bucket settled(const histogram *h, size_t i)
     return b;
 }
 
-void hist_merge(histogram *into, const histogram *from)
-{
-    if (!from->count)
-        return;
-    into->pending->count++;
-    into->pending->sum += into->pending_v;
-    into->pending = &into->b[HIST_BUCKETS];
-    for (size_t b = 0; b < HIST_BUCKETS; b++) {
-        hist_bucket f = settled(from, b);
-        into->b[b].count += f.count;
-        into->b[b].sum += f.sum;
-    }
-    into->count += from->count;
-    into->sum += from->sum;
-    if (from->min < into->min)
-        into->min = from->min;
-    if (from->max > into->max)
-        into->max = from->max;
-}
-
 double hist_mean(const histogram *h)
 {
     return h->count ? (double)h->sum / (double)h->count : 0.0;

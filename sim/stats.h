@@ -78,7 +78,6 @@ static inline void hist_add(histogram *h, int64_t v)   /* v < 0 counts as 0 */
     if (v > h->max)
         h->max = v;
 }
-void hist_merge(histogram *into, const histogram *from);
 double hist_mean(const histogram *h);
 /* The q-quantile (0 < q <= 1) by nearest rank; 0 when empty. */
 double hist_quantile(const histogram *h, double q);
