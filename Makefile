@@ -201,7 +201,9 @@ bench: $(BUILD)/lsim $(BUILD)/mmc_bare $(BUILD)/sqlite_ceiling $(if $(CIMBA),$(B
 
 # The M/M/8 of tests/bench/cimba_mmc.c on cimba 3, a C library of processes
 # on coroutines, built beforehand in CIMBA (README, Speed).  The flags are
-# the ones cimba's own benchmarks build with.
+# the ones cimba's own benchmarks build with; its arguments above (1 M
+# customers, 8 servers, lambda 7.2, mu 1) are those of ratios.sh's N and
+# tests/bench/mm8.yaml: change them together.
 $(BUILD)/cimba_mmc: tests/bench/cimba_mmc.c
 	@mkdir -p $(dir $@)
 	gcc -O3 -DNDEBUG -DNLOGINFO -std=c2x -include assert.h -include stdbool.h \

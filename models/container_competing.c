@@ -28,7 +28,7 @@
 typedef struct worker {
     struct competing *c;
     int id;                        /* consumer id (engine numbering) */
-    uint32_t index;                /* its place in c->w (a division less than w - c->w) */
+    uint32_t index;                /* its place in c->w (kept: w - c->w costs a multiply) */
     sim_time fixed_ns;             /* workerServiceTimes[i], or -1 */
     double speed;                  /* workerSpeeds[i], or 1 */
     sim_msg *m;

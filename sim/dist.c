@@ -122,7 +122,7 @@ int64_t dist_draw_any(const sim_dist *dist, gsl_rng *r)
     switch (dist->kind) {
     case DIST_CONSTANT:
         return dist->value;
-    case DIST_EXPONENTIAL:
+    case DIST_EXPONENTIAL:         /* dist_draw draws it inline; here for completeness */
         return dist_to_ns(dist_exponential(r, dist->mean));
     case DIST_LOGNORMAL:
         return dist_to_ns(gsl_ran_lognormal(r, dist->mu, dist->sigma));

@@ -299,11 +299,8 @@ static bool serves(const variant *vr, uint32_t mask, const value *row0)
     return true;
 }
 
-/* The statement for a batch whose first row is row0 and whose constant
- * columns are `mask`: the one made for just that, prepared now while there
- * is room; else the one that serves it and reads the fewest columns a row.
- * The last place is kept for the statement with no constant columns,
- * which serves every batch. */
+/* Prepares the statement for `mask` (literals from row0) in the table's
+ * next free place. */
 static variant *add_variant(tl_inserter *in, int which, const char *table, int ncols,
                             uint32_t mask, const value *row0)
 {
@@ -314,6 +311,11 @@ static variant *add_variant(tl_inserter *in, int which, const char *table, int n
     return vr;
 }
 
+/* The statement for a batch whose first row is row0 and whose constant
+ * columns are `mask`: the one made for just that, prepared now while there
+ * is room; else the one that serves it and reads the fewest columns a row.
+ * The last place is kept for the statement with no constant columns,
+ * which serves every batch. */
 static variant *statement_for(tl_inserter *in, int which, const char *table, int ncols,
                               uint32_t mask, const value *row0)
 {
@@ -330,18 +332,22 @@ static variant *statement_for(tl_inserter *in, int which, const char *table, int
     return best ? best : add_variant(in, which, table, ncols, 0, row0);
 }
 
+static int bind_value(sqlite3_stmt *st, int i, const value *v)
+{
+    switch (v->type) {
+    case V_INT: return sqlite3_bind_int64(st, i, v->u.i);
+    case V_REAL: return sqlite3_bind_double(st, i, v->u.r);
+    case V_NULL: return sqlite3_bind_null(st, i);
+    default: return sqlite3_bind_text(st, i, v->u.s, -1, SQLITE_STATIC);
+    }
+}
+
 /* Steps vr over nrows rows from v, its parameters bound from the first. */
 static const char *step(tl_inserter *in, const variant *vr, const value *v, int nrows, int ncols)
 {
     int rc = SQLITE_OK, i = 1;
-    for (uint32_t shared = vr->mask & ~vr->literal; shared; shared &= shared - 1) {
-        const value *p = &v[__builtin_ctz(shared)];
-        rc |= p->type == V_INT    ? sqlite3_bind_int64(vr->st, i, p->u.i)
-            : p->type == V_REAL   ? sqlite3_bind_double(vr->st, i, p->u.r)
-            : p->type == V_NULL   ? sqlite3_bind_null(vr->st, i)
-                                  : sqlite3_bind_text(vr->st, i, p->u.s, -1, SQLITE_STATIC);
-        i++;
-    }
+    for (uint32_t shared = vr->mask & ~vr->literal; shared; shared &= shared - 1)
+        rc |= bind_value(vr->st, i++, &v[__builtin_ctz(shared)]);
     if (rc != SQLITE_OK)
         return "cannot bind a value";
     in->feed = v;

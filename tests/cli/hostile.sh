@@ -312,7 +312,10 @@ printf 'name: one\nqueue:\n  arrivals: { kind: burst, count: 3 }\n  service: { k
 mkdir -p "$TMP/i1" "$TMP/i2" "$TMP/i3"
 interrupt "$TMP/i1" "lsim: interrupted" \
     "$LSIM" compare "$TMP/one.yaml" "$TMP/wide.csv" --reps 20 --out "$TMP/i1/c.db" --quiet
-#     fit: 60,000 nodes of one consumer each (a pass per node over them all)
+#     fit: 60,000 nodes of one consumer each (a pass per node over them all).
+#     The check leans on that pass being O(nodes x consumers), some 3 s here,
+#     to be still running after interrupt's 1 s: make it linear and this
+#     input must grow (or the check wait for fit's temporary file).
 awk 'BEGIN { print "t_ms,event,node,consumer,msg,group,queue"
              for (i = 1; i <= 60000; i++) printf "%d,consumer_start,n%d,c1,,,q\n", i, i
              print "60001,publish,,,m1,,q" }' >"$TMP/nodes.csv"
@@ -326,7 +329,7 @@ printf 'name: rows\nqueue:\n  arrivals: { kind: burst, count: 600000 }\n  servic
 interrupt "$TMP/i3" "lsim: interrupted: no database written" "$LSIM" merge "$TMP/rp" -o "$TMP/i3/m.db"
 rm -rf "$TMP/rp" "$TMP/wide.csv" "$TMP/nodes.csv"
 
-# 12. A message keeps its queue in 16 bits: a scenario with more queues is
+# 13. A message keeps its queue in 16 bits: a scenario with more queues is
 #     refused where the list starts.
 { echo "name: many-queues"; echo "container: { kind: competing, workers: 1 }"; echo "queues:"
   i=0; while [ $i -lt 65536 ]; do echo "  - {}"; i=$((i + 1)); done; } >"$TMP/queues.yaml"
