@@ -56,26 +56,14 @@ uint32_t order_key_add(order_tracker *o, int queue, int group)
     return o->slots[q][g] - 1;
 }
 
-static inline bool test_bit(const order_key *k, uint64_t s)
-{
-    uint64_t i = s & (order_capacity(k) - 1);
-    return (k->ring[i >> 6] >> (i & 63)) & 1;
-}
-
-static inline void put_bit(order_key *k, uint64_t s)
-{
-    uint64_t i = s & (order_capacity(k) - 1);
-    k->ring[i >> 6] |= 1ULL << (i & 63);
-}
-
 void order_grow(order_key *k)
 {
     order_key old = *k;
     k->words = old.words ? old.words * 2 : 1;
     k->ring = xcalloc(k->words, sizeof *k->ring);
     for (uint64_t s = old.low; old.words && s < old.issued; s++)
-        if (test_bit(&old, s))
-            put_bit(k, s);
+        if (order_test_ended(&old, s))
+            order_put_ended(k, s);
     free(old.ring);
 }
 
@@ -84,7 +72,7 @@ void order_mark_ended(order_key *k, uint64_t seq)
     if (seq < k->low || seq >= k->issued)
         return;
     if (seq != k->low)
-        put_bit(k, seq);
+        order_put_ended(k, seq);
     else
         order_advance(k);
 }

@@ -65,6 +65,17 @@ static inline uint64_t order_capacity(const order_key *k)
 {
     return (uint64_t)k->words * 64;
 }
+/* Whether number s of k has ended, and marking it so (s in [low, issued)). */
+static inline bool order_test_ended(const order_key *k, uint64_t s)
+{
+    uint64_t i = s & (order_capacity(k) - 1);
+    return (k->ring[i >> 6] >> (i & 63)) & 1;
+}
+static inline void order_put_ended(order_key *k, uint64_t s)
+{
+    uint64_t i = s & (order_capacity(k) - 1);
+    k->ring[i >> 6] |= 1ULL << (i & 63);
+}
 /* The next number of k would not fit its ring. */
 static inline bool order_ring_full(const order_key *k)
 {
@@ -140,8 +151,7 @@ static inline bool order_end32(order_key *k, uint32_t low32)
         order_advance(k);
         return false;
     }
-    uint64_t i = order_seq_rebuild(k, low32) & (order_capacity(k) - 1);
-    k->ring[i >> 6] |= 1ULL << (i & 63);
+    order_put_ended(k, order_seq_rebuild(k, low32));
     return true;
 }
 

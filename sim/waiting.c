@@ -28,8 +28,8 @@
 
 #include <string.h>
 
-/* Makes room for the counters of `queue`.  Apart from counts_of, so the
- * lookup every message makes several times stays a few instructions. */
+/* Makes room for the counters of `queue`.  Out of line, so that the
+ * checks before it (counts_ensure) stay a few instructions. */
 static __attribute__((noinline)) void counts_grow(sim_ctx *ctx, int queue)
 {
     waiting *w = &ctx->waiting;
@@ -49,11 +49,17 @@ static inline waiting_counts *counts_at(sim_ctx *ctx, int node, int queue)
     return &ctx->waiting.nq[(size_t)queue * (size_t)ctx->nnodes + (size_t)(node - 1)];
 }
 
-/* The counters of (node, queue), growing as queues appear. */
-static inline waiting_counts *counts_of(sim_ctx *ctx, int node, int queue)
+/* The counters of `queue` exist from now on. */
+static inline void counts_ensure(sim_ctx *ctx, int queue)
 {
     if (__builtin_expect(queue >= ctx->waiting.nqueues, 0))
         counts_grow(ctx, queue);
+}
+
+/* The counters of (node, queue), growing as queues appear. */
+static inline waiting_counts *counts_of(sim_ctx *ctx, int node, int queue)
+{
+    counts_ensure(ctx, queue);
     return counts_at(ctx, node, queue);
 }
 
@@ -124,7 +130,7 @@ void waiting_published_counted(sim_ctx *ctx, sim_msg *m)
 
 void waiting_published(sim_ctx *ctx, sim_msg *m)
 {
-    counts_of(ctx, 1, m->queue);   /* its counters, for the rest of its life */
+    counts_ensure(ctx, m->queue);  /* its counters, for the rest of its life */
     waiting_published_counted(ctx, m);
 }
 
@@ -189,6 +195,6 @@ waiting_counts waiting_at(sim_ctx *ctx, int node, int queue)
 
 int64_t waiting_ready(sim_ctx *ctx, int queue)
 {
-    counts_of(ctx, 1, queue);
+    counts_ensure(ctx, queue);
     return ctx->waiting.ready[queue];
 }
