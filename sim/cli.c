@@ -109,6 +109,19 @@ int cli_report(const sim_diag *d)
     return CLI_USAGE;
 }
 
+bool cli_say_interrupted(void)
+{
+    if (!*cli_interrupted())
+        return false;
+    fputs("lsim: interrupted\n", stderr);
+    return true;
+}
+
+int cli_report_unless_interrupted(const sim_diag *d)
+{
+    return cli_say_interrupted() ? CLI_FAILURE : cli_report(d);
+}
+
 const char *cli_option(int argc, char **argv, int *i, const char *name, int *err)
 {
     size_t n = strlen(name);

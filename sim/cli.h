@@ -47,6 +47,12 @@ size_t cli_default_memory(void);
 int cli_bad_usage(const char *fmt, const char *arg);
 /* Prints "file:line:col: msg" on stderr; returns CLI_USAGE. */
 int cli_report(const sim_diag *d);
+/* When a signal came (cli_interrupted), prints "lsim: interrupted" and
+ * returns true. */
+bool cli_say_interrupted(void);
+/* cli_report, or, when a signal came, "lsim: interrupted" and CLI_FAILURE:
+ * what a command failing in its input says once it may have been stopped. */
+int cli_report_unless_interrupted(const sim_diag *d);
 /* The value of "--name VALUE" or "--name=VALUE" at argv[*i] (advancing *i),
  * or NULL if argv[*i] is not that option; *err is set when the value is
  * missing (the message is printed). */

@@ -139,18 +139,17 @@ static int from_trace(const compare_args *a, cfg_doc *doc, strbuf *took, sim_dia
         long n = nodes && nodes->text ? strtol(nodes->text, NULL, 10) : 1;
         if (n >= 1 && n <= 10000) {
             strbuf set = { 0 };
+            const char **how = xcalloc((size_t)n, sizeof *how);
+            double *t = fit_trace_node_starts(meta_of, a->meta, a->real, (int)n, how);
             sb_add(&set, "nodes=[");
             for (long k = 0; k < n; k++) {
-                if (*cli_interrupted()) {      /* each node looks through every consumer */
-                    sb_free(&set);
-                    return diag_file(d, a->trace, 0, 0, "interrupted");
-                }
-                const char *how;
-                double t = fit_trace_node_start(meta_of, a->meta, a->real, (int)k, &how);
-                sb_addf(&set, "%s{start: %.0fus}", k ? ", " : "", t * 1000);
-                sb_addf(took, "%snodes.%ld.start %.3f ms (%s)", took->len ? ", " : "", k, t, how);
+                sb_addf(&set, "%s{start: %.0fus}", k ? ", " : "", t[k] * 1000);
+                sb_addf(took, "%snodes.%ld.start %.3f ms (%s)", took->len ? ", " : "", k, t[k],
+                        how[k]);
             }
             sb_add(&set, "]");
+            free(t);
+            free(how);
             int rc = cfg_apply_set(doc, set.s, d);
             sb_free(&set);
             if (rc != SIM_OK)
@@ -553,14 +552,6 @@ static int compare_into(run *r, timeline *tl, const run_data *real, name_table *
 
 /* A step that failed: interrupted (the message and status of an
  * interrupted run), or the input's fault. */
-static int failed(const sim_diag *d)
-{
-    if (!*cli_interrupted())
-        return cli_report(d);
-    fputs("lsim: interrupted\n", stderr);
-    return CLI_FAILURE;
-}
-
 int cmd_compare(int argc, char **argv)
 {
     compare_args a;
@@ -574,13 +565,13 @@ int cmd_compare(int argc, char **argv)
     trace_reader *meta = NULL;
     strbuf took = { 0 };
     if (rc == 0 && run_data_from_trace(a.trace, &groups, &real, &d) != SIM_OK)
-        rc = failed(&d);
+        rc = cli_report_unless_interrupted(&d);
     if (rc == 0 && trace_reader_open(a.trace, &meta, &d) != SIM_OK)
-        rc = failed(&d);
+        rc = cli_report_unless_interrupted(&d);
     a.real = &real;
     a.meta = meta;
     if (rc == 0 && load_scenario(&a, &doc, &took, &d) != SIM_OK)
-        rc = failed(&d);
+        rc = cli_report_unless_interrupted(&d);
     if (rc == 0 && took.len && !a.quiet)
         fprintf(stderr, "lsim: compare: the scenario does not set them, so from the trace: %s\n",
                 took.s);
@@ -590,7 +581,7 @@ int cmd_compare(int argc, char **argv)
                           .run_id = 1, .point = -1, .replication = -1,
                           .interrupted = cli_interrupted(), .mem_limit = cli_default_memory() };
         if (run_build(&spec, &r, &d) != SIM_OK)
-            rc = failed(&d);
+            rc = cli_report_unless_interrupted(&d);
     }
     char *out = NULL, err[1024] = "";
     timeline *tl = NULL;

@@ -108,15 +108,6 @@ static int write_out(const char *path, const char *text)
     return cli_write_text(path, text) == 0 ? CLI_OK : CLI_FAILURE;
 }
 
-/* A signal came: the message and status of an interrupted run. */
-static bool interrupted(void)
-{
-    if (!*cli_interrupted())
-        return false;
-    fputs("lsim: interrupted\n", stderr);
-    return true;
-}
-
 int cmd_fit(int argc, char **argv)
 {
     fit_args a;
@@ -130,7 +121,7 @@ int cmd_fit(int argc, char **argv)
     run_data rd;
     if (run_data_from_trace(a.trace, &groups, &rd, &d) != SIM_OK) {
         names_fini(&groups);
-        return interrupted() ? CLI_FAILURE : cli_report(&d);
+        return cli_report_unless_interrupted(&d);
     }
     /* The trace is read once (its metadata kept in rd): it may be a pipe
      * (/dev/stdin). */
@@ -140,7 +131,7 @@ int cmd_fit(int argc, char **argv)
     else if ((arrivals = arrivals_path(&a, &d)))
         yaml = fit_replay(a.trace, arrivals, &rd, trace_meta_of, &rd, &d);
     /* The measuring loops stop on a signal; what they measured is not kept. */
-    int rc = interrupted() ? CLI_FAILURE : yaml ? write_out(a.out, yaml) : cli_report(&d);
+    int rc = cli_say_interrupted() ? CLI_FAILURE : yaml ? write_out(a.out, yaml) : cli_report(&d);
     free(yaml);
     free(arrivals);
     run_data_free(&rd);

@@ -52,6 +52,7 @@ typedef struct fit_trace_key {
     const char *trace_key, *key;
     fit_key_value value;
     unsigned containers;           /* the containers that have it: 1u << fit_container */
+    unsigned replay_late;          /* those whose replay writes it after the others */
 } fit_trace_key;
 /* In the order both write them; ends with an entry whose key is NULL. */
 extern const fit_trace_key fit_trace_keys[];
@@ -65,10 +66,10 @@ char *fit_trace_metadata(const cfg_node *root);
  * names no container lsim models. */
 bool fit_trace_container(const char *(*meta)(const void *src, const char *key), const void *src,
                          const run_data *rd, const char **kind, char *version, size_t size);
-/* When node `node` (0-based) of the trace started its container, ms, and
- * from which fact (*how). */
-double fit_trace_node_start(const char *(*meta)(const void *src, const char *key),
-                            const void *src, const run_data *rd, int node, const char **how);
+/* When each of the trace's first n nodes started its container, ms (an
+ * array of n the caller frees), and from which fact (how[k]). */
+double *fit_trace_node_starts(const char *(*meta)(const void *src, const char *key),
+                              const void *src, const run_data *rd, int n, const char **how);
 /* "x.y.z" after `marker` in text (a library's version, trailing dots left
  * out), into buf; false when text has no marker with digits after it, or
  * they do not fit. */

@@ -245,6 +245,26 @@ static double *first_starts(const run_data *rd, int n)
     return t;
 }
 
+/* When node k started its container, and from which fact (*how): its own
+ * node_started_ms, else the trace's containers_started_at_ms (has_all,
+ * all), else its first consumer_start (first[k]; none: 0). */
+static double node_start(const replay *r, const double *first, bool has_all, double all, int k,
+                         const char **how)
+{
+    double t;
+    char name[32];
+    if (node_started(r, node_name(r->rd, k, name, sizeof name), &t)) {
+        *how = "node_started_ms";
+        return t;
+    }
+    if (has_all) {
+        *how = "containers_started_at_ms";
+        return all;
+    }
+    *how = "the node's first consumer_start";
+    return isinf(first[k]) ? 0 : first[k];
+}
+
 static void nodes_yaml(const replay *r)
 {
     const run_data *rd = r->rd;
@@ -261,15 +281,8 @@ static void nodes_yaml(const replay *r)
     sb_add(r->b, "\nnodes:\n");
     double *first = first_starts(rd, n);
     for (int k = 0; k < n && !*cli_interrupted(); k++) {   /* each reads node_started_ms */
-        double t = 0;
-        char name[32];
-        if (node_started(r, node_name(rd, k, name, sizeof name), &t)) {
-        } else if (has_all) {
-            t = all;
-        } else {
-            t = isinf(first[k]) ? 0 : first[k];
-        }
-        sb_addf(r->b, "  - { start: %.0fus }\n", t * 1000);
+        const char *how;
+        sb_addf(r->b, "  - { start: %.0fus }\n", node_start(r, first, has_all, all, k, &how) * 1000);
     }
     free(first);
 }
@@ -445,17 +458,10 @@ static void scenario_yaml(const replay *r, const char *trace_path, const char *a
     else
         sb_add(b, "  # the trace names no library version: the model's newest line\n");
     concurrency_yaml(r);
-    /* direct: prefetchCount after messagesPerAck, where replays have always
-     * put it (a trace writes it before) */
-    const fit_trace_key *prefetch = NULL;
-    for (const fit_trace_key *k = fit_trace_keys; k->key; k++) {
-        if (r->kind == FIT_DIRECT && strcmp(k->key, "prefetchCount") == 0)
-            prefetch = k;
-        else
-            setting_yaml(r, k);
-    }
-    if (prefetch)
-        setting_yaml(r, prefetch);
+    for (unsigned late = 0; late <= 1; late++)     /* in the table's order, the late ones last */
+        for (const fit_trace_key *k = fit_trace_keys; k->key; k++)
+            if (((k->replay_late >> r->kind) & 1) == late)
+                setting_yaml(r, k);
     cache_level_yaml(r);
     ack_yaml(r);
     changes_yaml(r);
@@ -488,24 +494,14 @@ bool fit_trace_container(const char *(*meta)(const void *src, const char *key), 
     return true;
 }
 
-double fit_trace_node_start(const char *(*meta)(const void *src, const char *key),
-                            const void *src, const run_data *rd, int node, const char **how)
+double *fit_trace_node_starts(const char *(*meta)(const void *src, const char *key),
+                              const void *src, const run_data *rd, int n, const char **how)
 {
     replay r = { .rd = rd, .meta = meta, .src = src };
-    double t, all;
-    char name[32];
-    if (node_started(&r, node_name(rd, node, name, sizeof name), &t)) {
-        *how = "node_started_ms";
-        return t;
-    }
-    if (meta_number(&r, "containers_started_at_ms", &all)) {
-        *how = "containers_started_at_ms";
-        return all;
-    }
-    *how = "the node's first consumer_start";
-    t = INFINITY;
-    for (size_t i = 0; i < rd->ncons; i++)
-        if (rd->cons[i].node == node && rd->cons[i].t_start < t)
-            t = rd->cons[i].t_start;
-    return isinf(t) ? 0 : t;
+    double all;
+    bool has_all = meta_number(&r, "containers_started_at_ms", &all);
+    double *t = first_starts(rd, n);
+    for (int k = 0; k < n; k++)
+        t[k] = node_start(&r, t, has_all, all, k, &how[k]);
+    return t;
 }
