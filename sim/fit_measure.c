@@ -111,6 +111,50 @@ static size_t *sorted_indexes(keyed *k, size_t n, int (*cmp)(const void *, const
     return v;
 }
 
+/* ---- halving ------------------------------------------------------------------------ */
+
+/* The first i in [lo, hi) for which before(ctx, i) is false, hi when there
+ * is none.  `before` must hold up to a point and not after it, as "comes
+ * before the key" does over entries sorted by what it compares. */
+static size_t bound(size_t lo, size_t hi, bool (*before)(const void *ctx, size_t i),
+                    const void *ctx)
+{
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (before(ctx, mid))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* Entries sorted by a time, time(of, i): those before t, and those at it
+ * when `strictly` (so that bound gives the first above t, or else the first
+ * at or above it). */
+typedef struct time_key {
+    double (*time)(const void *of, size_t i);
+    const void *of;
+    double t;
+    bool strictly;
+} time_key;
+
+static bool time_before(const void *ctx, size_t i)
+{
+    const time_key *k = ctx;
+    double x = k->time(k->of, i);
+    return k->strictly ? x <= k->t : x < k->t;
+}
+
+/* In [lo, hi) of entries sorted by time(of, i): the first whose time is
+ * above t (at or above it unless `strictly`); hi when none is. */
+static size_t time_bound(double (*time)(const void *of, size_t i), const void *of, size_t lo,
+                         size_t hi, double t, bool strictly)
+{
+    time_key k = { .time = time, .of = of, .t = t, .strictly = strictly };
+    return bound(lo, hi, time_before, &k);
+}
+
 static void index_by_id(seq_ctx *s)
 {
     const run_data *rd = s->rd;
@@ -170,19 +214,26 @@ static bool id_before(int node, int consumer, int n, int c, bool after)
     return node < n || (node == n && (consumer < c || (after && consumer == c)));
 }
 
+/* Entries sorted by (node, consumer): those before (node, consumer), and
+ * its own when `after`. */
+typedef struct id_key {
+    const seq_ctx *s;
+    int node, consumer;
+    bool after;
+} id_key;
+
+static bool cons_id_before(const void *ctx, size_t i)
+{
+    const id_key *k = ctx;
+    const td_consumer *c = &k->s->rd->cons[k->s->by_id[i]];
+    return id_before(c->node, c->consumer, k->node, k->consumer, k->after);
+}
+
 /* by_id: the first entry after the entries of (node, consumer). */
 static size_t id_end(const seq_ctx *s, int node, int consumer)
 {
-    size_t lo = 0, hi = s->rd->ncons;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        const td_consumer *c = &s->rd->cons[s->by_id[mid]];
-        if (id_before(c->node, c->consumer, node, consumer, true))
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
+    id_key k = { .s = s, .node = node, .consumer = consumer, .after = true };
+    return bound(0, s->rd->ncons, cons_id_before, &k);
 }
 
 /* Node `node`'s part of by_start, [*lo, *hi). */
@@ -195,19 +246,17 @@ static void node_starts(const seq_ctx *s, int node, size_t *lo, size_t *hi)
     }
 }
 
+static double start_time(const void *of, size_t i)
+{
+    const seq_ctx *s = of;
+    return s->rd->cons[s->by_start[i]].t_start;
+}
+
 /* In by_start's [lo, hi): the first start above t (at or above it unless
  * `strictly`); hi when none is. */
 static size_t start_bound(const seq_ctx *s, size_t lo, size_t hi, double t, bool strictly)
 {
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        double x = s->rd->cons[s->by_start[mid]].t_start;
-        if (strictly ? x > t : x >= t)
-            hi = mid;
-        else
-            lo = mid + 1;
-    }
-    return lo;
+    return time_bound(start_time, s, lo, hi, t, strictly);
 }
 
 static void seq_init(seq_ctx *s, const run_data *rd)
@@ -295,19 +344,17 @@ static void sample_summarise(fit_samples *fs)
     fs->sigma_log = fs->n > 1 ? sqrt(fmax(sl2 / n - ml * ml, 0) * n / (n - 1)) : 0;
 }
 
+static double step_from(const void *of, size_t i)
+{
+    return ((const fit_step *)of)[i].from_ms;
+}
+
 /* The steps run from their from_ms in increasing order: the last that
- * has begun by t, found by halving. */
+ * has begun by t (the one before the first that begins after it). */
 double fit_step_at(const fit_step *s, size_t n, double t)
 {
-    size_t lo = 0, hi = n;         /* s[0, lo) have begun, s[hi, n) have not */
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (s[mid].from_ms <= t)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo ? s[lo - 1].value_ms : 0;
+    size_t first_after = time_bound(step_from, s, 0, n, t, true);
+    return first_after ? s[first_after - 1].value_ms : 0;
 }
 
 /* ---- SMLC cycle overhead ------------------------------------------------------------ */
@@ -455,35 +502,42 @@ static int cmp_cand(const void *a, const void *b)
     return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
+/* The starts q, sorted by (node, t): those of nodes before `node`, and of
+ * `node` those before t, or all of them when `whole`. */
+typedef struct q_key {
+    const keyed *q;
+    int node;
+    double t;
+    bool whole;
+} q_key;
+
+static bool q_before(const void *ctx, size_t i)
+{
+    const q_key *k = ctx;
+    const keyed *e = &k->q[i];
+    return e->node < k->node || (e->node == k->node && (k->whole || e->t < k->t));
+}
+
 /* The first start of q after node's (whole) or at or after (node, t). */
 static size_t q_bound(const keyed *q, size_t nq, int node, double t, bool whole)
 {
-    size_t lo = 0, hi = nq;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        bool before = q[mid].node < node || (q[mid].node == node && (whole || q[mid].t < t));
-        if (before)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
+    q_key k = { .q = q, .node = node, .t = t, .whole = whole };
+    return bound(0, nq, q_before, &k);
+}
+
+static bool msg_id_before(const void *ctx, size_t i)
+{
+    const id_key *k = ctx;
+    const td_msg *m = seq_msg(k->s, i);
+    return id_before(m->node, m->consumer, k->node, k->consumer, k->after);
 }
 
 /* In seq order: the first message at or after (node, consumer), or after
  * that consumer's messages when `after`. */
 static size_t seq_bound(const seq_ctx *s, int node, int consumer, bool after)
 {
-    size_t lo = 0, hi = s->n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        const td_msg *m = seq_msg(s, mid);
-        if (id_before(m->node, m->consumer, node, consumer, after))
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
+    id_key k = { .s = s, .node = node, .consumer = consumer, .after = after };
+    return bound(0, s->n, msg_id_before, &k);
 }
 
 static double decision_at(const seq_ctx *s, size_t seq, const fit_knobs *k)
@@ -492,18 +546,16 @@ static double decision_at(const seq_ctx *s, size_t seq, const fit_knobs *k)
     return end + fit_step_at(k->cycle, k->ncycle, end);
 }
 
+static double cand_at(const void *of, size_t i)
+{
+    return ((const cand *)of)[i].at;
+}
+
 /* In v[lo, hi): the first whose decision time is above a (at or above it
  * unless `strictly`). */
 static size_t cand_bound(const cand *v, size_t lo, size_t hi, double a, bool strictly)
 {
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (strictly ? v[mid].at > a : v[mid].at >= a)
-            hi = mid;
-        else
-            lo = mid + 1;
-    }
-    return lo;
+    return time_bound(cand_at, v, lo, hi, a, strictly);
 }
 
 /* Of v[lo, hi), all with one decision time, the first that is not of

@@ -115,6 +115,21 @@ static void smlc_start_decision_closest_first_on_a_tie(void **state)
     run_data_free(&rd);
 }
 
+/* A schedule's value at t: the last step begun by t (one that begins at t
+ * has begun), 0 before the first. */
+static void step_at_the_edges(void **state)
+{
+    (void)state;
+    const fit_step s[3] = { { 0, 1, 5 }, { 5000, 2, 5 }, { 10000, 3, 5 } };
+    assert_float_equal(fit_step_at(s, 3, -1), 0, 0);
+    assert_float_equal(fit_step_at(s, 3, 0), 1, 0);
+    assert_float_equal(fit_step_at(s, 3, 4999.9), 1, 0);
+    assert_float_equal(fit_step_at(s, 3, 5000), 2, 0);
+    assert_float_equal(fit_step_at(s, 3, 1e9), 3, 0);
+    assert_float_equal(fit_step_at(s, 0, 5000), 0, 0);
+    assert_float_equal(fit_step_at(s, 1, 5000), 1, 0);
+}
+
 static void prediction_band_is_order_statistics(void **state)
 {
     (void)state;
@@ -140,6 +155,7 @@ int main(void)
         cmocka_unit_test(smlc_cycle_sum_and_idle_polls),
         cmocka_unit_test(dmlc_lag_and_start),
         cmocka_unit_test(smlc_start_decision_closest_first_on_a_tie),
+        cmocka_unit_test(step_at_the_edges),
         cmocka_unit_test(prediction_band_is_order_statistics),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
