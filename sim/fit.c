@@ -356,7 +356,7 @@ static void container_yaml(strbuf *b, const run_data *rd,
     /* Each node's pass reads its own consumers only (by node); the passes
      * poll the signal flag, per node. */
     td_by_node bn;
-    td_by_node_init(&bn, rd, rd->nnodes, NULL);
+    td_by_node_init(&bn, rd, rd->nnodes, NULL, NULL);
     for (int node = 0; node < rd->nnodes && !*cli_interrupted(); node++) {
         int lo, hi;
         concurrency_seen(rd, &bn, node, &lo, &hi);

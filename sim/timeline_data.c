@@ -60,7 +60,7 @@ int run_data_consumers_of(const run_data *rd, int node)
 }
 
 void td_by_node_init(td_by_node *bn, const run_data *rd, int nodes,
-                     bool (*keep)(const td_consumer *c))
+                     bool (*keep)(const void *ctx, const td_consumer *c), const void *ctx)
 {
     bn->nodes = nodes;
     bn->at = xcalloc((size_t)nodes + 2, sizeof *bn->at);
@@ -70,14 +70,14 @@ void td_by_node_init(td_by_node *bn, const run_data *rd, int nodes,
      * end, which is where node k + 1's begins, so at[k] ends as node k's. */
     for (size_t i = 0; i < rd->ncons; i++) {
         const td_consumer *c = &rd->cons[i];
-        if (c->node >= 0 && c->node < nodes && (!keep || keep(c)))
+        if (c->node >= 0 && c->node < nodes && (!keep || keep(ctx, c)))
             bn->at[c->node + 2]++;
     }
     for (int k = 0; k < nodes; k++)
         bn->at[k + 2] += bn->at[k + 1];
     for (size_t i = 0; i < rd->ncons; i++) {
         const td_consumer *c = &rd->cons[i];
-        if (c->node >= 0 && c->node < nodes && (!keep || keep(c)))
+        if (c->node >= 0 && c->node < nodes && (!keep || keep(ctx, c)))
             bn->idx[bn->at[c->node + 1]++] = i;
     }
 }

@@ -183,8 +183,11 @@ static void zipf_exponent_recovered(void **state)
 
 /* Consumers grouped by node: each node's in rd->cons order, those of no
  * node in range (or refused) left out. */
-static bool stopped(const td_consumer *c)
+static const int ctx_seen = 1;
+
+static bool stopped(const void *ctx, const td_consumer *c)
 {
+    assert_ptr_equal(ctx, &ctx_seen);
     return !isnan(c->t_stop);
 }
 
@@ -201,7 +204,7 @@ static void consumers_grouped_by_node(void **state)
     consumer(&rd, 5, 0, 0, NAN);
     consumer(&rd, 1, 1, 20, 70);
     td_by_node bn;
-    td_by_node_init(&bn, &rd, 3, NULL);
+    td_by_node_init(&bn, &rd, 3, NULL, NULL);
     const size_t at[] = { 0, 2, 4, 5 }, idx[] = { 1, 3, 0, 6, 2 };
     assert_int_equal(bn.nodes, 3);
     for (int k = 0; k <= 3; k++)
@@ -209,14 +212,14 @@ static void consumers_grouped_by_node(void **state)
     for (size_t j = 0; j < 5; j++)
         assert_int_equal(bn.idx[j], idx[j]);
     td_by_node_free(&bn);
-    td_by_node_init(&bn, &rd, 3, stopped);
+    td_by_node_init(&bn, &rd, 3, stopped, &ctx_seen);
     const size_t at2[] = { 0, 1, 2, 2 }, idx2[] = { 1, 6 };
     for (int k = 0; k <= 3; k++)
         assert_int_equal(bn.at[k], at2[k]);
     for (size_t j = 0; j < 2; j++)
         assert_int_equal(bn.idx[j], idx2[j]);
     td_by_node_free(&bn);
-    td_by_node_init(&bn, &rd, 0, NULL);
+    td_by_node_init(&bn, &rd, 0, NULL, NULL);
     assert_int_equal(bn.at[0], 0);
     td_by_node_free(&bn);
     run_data_free(&rd);
