@@ -491,7 +491,7 @@ static void consumer_add(sim_ctx *ctx, direct *d, int qi)
     /* behind the starts still pending: one start latency each (a
      * distribution draws each of them, as its stream always has) */
     sim_time wait = 0;
-    if (!d->start_latency.rng)
+    if (!knob_draws(&d->start_latency))
         wait = d->starts_pending * knob_draw(&d->start_latency, sim_now(ctx));
     else
         for (int i = 0; i < d->starts_pending; i++)
