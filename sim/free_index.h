@@ -66,20 +66,25 @@ static inline size_t free_index_take_released(free_index *f)
     return i;
 }
 
+/* Grows *v (of *n words) to at least `need` words, the new ones zero: to
+ * twice its size for a set that grows by one, to `need` exactly when it is
+ * larger (a pool filled at once takes no more than it needs). */
+static inline void free_index_grow(uint64_t **v, size_t *n, size_t need)
+{
+    if (need <= *n)
+        return;
+    size_t cap = need > 2 * *n ? need : 2 * *n;
+    *v = xrealloc(*v, cap * sizeof **v);
+    memset(*v + *n, 0, (cap - *n) * sizeof **v);
+    *n = cap;
+}
+
 /* Makes room for the bits of indices below `n`, the new ones clear. */
 static inline void free_index_reserve(free_index *f, size_t n)
 {
-    size_t nb = (n + 63) / 64, nw = (nb + 63) / 64, old;
-    if (nb > f->nbits) {
-        old = f->nbits;
-        xgrow((void **)&f->bits, &f->nbits, nb, sizeof *f->bits);
-        memset(f->bits + old, 0, (f->nbits - old) * sizeof *f->bits);
-    }
-    if (nw > f->nwords) {
-        old = f->nwords;
-        xgrow((void **)&f->words, &f->nwords, nw, sizeof *f->words);
-        memset(f->words + old, 0, (f->nwords - old) * sizeof *f->words);
-    }
+    size_t nb = (n + 63) / 64;
+    free_index_grow(&f->bits, &f->nbits, nb);
+    free_index_grow(&f->words, &f->nwords, (nb + 63) / 64);
 }
 
 static inline size_t free_index_take(free_index *f)
