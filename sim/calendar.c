@@ -11,9 +11,10 @@
  * then heap[pos].slot is that slot; (3) a slot is either live or on the
  * free stack, never both, except the slot of the event being run, which
  * is neither live (its generation has moved on) nor free, and whose entry
- * is at the top of the heap until calendar_done or the next add: its key
- * is the smallest there is, so nothing rises above it meanwhile; (4) while
- * top_unsettled, only heap[0] may be later than its children, and every
+ * is at the top of the heap while top is TOP_RUNNING (until calendar_done
+ * or the next add): its key is the smallest there is, so nothing rises
+ * above it meanwhile; (4) while top is TOP_ADDED or TOP_SWAPPED, only
+ * heap[0] may be later than its children, and every
  * entry that rises stops below it or swaps with it first.  (t, seq)
  * keys are unique, so the order events come out in is the same whatever
  * the shape of the heap.
@@ -186,8 +187,8 @@ static inline __attribute__((always_inline)) void sink_top(calendar *c, cal_entr
 
 void calendar_settle_top(calendar *c)
 {
-    bool swapped = c->top_unsettled == TOP_SWAPPED;
-    c->top_unsettled = TOP_SORTED;
+    bool swapped = c->top == TOP_SWAPPED;
+    c->top = TOP_SORTED;
     sink_top(c, c->heap[0], swapped);
 }
 
@@ -209,10 +210,10 @@ sim_event_id calendar_add(calendar *c, sim_time t, const sim_event_type *type, v
                           void *arg)
 {
     uint32_t slot;
-    uint32_t running = c->running;
+    bool running = c->top == TOP_RUNNING;
     if (running) {
-        slot = running - 1;        /* its generation moved on at begin */
-        c->running = 0;
+        slot = c->heap[0].slot;    /* its generation moved on at begin */
+        c->top = TOP_SORTED;
     } else
         slot = take_slot(c);
     cal_slot *s = &c->slots[slot];
@@ -224,14 +225,14 @@ sim_event_id calendar_add(calendar *c, sim_time t, const sim_event_type *type, v
     if (running) {
         if (c->n >= SETTLE_LATER_FROM) {
             put(c, 0, e);
-            c->top_unsettled = TOP_ADDED;
+            c->top = TOP_ADDED;
         } else
             sink_top(c, e, false);
-    } else if (c->top_unsettled && earlier(c, &e, &c->heap[0])) {
+    } else if (c->top >= TOP_ADDED && earlier(c, &e, &c->heap[0])) {
         cal_entry was = c->heap[0];
         put(c, 0, e);
         push(c, was);
-        c->top_unsettled = TOP_SWAPPED;
+        c->top = TOP_SWAPPED;
     } else
         push(c, e);
     return ((sim_event_id)s->gen << 32) | (slot + 1);
@@ -271,7 +272,7 @@ bool calendar_cancel(calendar *c, sim_event_id id)
     cal_slot *s = live_slot(c, id);
     if (!s)
         return false;
-    if (c->top_unsettled)
+    if (c->top >= TOP_ADDED)
         calendar_settle_top(c);
     remove_at(c, s->pos);
     free_slot(c, (uint32_t)(id & 0xffffffffu) - 1);
@@ -301,8 +302,8 @@ bool calendar_begin(calendar *c, cal_event *out)
 
 void calendar_pop_running(calendar *c)
 {
-    uint32_t slot = c->running - 1;
-    c->running = 0;
+    uint32_t slot = c->heap[0].slot;
+    c->top = TOP_SORTED;
     pop_top(c);
     push_free(c, slot);            /* its generation moved on at begin */
 }

@@ -41,7 +41,11 @@ typedef struct cal_slot {
 
 #define CAL_FREE UINT32_MAX
 
-enum { TOP_SORTED, TOP_ADDED, TOP_SWAPPED };  /* the top entry, while an event runs */
+/* What heap[0] is: TOP_RUNNING, the event being run (no add took its entry
+ * over yet); TOP_ADDED or TOP_SWAPPED, an entry added while it runs that
+ * may be later than its children (calendar_done lets it sink); TOP_SORTED,
+ * an entry in its place. */
+enum { TOP_SORTED, TOP_RUNNING, TOP_ADDED, TOP_SWAPPED };
 
 typedef struct calendar {
     cal_entry *heap;
@@ -51,8 +55,7 @@ typedef struct calendar {
     uint32_t *free_slots;          /* a stack of free slot indices */
     size_t nfree, capfree;
     uint64_t next_seq;
-    uint32_t running;              /* slot + 1 of the event being run, 0: none */
-    uint8_t top_unsettled;         /* TOP_*: heap[0] may be later than its children */
+    uint8_t top;                   /* TOP_*: what heap[0] is */
 } calendar;
 
 typedef struct cal_event {         /* what calendar_pop returns */
@@ -77,9 +80,9 @@ void calendar_pop_running(calendar *c);
 void calendar_settle_top(calendar *c);
 static inline void calendar_done(calendar *c)
 {
-    if (c->running)                /* no event added took its entry over */
+    if (c->top == TOP_RUNNING)     /* no event added took its entry over */
         calendar_pop_running(c);
-    else if (c->top_unsettled)     /* one did: it sinks to its place */
+    else if (c->top)               /* one did: it sinks to its place */
         calendar_settle_top(c);
 }
 /* calendar_begin for a caller that has called calendar_done since the
@@ -93,7 +96,7 @@ static inline void calendar_begin_top(calendar *c, cal_event *out)
     out->self = s->self;
     out->arg = s->arg;
     s->gen++;                      /* its id is no longer pending */
-    c->running = slot + 1;
+    c->top = TOP_RUNNING;
 }
 /* The time of the earliest event, or SIM_NEVER. */
 static inline sim_time calendar_next_time(const calendar *c)
