@@ -1059,9 +1059,7 @@ static int read_latencies(sim_ctx *ctx, cfg_node *cfg, rq_broker *b, sim_diag *d
     if (knob_read(ctx, cfg, "dispatchLatency", t / 2, false, "rabbitmq.dispatchLatency",
                   &b->dispatch_latency, d) != SIM_OK)
         return SIM_EINPUT;
-    sim_time back = rtt ? t - t / 2
-                  : b->dispatch_latency.rng ? (sim_time)dist_mean(&b->dispatch_latency.dist)
-                                            : knob_draw(&b->dispatch_latency, 0);
+    sim_time back = rtt ? t - t / 2 : knob_mean(&b->dispatch_latency, 0);
     return cfg_get_duration(cfg, "ackLatency", back, 0, &b->ack_latency, d);
 }
 

@@ -14,11 +14,12 @@
  * waiting for a message) -> IDLE on delivery; BLOCKED while no worker is
  * free, left when a worker ends.
  *
- * The free workers are a two-level bitmap (a bit a worker, and a bit for
- * each word that has a free worker in it), so the first free one is found
- * in a few instructions however many workers there are.
+ * The free workers are a free_index filled with every worker (a two-level
+ * bitmap), so the first free one is found in a few instructions however
+ * many workers there are.
  */
 #include "dist.h"
+#include "free_index.h"
 #include "mem.h"
 #include "model.h"
 
@@ -42,9 +43,7 @@ typedef struct competing {
     int nworkers;
     /* state */
     worker *w;
-    uint64_t *free_bits;           /* bit i: worker i is free (not from hand-off to end) */
-    uint64_t *free_words;          /* bit j: free_bits[j] is not zero */
-    size_t nfree;
+    free_index free_workers;       /* the workers free (not from hand-off to end) */
     consumer_port reader;
     bool is_asking;
 } competing;
@@ -54,33 +53,10 @@ static void on_end(sim_ctx *ctx, void *self, void *arg);
 static const sim_event_type ev_begin = { "competing.begin", on_begin };
 static const sim_event_type ev_end = { "competing.end", on_end };
 
-static inline void set_free(competing *c, size_t i)
-{
-    size_t j = i / 64;
-    c->free_bits[j] |= (uint64_t)1 << (i % 64);
-    c->free_words[j / 64] |= (uint64_t)1 << (j % 64);
-    c->nfree++;
-}
-
-/* Takes the free worker of lowest index; there is one (nfree > 0). */
-static inline worker *take_first_free(competing *c)
-{
-    size_t k = 0;
-    while (!c->free_words[k])
-        k++;
-    size_t j = k * 64 + (size_t)__builtin_ctzll(c->free_words[k]);
-    size_t i = j * 64 + (size_t)__builtin_ctzll(c->free_bits[j]);
-    c->free_bits[j] &= c->free_bits[j] - 1;          /* clears its lowest bit: i */
-    if (!c->free_bits[j])
-        c->free_words[k] &= c->free_words[k] - 1;    /* j was its lowest bit */
-    c->nfree--;
-    return &c->w[i];
-}
-
 /* The reader reads when a worker is free and it is not already waiting. */
 static void maybe_read(sim_ctx *ctx, competing *c)
 {
-    if (c->is_asking || !c->nfree)
+    if (c->is_asking || !free_index_released(&c->free_workers))
         return;
     c->is_asking = true;
     c->env.broker->ops->pull(ctx, c->env.broker, &c->reader);
@@ -90,7 +66,8 @@ static void on_deliver(sim_ctx *ctx, consumer_port *port, sim_msg *m)
 {
     competing *c = port->owner;
     c->is_asking = false;
-    worker *w = take_first_free(c);
+    /* maybe_read asks only while a worker is free, and only this takes one */
+    worker *w = &c->w[free_index_take_released(&c->free_workers)];
     w->m = m;
     sim_msg_delivered(ctx, m, c->env.node, w->id);
     sim_time latency = knob_draw(&c->start_latency, sim_now(ctx));
@@ -121,7 +98,7 @@ static void on_end(sim_ctx *ctx, void *self, void *arg)
     competing *c = w->c;
     sim_msg *m = w->m;
     w->m = NULL;
-    set_free(c, w->index);
+    free_index_release(&c->free_workers, w->index);
     sim_msg_end(ctx, m);
     c->env.broker->ops->ack(ctx, c->env.broker, &c->reader, m);
     maybe_read(ctx, c);
@@ -146,8 +123,7 @@ static void competing_destroy(container *base)
     if (!c)
         return;
     free(c->w);
-    free(c->free_bits);
-    free(c->free_words);
+    free_index_fini(&c->free_workers);
     knob_fini(&c->start_latency);
     free(c);
 }
@@ -172,15 +148,13 @@ static int read_workers(cfg_node *cfg, competing *c, sim_diag *d)
         return SIM_EINPUT;
     c->nworkers = (int)n;
     c->w = xcalloc((size_t)n, sizeof *c->w);
-    c->free_bits = xcalloc((size_t)(n + 63) / 64, sizeof *c->free_bits);
-    c->free_words = xcalloc((size_t)(n + 4095) / 4096, sizeof *c->free_words);
+    free_index_fill(&c->free_workers, (size_t)n);
     for (int i = 0; i < c->nworkers; i++) {
         c->w[i] = (worker){ .c = c, .index = (uint32_t)i, .fixed_ns = -1, .speed = 1.0 };
         if (times && cfg_read_duration(list->items[i], NULL, 0, &c->w[i].fixed_ns, d) != SIM_OK)
             return SIM_EINPUT;
         if (speeds && cfg_read_double(list->items[i], NULL, 1e-9, 1e9, &c->w[i].speed, d) != SIM_OK)
             return SIM_EINPUT;
-        set_free(c, (size_t)i);
     }
     return SIM_OK;
 }

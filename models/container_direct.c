@@ -46,6 +46,7 @@
  */
 #include "amqp_version.h"
 #include "dist.h"
+#include "free_index.h"
 #include "listener_failures.h"
 #include "mem.h"
 #include "model.h"
@@ -107,7 +108,7 @@ typedef struct direct {
     size_t ncons, capcons;
     dconsumer ***lists;            /* consumersByQueue: per queue, in the order added */
     size_t *nlist, *caplist;
-    struct free_indices *free;     /* per queue: the indices no listed consumer holds */
+    free_index *free;              /* per queue: the indices no listed consumer holds */
     dconsumer *ready_head, *ready_tail;
     int idle_threads;
     int starts_pending;            /* consumers of the current adjustment not registered yet */
@@ -416,53 +417,11 @@ static void on_restart(sim_ctx *ctx, void *self, void *arg)
 
 /* ---- consumers ------------------------------------------------------------------------ */
 
-/* A new consumer takes the lowest index no consumer in the queue's list
- * holds.  The indices below `next` that left the list wait in a min-heap,
- * every index from `next` up is free: a start is O(log n), not a pass
- * over the list (starting 100,000 consumers took a minute). */
-typedef struct free_indices {
-    int *heap;
-    size_t n, cap;
-    int next;                      /* no index from here up was ever taken */
-} free_indices;
-
-static int take_index(free_indices *f)
-{
-    if (f->n == 0)
-        return f->next++;
-    int top = f->heap[0], last = f->heap[--f->n];
-    size_t i = 0;
-    for (;;) {                     /* sift `last` down from the root */
-        size_t c = 2 * i + 1;
-        if (c >= f->n)
-            break;
-        if (c + 1 < f->n && f->heap[c + 1] < f->heap[c])
-            c++;
-        if (f->heap[c] >= last)
-            break;
-        f->heap[i] = f->heap[c];
-        i = c;
-    }
-    if (f->n)
-        f->heap[i] = last;
-    return top;
-}
-
-static void release_index(free_indices *f, int index)
-{
-    xgrow((void **)&f->heap, &f->cap, f->n + 1, sizeof *f->heap);
-    size_t i = f->n++;
-    while (i > 0 && f->heap[(i - 1) / 2] > index) {
-        f->heap[i] = f->heap[(i - 1) / 2];
-        i = (i - 1) / 2;
-    }
-    f->heap[i] = index;
-}
-
-/* The consumer at list position i leaves the queue's list. */
+/* The consumer at list position i leaves the queue's list (its index is
+ * free again: see free_index.h). */
 static void unlist(direct *d, int qi, size_t i)
 {
-    release_index(&d->free[qi], d->lists[qi][i]->index);
+    free_index_release(&d->free[qi], (size_t)d->lists[qi][i]->index);
     memmove(d->lists[qi] + i, d->lists[qi] + i + 1, (d->nlist[qi] - i - 1) * sizeof **d->lists);
     d->nlist[qi]--;
     d->members--;
@@ -475,7 +434,9 @@ static void consumer_add(sim_ctx *ctx, direct *d, int qi)
     dconsumer *c = xcalloc(1, sizeof *c);
     c->d = d;
     c->qi = qi;
-    c->index = take_index(&d->free[qi]);
+    /* the lowest index no consumer in the queue's list holds: a few instructions,
+     * not a pass over the list (starting 100,000 consumers took a minute) */
+    c->index = (int)free_index_take(&d->free[qi]);
     c->id = sim_consumer_started(ctx, d->env.node, d->env.queues[qi]);
     c->state = CH_STARTING;
     c->last_ack_ms = sim_now(ctx) / SIM_MS;
@@ -491,7 +452,7 @@ static void consumer_add(sim_ctx *ctx, direct *d, int qi)
     /* behind the starts still pending: one start latency each (a
      * distribution draws each of them, as its stream always has) */
     sim_time wait = 0;
-    if (!d->start_latency.rng)
+    if (!knob_draws(&d->start_latency))
         wait = d->starts_pending * knob_draw(&d->start_latency, sim_now(ctx));
     else
         for (int i = 0; i < d->starts_pending; i++)
@@ -605,7 +566,7 @@ static void direct_destroy(container *base)
     for (int qi = 0; d->lists && qi < d->env.nqueues; qi++)
         free(d->lists[qi]);
     for (int qi = 0; d->free && qi < d->env.nqueues; qi++)
-        free(d->free[qi].heap);
+        free_index_fini(&d->free[qi]);
     free(d->free);
     free(d->lists);
     free(d->nlist);

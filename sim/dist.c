@@ -188,6 +188,13 @@ int64_t knob_draw(const sim_knob *k, int64_t now)
     return duration_steps_at(&k->steps, now);
 }
 
+int64_t knob_mean(const sim_knob *k, int64_t now)
+{
+    if (knob_draws(k))
+        return (int64_t)dist_mean(&k->dist);
+    return duration_steps_at(&k->steps, now);
+}
+
 void knob_fini(sim_knob *k)
 {
     if (!k)

@@ -83,6 +83,12 @@ int knob_read(struct sim_ctx *ctx, cfg_node *map, const char *key, int64_t def,
               bool allow_steps, const char *stream, sim_knob *out, sim_diag *d);
 /* The knob's value for one use at time `now` (a draw for a distribution). */
 int64_t knob_draw(const sim_knob *k, int64_t now);
+/* Whether each use draws (a distribution) rather than reads a duration or
+ * a schedule: n uses at one time then cost n draws, not n times one value. */
+static inline bool knob_draws(const sim_knob *k) { return k->rng != NULL; }
+/* The knob's typical value at `now`: a distribution's mean (truncated to
+ * whole nanoseconds), else the duration in force; draws nothing. */
+int64_t knob_mean(const sim_knob *k, int64_t now);
 void knob_fini(sim_knob *k);
 
 #endif

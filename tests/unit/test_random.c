@@ -1,7 +1,10 @@
 /* test_random.c -- named streams: a stream depends on the seed and its own
- * name only, not on which other streams exist or how they are used. */
+ * name only, not on which other streams exist or how they are used; and a
+ * calibration knob draws from its stream only when it is a distribution. */
 #include "testutil.h"
 
+#include "dist.h"
+#include "engine.h"
 #include "random.h"
 
 static void same_name_same_numbers_whatever_else_exists(void **state)
@@ -65,12 +68,55 @@ static void uniform_pos_is_gsl_s(void **state)
     gsl_rng_free(r2);
 }
 
+/* knob_draws tells a distribution from a duration or a schedule, and
+ * knob_mean is the distribution's mean (whole ns) or the duration in force,
+ * without a draw: the stream draws after it what it would have drawn first. */
+static void knob_draws_only_for_a_distribution(void **state)
+{
+    (void)state;
+    cfg_doc doc = { 0 };
+    sim_diag d = { 0 };
+    const char *yaml = "{ plain: 7ms, sched: [{ from: 0s, value: 2ms }, { from: 10s, value: 5ms }],"
+                       "  dist: { kind: uniform, min: 1ms, max: 4ms } }";
+    if (cfg_load_string("t.yaml", yaml, strlen(yaml), &doc, &d) != SIM_OK)
+        fail_msg("%s", d.msg);
+    sim_ctx *ctx = sim_ctx_create(1);
+    sim_knob plain, sched, dist;
+    assert_int_equal(knob_read(ctx, doc.root, "plain", 0, false, "k.plain", &plain, &d), SIM_OK);
+    assert_int_equal(knob_read(ctx, doc.root, "sched", 0, true, "k.sched", &sched, &d), SIM_OK);
+    assert_int_equal(knob_read(ctx, doc.root, "dist", 0, false, "k.dist", &dist, &d), SIM_OK);
+    assert_false(knob_draws(&plain));
+    assert_false(knob_draws(&sched));
+    assert_true(knob_draws(&dist));
+    assert_int_equal(knob_mean(&plain, 0), 7 * SIM_MS);
+    assert_int_equal(knob_mean(&sched, 0), 2 * SIM_MS);
+    assert_int_equal(knob_mean(&sched, 11 * SIM_S), 5 * SIM_MS);
+    assert_int_equal(knob_mean(&dist, 0), 2500 * SIM_US);
+    /* the mean drew nothing: the draws are a twin's, which never asked it */
+    sim_ctx *ctx2 = sim_ctx_create(1);
+    sim_knob twin;
+    assert_int_equal(knob_read(ctx2, doc.root, "dist", 0, false, "k.dist", &twin, &d), SIM_OK);
+    for (int i = 0; i < 10; i++) {
+        int64_t v = knob_draw(&dist, 0);
+        assert_int_equal(v, knob_draw(&twin, 0));
+        assert_true(v >= 1 * SIM_MS && v <= 4 * SIM_MS);
+    }
+    knob_fini(&twin);
+    sim_ctx_destroy(ctx2);
+    knob_fini(&plain);
+    knob_fini(&sched);
+    knob_fini(&dist);
+    sim_ctx_destroy(ctx);
+    cfg_doc_free(&doc);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(same_name_same_numbers_whatever_else_exists),
         cmocka_unit_test(names_and_seeds_separate_streams),
         cmocka_unit_test(uniform_pos_is_gsl_s),
+        cmocka_unit_test(knob_draws_only_for_a_distribution),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

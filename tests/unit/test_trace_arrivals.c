@@ -93,10 +93,70 @@ static void each_publish_gets_its_own_end(void **state)
     free(dir);
 }
 
+/* The ring and the index outgrow themselves on the same publish: m1 is
+ * never ended until the last publish is read, so the ring holds every
+ * publish; m2..m65 end at once (in the ring, not in the index), m66 on end
+ * later.  The 257th publish finds the ring full (256) and 192 keys in an
+ * index of 256 slots: one more would pass three quarters, so the index is
+ * built once at 512 slots, the new publish in it.  No rebuild follows (300
+ * publishes: the ring stays at 512, the keys under 384), so one that left
+ * a publish out would not put it back before its end is looked up. */
+#define NG 300
+
+static bool ends_at_once(int i)
+{
+    return i >= 2 && i <= 65;
+}
+
+static void write_growing_trace(const char *path)
+{
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fprintf(f, "t_ms,event,node,consumer,msg,group,queue\n");
+    for (int i = 1; i <= NG; i++) {
+        fprintf(f, "%d,publish,,,m%d,,q\n", i, i);
+        if (ends_at_once(i))
+            fprintf(f, "%d.250,begin,node-1,c%d,m%d,,q\n%d.500,end,node-1,c%d,m%d,,q\n",
+                    i, i, i, i, i, i);
+    }
+    for (int t = 1001; t <= 1000 + NG + 7; t++) {   /* m_i begun at 1000 + i ms, */
+        for (int i = 1; i <= NG; i++)               /* ended 1 to 7 ms later */
+            if (!ends_at_once(i) && 1000 + i + 1 + i % 7 == t)
+                fprintf(f, "%d,end,node-1,c%d,m%d,,q\n", t, i, i);
+        int i = t - 1000;
+        if (i <= NG && !ends_at_once(i))
+            fprintf(f, "%d,begin,node-1,c%d,m%d,,q\n", t, i, i);
+    }
+    assert_int_equal(fclose(f), 0);
+}
+
+static void a_ring_and_index_that_grow_at_once(void **state)
+{
+    (void)state;
+    char *dir = tu_tmpdir(), *trace = tu_path(dir, "t.csv"), *db = tu_path(dir, "r.db");
+    write_growing_trace(trace);
+    char yaml[2048];
+    snprintf(yaml, sizeof yaml,
+             "name: trace-arrivals\nqueue:\n  arrivals: { kind: trace, path: '%s' }\n"
+             "container: { kind: competing, workers: %d }\n", trace, NG);
+    cfg_doc doc;
+    run *r = tu_run(yaml, db, SIM_DETAIL_MESSAGES, &doc);
+    assert_float_equal(tu_db_double(db, "SELECT count(*) FROM messages WHERE abs(t_end - t_begin - "
+                                        "CASE WHEN msg BETWEEN 2 AND 65 THEN 0.25 "
+                                        "ELSE 1 + msg % 7 END) < 1e-6"), NG, 0);
+    assert_float_equal(tu_metric(r, "completed"), NG, 0);
+    tu_done(r, &doc);
+    tu_rmtree(dir);
+    free(trace);
+    free(db);
+    free(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(each_publish_gets_its_own_end),
+        cmocka_unit_test(a_ring_and_index_that_grow_at_once),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
