@@ -10,7 +10,7 @@
  * index, which does not care how consumers are numbered.
  *
  * Every part is O(n log n) in messages, consumers, nodes and groups (a
- * per-node pass reads only that node's consumers, through cmp_nodes), and
+ * per-node pass reads only that node's consumers, through td_by_node), and
  * the parts poll the signal flag between them and per node: an interrupted
  * comparison ends early, and the caller, seeing the flag, keeps none of it.
  */
@@ -71,34 +71,6 @@ typedef struct ctx {
     volatile const sig_atomic_t *stop;
 } ctx;
 
-/* ---- consumers by node ------------------------------------------------------------ */
-
-void cmp_nodes_init(cmp_nodes *ni, const run_data *rd, int nodes)
-{
-    ni->nodes = nodes;
-    ni->off = xcalloc((size_t)nodes + 2, sizeof *ni->off);
-    ni->idx = xcalloc(rd->ncons + 1, sizeof *ni->idx);
-    for (size_t i = 0; i < rd->ncons; i++)
-        if (rd->cons[i].node >= 0 && rd->cons[i].node < nodes)
-            ni->off[rd->cons[i].node + 1]++;
-    for (int k = 0; k < nodes; k++)
-        ni->off[k + 1] += ni->off[k];
-    size_t *at = xcalloc((size_t)nodes + 1, sizeof *at);
-    for (size_t i = 0; i < rd->ncons; i++) {
-        int k = rd->cons[i].node;
-        if (k >= 0 && k < nodes)
-            ni->idx[ni->off[k] + at[k]++] = i;      /* start order within a node */
-    }
-    free(at);
-}
-
-void cmp_nodes_free(cmp_nodes *ni)
-{
-    free(ni->off);
-    free(ni->idx);
-    memset(ni, 0, sizeof *ni);
-}
-
 static void add(ctx *c, const char *name, double sim, double real, double diff, const char *what)
 {
     cmp_result *r = c->out;
@@ -136,13 +108,13 @@ static int by_time(const void *a, const void *b)
 }
 
 /* The +1/-1 steps of one node's consumer count within [0, end]. */
-static step *steps_of(const run_data *rd, const cmp_nodes *ni, int node, double end, size_t *n)
+static step *steps_of(const run_data *rd, const td_by_node *bn, int node, double end, size_t *n)
 {
-    size_t from = ni->off[node], to = ni->off[node + 1];
+    size_t from = bn->at[node], to = bn->at[node + 1];
     step *v = xcalloc(2 * (to - from) + 1, sizeof *v);
     size_t k = 0;
     for (size_t j = from; j < to; j++) {
-        const td_consumer *c = &rd->cons[ni->idx[j]];
+        const td_consumer *c = &rd->cons[bn->idx[j]];
         if (!(c->t_start <= end))
             continue;
         v[k++] = (step){ c->t_start < 0 ? 0 : c->t_start, +1 };
@@ -158,8 +130,8 @@ typedef struct count_diff {
     double mean_abs, max_abs, mean_sim, mean_real;
 } count_diff;
 
-static count_diff count_difference(const run_data *sim, const cmp_nodes *sn, const run_data *real,
-                                   const cmp_nodes *rn, int node, double T)
+static count_diff count_difference(const run_data *sim, const td_by_node *sn,
+                                   const run_data *real, const td_by_node *rn, int node, double T)
 {
     size_t ns, nr;
     step *s = steps_of(sim, sn, node, T, &ns), *r = steps_of(real, rn, node, T, &nr);
@@ -198,14 +170,14 @@ static int cmp_double(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-double *cmp_event_times(const run_data *rd, const cmp_nodes *ni, int node, bool stops,
+double *cmp_event_times(const run_data *rd, const td_by_node *bn, int node, bool stops,
                         double end, size_t *n)
 {
-    size_t from = ni->off[node], to = ni->off[node + 1];
+    size_t from = bn->at[node], to = bn->at[node + 1];
     double *v = xcalloc(to - from + 1, sizeof *v);
     size_t k = 0;
     for (size_t j = from; j < to; j++) {
-        const td_consumer *c = &rd->cons[ni->idx[j]];
+        const td_consumer *c = &rd->cons[bn->idx[j]];
         double t = stops ? c->t_stop : c->t_start;
         if (!isnan(t) && t <= end)
             v[k++] = t;
@@ -215,8 +187,9 @@ double *cmp_event_times(const run_data *rd, const cmp_nodes *ni, int node, bool 
     return v;
 }
 
-static void scale_events(ctx *c, const run_data *sim, const cmp_nodes *sn, const run_data *real,
-                         const cmp_nodes *rn, int nodes, double T, bool stops)
+static void scale_events(ctx *c, const run_data *sim, const td_by_node *sn,
+                         const run_data *real, const td_by_node *rn, int nodes, double T,
+                         bool stops)
 {
     double count_diff_ = 0, max_dt = 0;
     size_t total_s = 0, total_r = 0;
@@ -505,9 +478,9 @@ void compare_runs(const run_data *sim, const run_data *real, const cmp_tolerance
     ctx c = { .out = out, .tols = tols, .ntols = ntols, .stop = cli_interrupted() };
     double T = real->end_ms;
     int nodes = real->nnodes > sim->nnodes ? real->nnodes : sim->nnodes;
-    cmp_nodes sn, rn;
-    cmp_nodes_init(&sn, sim, nodes);
-    cmp_nodes_init(&rn, real, nodes);
+    td_by_node sn, rn;
+    td_by_node_init(&sn, sim, nodes, NULL, NULL);
+    td_by_node_init(&rn, real, nodes, NULL, NULL);
     double worst_mean = 0, worst_max = 0, mean_s = 0, mean_r = 0;
     for (int node = 0; node < nodes && !*c.stop; node++) {
         count_diff cd = count_difference(sim, &sn, real, &rn, node, T);
@@ -522,8 +495,8 @@ void compare_runs(const run_data *sim, const run_data *real, const cmp_tolerance
         "largest |sim - real| consumer count at any time, worst node");
     scale_events(&c, sim, &sn, real, &rn, nodes, T, false);
     scale_events(&c, sim, &sn, real, &rn, nodes, T, true);
-    cmp_nodes_free(&sn);
-    cmp_nodes_free(&rn);
+    td_by_node_free(&sn);
+    td_by_node_free(&rn);
     if (*c.stop)
         return;
     distributions(&c, sim, real, false);

@@ -49,16 +49,9 @@ void compare_runs(const run_data *sim, const run_data *real, const cmp_tolerance
                   size_t ntols, cmp_result *out);
 void compare_result_free(cmp_result *r);
 
-/* Each node's consumers (indices into rd->cons, in start order): node k's
- * are idx[off[k]] .. idx[off[k + 1] - 1]; nodes 0 .. nodes - 1. */
-typedef struct cmp_nodes {
-    int nodes;
-    size_t *off, *idx;
-} cmp_nodes;
-void cmp_nodes_init(cmp_nodes *ni, const run_data *rd, int nodes);
-void cmp_nodes_free(cmp_nodes *ni);
-/* The sorted start (or stop) times of node's consumers, before `end`; *n of them. */
-double *cmp_event_times(const run_data *rd, const cmp_nodes *ni, int node, bool stops,
+/* The sorted start (or stop) times of node's consumers (bn: rd's by node),
+ * before `end`; *n of them. */
+double *cmp_event_times(const run_data *rd, const td_by_node *bn, int node, bool stops,
                         double end, size_t *n);
 
 /* ---- prediction bands (compare --reps N, compare_band.c) ---- */

@@ -47,8 +47,8 @@ typedef struct times {
     size_t n;
 } times;
 
-static void event_bands(const run_data *sims, const cmp_nodes *sn, size_t reps,
-                        const run_data *real, const cmp_nodes *rn, int node, bool stops,
+static void event_bands(const run_data *sims, const td_by_node *sn, size_t reps,
+                        const run_data *real, const td_by_node *rn, int node, bool stops,
                         cmp_bands *out)
 {
     double T = real->end_ms, *v = xcalloc(reps + 1, sizeof *v);
@@ -99,19 +99,19 @@ void compare_bands(cmp_result *results, const run_data *sims, size_t reps,
     int nodes = real->nnodes;
     for (size_t r = 0; r < reps; r++)
         nodes = sims[r].nnodes > nodes ? sims[r].nnodes : nodes;
-    cmp_nodes rn, *sn = xcalloc(reps, sizeof *sn);
-    cmp_nodes_init(&rn, real, nodes);
+    td_by_node rn, *sn = xcalloc(reps, sizeof *sn);
+    td_by_node_init(&rn, real, nodes, NULL, NULL);
     for (size_t r = 0; r < reps; r++)
-        cmp_nodes_init(&sn[r], &sims[r], nodes);
+        td_by_node_init(&sn[r], &sims[r], nodes, NULL, NULL);
     volatile const sig_atomic_t *stop = cli_interrupted();
     for (int node = 0; node < nodes && !*stop; node++) {
         event_bands(sims, sn, reps, real, &rn, node, false, out);
         event_bands(sims, sn, reps, real, &rn, node, true, out);
     }
     for (size_t r = 0; r < reps; r++)
-        cmp_nodes_free(&sn[r]);
+        td_by_node_free(&sn[r]);
     free(sn);
-    cmp_nodes_free(&rn);
+    td_by_node_free(&rn);
     cmp_result *r0 = &results[0];
     double *v = xcalloc(reps + 1, sizeof *v);
     r0->pass = true;

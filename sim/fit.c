@@ -271,20 +271,20 @@ static void groups_yaml(strbuf *b, const run_data *rd, const name_table *groups)
 }
 
 /* The most consumers a node had at once, and how many it started with:
- * one sweep over the sorted starts and stops (a consumer stopped at t is
- * gone at t), so 100,000 consumers take milliseconds, not minutes. */
-static void concurrency_seen(const run_data *rd, int node, int *min, int *max)
+ * one sweep over the node's sorted starts and stops (a consumer stopped at
+ * t is gone at t), so 100,000 consumers take milliseconds, not minutes. */
+static void concurrency_seen(const run_data *rd, const td_by_node *bn, int node, int *min,
+                             int *max)
 {
     *min = 0;
     *max = 0;
-    double *starts = xcalloc(rd->ncons + 1, sizeof *starts);
-    double *stops = xcalloc(rd->ncons + 1, sizeof *stops);
+    size_t from = bn->at[node], to = bn->at[node + 1];
+    double *starts = xcalloc(to - from + 1, sizeof *starts);
+    double *stops = xcalloc(to - from + 1, sizeof *stops);
     size_t ns = 0, nt = 0;
     double first = INFINITY;
-    for (size_t i = 0; i < rd->ncons; i++) {
-        const td_consumer *c = &rd->cons[i];
-        if (c->node != node)
-            continue;
+    for (size_t j = from; j < to; j++) {
+        const td_consumer *c = &rd->cons[bn->idx[j]];
         starts[ns++] = c->t_start;
         if (!isnan(c->t_stop))
             stops[nt++] = c->t_stop;
@@ -353,13 +353,17 @@ static void container_yaml(strbuf *b, const run_data *rd,
                            const char *(*meta)(const void *, const char *), const void *src)
 {
     int min = 0, max = 0;
-    /* A node's pass reads every consumer: poll the signal flag per node. */
+    /* Each node's pass reads its own consumers only (by node); the passes
+     * poll the signal flag, per node. */
+    td_by_node bn;
+    td_by_node_init(&bn, rd, rd->nnodes, NULL, NULL);
     for (int node = 0; node < rd->nnodes && !*cli_interrupted(); node++) {
         int lo, hi;
-        concurrency_seen(rd, node, &lo, &hi);
+        concurrency_seen(rd, &bn, node, &lo, &hi);
         min = lo > min ? lo : min;
         max = hi > max ? hi : max;
     }
+    td_by_node_free(&bn);
     const char *container = meta(src, "container");
     nodes_yaml(b, rd);
     sb_addf(b, "# consumers per node: %d at the start, at most %d at once\n", min, max);

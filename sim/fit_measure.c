@@ -60,11 +60,12 @@ typedef struct seq_ctx {
     size_t *ord;                   /* begun and ended messages by (node, consumer, begin) */
     size_t n;
     const td_msg **first, **last;  /* per rd->cons: its first and last message, or NULL */
-    /* The consumers, so that no estimator walks them all per item: */
-    size_t *by_id;                 /* rd->cons indexes by (node, consumer, index) */
-    size_t *by_start;              /* those with a start time, by (node, start, index) */
-    size_t *node_at;               /* node k's part of by_start: node_at[k] to node_at[k + 1] */
-    double *hold_max;              /* by_start: the latest end of a start's lock hold
+    /* The consumers by node, so that no estimator walks them all per item,
+     * each node's part sorted (sort_parts): */
+    td_by_node ids;                /* all of them, by consumer (then index) */
+    size_t nids;
+    td_by_node starts;             /* those with a start time, by start (then index) */
+    double *hold_max;              /* along starts: the latest end of a start's lock hold
                                     * (overlaps_start) up to here on its node */
     double *first_got;             /* per node: its first message's deliver (or begin) */
     int nnodes;                    /* 1 + the highest node of a consumer */
@@ -111,48 +112,105 @@ static size_t *sorted_indexes(keyed *k, size_t n, int (*cmp)(const void *, const
     return v;
 }
 
-static void index_by_id(seq_ctx *s)
+/* ---- halving ------------------------------------------------------------------------ */
+
+/* The first i in [lo, hi) for which before(ctx, i) is false, hi when there
+ * is none.  `before` must hold up to a point and not after it, as "comes
+ * before the key" does over entries sorted by what it compares. */
+static size_t bound(size_t lo, size_t hi, bool (*before)(const void *ctx, size_t i),
+                    const void *ctx)
 {
-    const run_data *rd = s->rd;
-    keyed *k = xcalloc(rd->ncons + 1, sizeof *k);
-    s->nnodes = 0;
-    for (size_t i = 0; i < rd->ncons; i++) {
-        const td_consumer *c = &rd->cons[i];
-        k[i] = (keyed){ .node = c->node, .consumer = c->consumer, .idx = i };
-        if (c->node >= s->nnodes)
-            s->nnodes = c->node + 1;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (before(ctx, mid))
+            lo = mid + 1;
+        else
+            hi = mid;
     }
-    s->by_id = sorted_indexes(k, rd->ncons, cmp_keyed);
+    return lo;
+}
+
+/* Entries sorted by a time, time(of, i): those before t, and those at it
+ * when `strictly` (so that bound gives the first above t, or else the first
+ * at or above it). */
+typedef struct time_key {
+    double (*time)(const void *of, size_t i);
+    const void *of;
+    double t;
+    bool strictly;
+} time_key;
+
+static bool time_before(const void *ctx, size_t i)
+{
+    const time_key *k = ctx;
+    double x = k->time(k->of, i);
+    return k->strictly ? x <= k->t : x < k->t;
+}
+
+/* In [lo, hi) of entries sorted by time(of, i): the first whose time is
+ * above t (at or above it unless `strictly`); hi when none is. */
+static size_t time_bound(double (*time)(const void *of, size_t i), const void *of, size_t lo,
+                         size_t hi, double t, bool strictly)
+{
+    time_key k = { .time = time, .of = of, .t = t, .strictly = strictly };
+    return bound(lo, hi, time_before, &k);
+}
+
+/* Each node's part of bn sorted by consumer (by_consumer) or by start,
+ * then by rd->cons index: one sort of them all, which keeps the parts
+ * where they are, as cmp_keyed puts the node first. */
+static void sort_parts(const run_data *rd, td_by_node *bn, bool by_consumer)
+{
+    size_t n = bn->at[bn->nodes];
+    keyed *k = xcalloc(n + 1, sizeof *k);
+    for (size_t j = 0; j < n; j++) {
+        const td_consumer *c = &rd->cons[bn->idx[j]];
+        k[j] = (keyed){ .node = c->node, .consumer = by_consumer ? c->consumer : 0,
+                        .t = by_consumer ? 0 : c->t_start, .idx = bn->idx[j] };
+    }
+    qsort(k, n, sizeof *k, cmp_keyed);
+    for (size_t j = 0; j < n; j++)
+        bn->idx[j] = k[j].idx;
     free(k);
 }
 
-/* The consumers by start, each node's part of that order, the lock holds'
- * running maximum along it, and each node's first receipt. */
+static bool has_start(const void *ctx, const td_consumer *c)
+{
+    (void)ctx;
+    return !isnan(c->t_start);
+}
+
+/* The consumers by (node, consumer): ids. */
+static void index_by_id(seq_ctx *s)
+{
+    const run_data *rd = s->rd;
+    s->nnodes = 0;
+    for (size_t i = 0; i < rd->ncons; i++)
+        if (rd->cons[i].node >= s->nnodes)
+            s->nnodes = rd->cons[i].node + 1;
+    td_by_node_init(&s->ids, rd, s->nnodes, NULL, NULL);
+    sort_parts(rd, &s->ids, true);
+    s->nids = s->ids.at[s->nnodes];
+}
+
+/* The consumers by start on each node, the lock holds' running maximum
+ * along each node's part, and each node's first receipt. */
 static void index_starts(seq_ctx *s)
 {
     const run_data *rd = s->rd;
-    keyed *k = xcalloc(rd->ncons + 1, sizeof *k);
-    size_t n = 0;
-    for (size_t i = 0; i < rd->ncons; i++) {
-        const td_consumer *c = &rd->cons[i];
-        if (c->node >= 0 && !isnan(c->t_start))
-            k[n++] = (keyed){ .node = c->node, .t = c->t_start, .idx = i };  /* consumer 0 */
-    }
-    s->by_start = sorted_indexes(k, n, cmp_keyed);
-    free(k);
-    s->node_at = xcalloc((size_t)s->nnodes + 1, sizeof *s->node_at);
-    s->hold_max = xcalloc(n + 1, sizeof *s->hold_max);
-    for (size_t j = 0, node = 0; node <= (size_t)s->nnodes; node++) {
-        s->node_at[node] = j;
-        for (; j < n && rd->cons[s->by_start[j]].node == (int)node; j++) {
-            const td_consumer *c = &rd->cons[s->by_start[j]];
-            const td_msg *f = s->first[s->by_start[j]];
+    td_by_node *st = &s->starts;
+    td_by_node_init(st, rd, s->nnodes, has_start, NULL);
+    sort_parts(rd, st, false);
+    s->hold_max = xcalloc(st->at[s->nnodes] + 1, sizeof *s->hold_max);
+    for (int node = 0; node < s->nnodes; node++)
+        for (size_t j = st->at[node]; j < st->at[node + 1]; j++) {
+            const td_consumer *c = &rd->cons[st->idx[j]];
+            const td_msg *f = s->first[st->idx[j]];
             double until = c->t_start + START_HOLD_MAX_MS;
             if (f && f->t_begin < until)
                 until = f->t_begin;
-            s->hold_max[j] = j > s->node_at[node] ? fmax(until, s->hold_max[j - 1]) : until;
+            s->hold_max[j] = j > st->at[node] ? fmax(until, s->hold_max[j - 1]) : until;
         }
-    }
     s->first_got = xcalloc((size_t)s->nnodes + 1, sizeof *s->first_got);
     for (int node = 0; node < s->nnodes; node++)
         s->first_got[node] = INFINITY;
@@ -170,44 +228,56 @@ static bool id_before(int node, int consumer, int n, int c, bool after)
     return node < n || (node == n && (consumer < c || (after && consumer == c)));
 }
 
-/* by_id: the first entry after the entries of (node, consumer). */
-static size_t id_end(const seq_ctx *s, int node, int consumer)
+/* Entries sorted by (node, consumer): those before (node, consumer), and
+ * its own when `after`. */
+typedef struct id_key {
+    const seq_ctx *s;
+    int node, consumer;
+    bool after;
+} id_key;
+
+static bool cons_id_before(const void *ctx, size_t i)
 {
-    size_t lo = 0, hi = s->rd->ncons;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        const td_consumer *c = &s->rd->cons[s->by_id[mid]];
-        if (id_before(c->node, c->consumer, node, consumer, true))
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
+    const id_key *k = ctx;
+    const td_consumer *c = &k->s->rd->cons[k->s->ids.idx[i]];
+    return id_before(c->node, c->consumer, k->node, k->consumer, k->after);
 }
 
-/* Node `node`'s part of by_start, [*lo, *hi). */
+/* ids: the first entry after the entries of (node, consumer). */
+static size_t id_end(const seq_ctx *s, int node, int consumer)
+{
+    id_key k = { .s = s, .node = node, .consumer = consumer, .after = true };
+    return bound(0, s->nids, cons_id_before, &k);
+}
+
+/* Node `node`'s part of starts, [*lo, *hi). */
 static void node_starts(const seq_ctx *s, int node, size_t *lo, size_t *hi)
 {
     *lo = *hi = 0;
     if (node >= 0 && node < s->nnodes) {
-        *lo = s->node_at[node];
-        *hi = s->node_at[node + 1];
+        *lo = s->starts.at[node];
+        *hi = s->starts.at[node + 1];
     }
 }
 
-/* In by_start's [lo, hi): the first start above t (at or above it unless
+/* Consumers (rd->cons indexes) for time_bound over their start times. */
+typedef struct cons_list {
+    const run_data *rd;
+    const size_t *idx;
+} cons_list;
+
+static double start_time(const void *of, size_t i)
+{
+    const cons_list *l = of;
+    return l->rd->cons[l->idx[i]].t_start;
+}
+
+/* In starts' [lo, hi): the first start above t (at or above it unless
  * `strictly`); hi when none is. */
 static size_t start_bound(const seq_ctx *s, size_t lo, size_t hi, double t, bool strictly)
 {
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        double x = s->rd->cons[s->by_start[mid]].t_start;
-        if (strictly ? x > t : x >= t)
-            hi = mid;
-        else
-            lo = mid + 1;
-    }
-    return lo;
+    cons_list l = { .rd = s->rd, .idx = s->starts.idx };
+    return time_bound(start_time, &l, lo, hi, t, strictly);
 }
 
 static void seq_init(seq_ctx *s, const run_data *rd)
@@ -227,20 +297,20 @@ static void seq_init(seq_ctx *s, const run_data *rd)
     s->first = xcalloc(rd->ncons + 1, sizeof *s->first);
     s->last = xcalloc(rd->ncons + 1, sizeof *s->last);
     index_by_id(s);
-    const size_t *by_id = s->by_id;
+    const size_t *by_id = s->ids.idx;
     /* one pass over both orders: each consumer's messages are a run of the
      * order, and its entries (a consumer restarted under its id has more
-     * than one) a run of by_id */
+     * than one) a run of ids */
     size_t p = 0;
     for (size_t i = 0; i < s->n && !*s->stop;) {
         size_t j = i;
         while (j + 1 < s->n && same_consumer(seq_msg(s, j + 1), seq_msg(s, i)))
             j++;
         const td_msg *m = seq_msg(s, i);
-        while (p < rd->ncons && id_before(rd->cons[by_id[p]].node, rd->cons[by_id[p]].consumer,
-                                          m->node, m->consumer, false))
+        while (p < s->nids && id_before(rd->cons[by_id[p]].node, rd->cons[by_id[p]].consumer,
+                                        m->node, m->consumer, false))
             p++;
-        for (; p < rd->ncons && rd->cons[by_id[p]].node == m->node &&
+        for (; p < s->nids && rd->cons[by_id[p]].node == m->node &&
                rd->cons[by_id[p]].consumer == m->consumer; p++) {
             s->first[by_id[p]] = m;
             s->last[by_id[p]] = seq_msg(s, j);
@@ -255,9 +325,8 @@ static void seq_fini(seq_ctx *s)
     free(s->ord);
     free(s->first);
     free(s->last);
-    free(s->by_id);
-    free(s->by_start);
-    free(s->node_at);
+    td_by_node_free(&s->ids);
+    td_by_node_free(&s->starts);
     free(s->hold_max);
     free(s->first_got);
 }
@@ -295,19 +364,17 @@ static void sample_summarise(fit_samples *fs)
     fs->sigma_log = fs->n > 1 ? sqrt(fmax(sl2 / n - ml * ml, 0) * n / (n - 1)) : 0;
 }
 
+static double step_from(const void *of, size_t i)
+{
+    return ((const fit_step *)of)[i].from_ms;
+}
+
 /* The steps run from their from_ms in increasing order: the last that
- * has begun by t, found by halving. */
+ * has begun by t (the one before the first that begins after it). */
 double fit_step_at(const fit_step *s, size_t n, double t)
 {
-    size_t lo = 0, hi = n;         /* s[0, lo) have begun, s[hi, n) have not */
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (s[mid].from_ms <= t)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo ? s[lo - 1].value_ms : 0;
+    size_t first_after = time_bound(step_from, s, 0, n, t, true);
+    return first_after ? s[first_after - 1].value_ms : 0;
 }
 
 /* ---- SMLC cycle overhead ------------------------------------------------------------ */
@@ -421,7 +488,7 @@ static double node_first_start(const seq_ctx *s, int node)
 {
     size_t lo, hi;
     node_starts(s, node, &lo, &hi);
-    return lo < hi ? s->rd->cons[s->by_start[lo]].t_start : INFINITY;
+    return lo < hi ? s->rd->cons[s->starts.idx[lo]].t_start : INFINITY;
 }
 
 /* ---- SMLC start decisions ------------------------------------------------------------
@@ -455,35 +522,31 @@ static int cmp_cand(const void *a, const void *b)
     return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-/* The first start of q after node's (whole) or at or after (node, t). */
-static size_t q_bound(const keyed *q, size_t nq, int node, double t, bool whole)
+/* Of the starts `later` (by node, then time): the first after node's
+ * (whole), or at or after t on node. */
+static size_t q_bound(const seq_ctx *s, const td_by_node *later, int node, double t, bool whole)
 {
-    size_t lo = 0, hi = nq;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        bool before = q[mid].node < node || (q[mid].node == node && (whole || q[mid].t < t));
-        if (before)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
+    if (node < 0 || node >= later->nodes)
+        return node < 0 ? 0 : later->at[later->nodes];
+    if (whole)
+        return later->at[node + 1];
+    cons_list l = { .rd = s->rd, .idx = later->idx };
+    return time_bound(start_time, &l, later->at[node], later->at[node + 1], t, false);
+}
+
+static bool msg_id_before(const void *ctx, size_t i)
+{
+    const id_key *k = ctx;
+    const td_msg *m = seq_msg(k->s, i);
+    return id_before(m->node, m->consumer, k->node, k->consumer, k->after);
 }
 
 /* In seq order: the first message at or after (node, consumer), or after
  * that consumer's messages when `after`. */
 static size_t seq_bound(const seq_ctx *s, int node, int consumer, bool after)
 {
-    size_t lo = 0, hi = s->n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        const td_msg *m = seq_msg(s, mid);
-        if (id_before(m->node, m->consumer, node, consumer, after))
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
+    id_key k = { .s = s, .node = node, .consumer = consumer, .after = after };
+    return bound(0, s->n, msg_id_before, &k);
 }
 
 static double decision_at(const seq_ctx *s, size_t seq, const fit_knobs *k)
@@ -492,18 +555,16 @@ static double decision_at(const seq_ctx *s, size_t seq, const fit_knobs *k)
     return end + fit_step_at(k->cycle, k->ncycle, end);
 }
 
+static double cand_at(const void *of, size_t i)
+{
+    return ((const cand *)of)[i].at;
+}
+
 /* In v[lo, hi): the first whose decision time is above a (at or above it
  * unless `strictly`). */
 static size_t cand_bound(const cand *v, size_t lo, size_t hi, double a, bool strictly)
 {
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (strictly ? v[mid].at > a : v[mid].at >= a)
-            hi = mid;
-        else
-            lo = mid + 1;
-    }
-    return lo;
+    return time_bound(cand_at, v, lo, hi, a, strictly);
 }
 
 /* Of v[lo, hi), all with one decision time, the first that is not of
@@ -555,17 +616,17 @@ static double decision_unstarted(const seq_ctx *s, const td_consumer *c, const f
     return decision_at(s, last, k);
 }
 
-/* The tree over the starts q: each message on the nodes that cover its
- * starts (put_all counts them when list is NULL, else fills list). */
-static void put_all(const seq_ctx *s, const keyed *q, size_t nq, size_t leaves, size_t *count,
+/* The tree over the starts `later`: each message on the nodes that cover
+ * its starts (put_all counts them when list is NULL, else fills list). */
+static void put_all(const seq_ctx *s, const td_by_node *later, size_t leaves, size_t *count,
                     const size_t *off, cand *list, const fit_knobs *k)
 {
     for (size_t i = 0; i < s->n && !*s->stop; i++) {
         const td_msg *a = seq_msg(s, i);
         bool last = i + 1 == s->n || !same_consumer(a, seq_msg(s, i + 1));
-        size_t l = q_bound(q, nq, a->node, a->t_end, false);
-        size_t r = last ? q_bound(q, nq, a->node, 0, true)
-                        : q_bound(q, nq, a->node, seq_msg(s, i + 1)->t_begin, false);
+        size_t l = q_bound(s, later, a->node, a->t_end, false);
+        size_t r = last ? q_bound(s, later, a->node, 0, true)
+                        : q_bound(s, later, a->node, seq_msg(s, i + 1)->t_begin, false);
         if (l >= r)
             continue;
         double at = list ? decision_at(s, i, k) : 0;
@@ -585,49 +646,48 @@ static void put_all(const seq_ctx *s, const keyed *q, size_t nq, size_t leaves, 
     }
 }
 
+/* A consumer started after its node's first start (not with the container). */
+static bool started_later(const void *ctx, const td_consumer *c)
+{
+    return c->t_start > node_first_start(ctx, c->node);
+}
+
 /* Every consumer's decision (NAN: none, or one the container started
  * with), by rd->cons index. */
 static double *smlc_decisions(const seq_ctx *s, const fit_knobs *k)
 {
     const run_data *rd = s->rd;
     double *at = xcalloc(rd->ncons + 1, sizeof *at);
-    keyed *q = xcalloc(rd->ncons + 1, sizeof *q);   /* the starts, by (node, t) */
-    size_t nq = 0;
-    for (size_t i = 0; i < rd->ncons; i++) {
-        const td_consumer *c = &rd->cons[i];
-        at[i] = NAN;
-        if (c->t_start <= node_first_start(s, c->node))
-            continue;
-        if (isnan(c->t_start))
-            at[i] = decision_unstarted(s, c, k);
-        else
-            q[nq++] = (keyed){ .node = c->node, .t = c->t_start, .idx = i };
-    }
-    qsort(q, nq, sizeof *q, cmp_keyed);
+    for (size_t i = 0; i < rd->ncons; i++)
+        at[i] = isnan(rd->cons[i].t_start) ? decision_unstarted(s, &rd->cons[i], k) : NAN;
+    td_by_node later;              /* the starts after their node's first, by (node, t) */
+    td_by_node_init(&later, rd, s->nnodes, started_later, s);
+    sort_parts(rd, &later, false);
+    size_t nq = later.at[later.nodes];
     size_t leaves = 1;
     while (leaves < nq)
         leaves *= 2;
     size_t *count = xcalloc(2 * leaves, sizeof *count), *off = xcalloc(2 * leaves + 1, sizeof *off);
-    put_all(s, q, nq, leaves, count, off, NULL, k);
+    put_all(s, &later, leaves, count, off, NULL, k);
     for (size_t i = 0; i < 2 * leaves; i++) {
         off[i + 1] = off[i] + count[i];
         count[i] = 0;
     }
     cand *list = xcalloc(off[2 * leaves] + 1, sizeof *list);
-    put_all(s, q, nq, leaves, count, off, list, k);
+    put_all(s, &later, leaves, count, off, list, k);
     for (size_t i = 0; i < 2 * leaves; i++)
         qsort(list + off[i], count[i], sizeof *list, cmp_cand);
     for (size_t j = 0; j < nq && !*s->stop; j++) {
         best b = { 0 };
-        int x = rd->cons[q[j].idx].consumer;
+        const td_consumer *c = &rd->cons[later.idx[j]];
         for (size_t node = j + leaves; node >= 1; node /= 2)
-            search_node(s, list + off[node], count[node], q[j].t, x, &b);
-        at[q[j].idx] = b.found ? b.at : NAN;
+            search_node(s, list + off[node], count[node], c->t_start, c->consumer, &b);
+        at[later.idx[j]] = b.found ? b.at : NAN;
     }
     free(list);
     free(count);
     free(off);
-    free(q);
+    td_by_node_free(&later);
     return at;
 }
 
@@ -681,7 +741,7 @@ static void dmlc_lag(const seq_ctx *s, fit_knobs *k)
             free_at = seq_msg(s, i - 1)->t_end;
         } else {                   /* its consumer's start (the last entry of its id) */
             size_t e = id_end(s, m->node, m->consumer);
-            const td_consumer *c = e ? &rd->cons[s->by_id[e - 1]] : NULL;
+            const td_consumer *c = e ? &rd->cons[s->ids.idx[e - 1]] : NULL;
             if (c && c->node == m->node && c->consumer == m->consumer)
                 free_at = c->t_start;
         }
@@ -694,8 +754,8 @@ static void dmlc_lag(const seq_ctx *s, fit_knobs *k)
         size_t lo, hi;
         node_starts(s, m->node, &lo, &hi);
         size_t j = start_bound(s, lo, hi, m->t_deliver, false);
-        if (j < hi && rd->cons[s->by_start[j]].t_start < ret)
-            ret = rd->cons[s->by_start[j]].t_start;
+        if (j < hi && rd->cons[s->starts.idx[j]].t_start < ret)
+            ret = rd->cons[s->starts.idx[j]].t_start;
         sample_add(&k->lag, ret - m->t_deliver);
     }
     sample_summarise(&k->lag);

@@ -59,6 +59,36 @@ int run_data_consumers_of(const run_data *rd, int node)
     return n;
 }
 
+void td_by_node_init(td_by_node *bn, const run_data *rd, int nodes,
+                     bool (*keep)(const void *ctx, const td_consumer *c), const void *ctx)
+{
+    bn->nodes = nodes;
+    bn->at = xcalloc((size_t)nodes + 2, sizeof *bn->at);
+    bn->idx = xcalloc(rd->ncons + 1, sizeof *bn->idx);
+    /* Node k's count goes into at[k + 2]; summed, at[k + 1] is where its
+     * part begins; placing its consumers moves at[k + 1] on to the part's
+     * end, which is where node k + 1's begins, so at[k] ends as node k's. */
+    for (size_t i = 0; i < rd->ncons; i++) {
+        const td_consumer *c = &rd->cons[i];
+        if (c->node >= 0 && c->node < nodes && (!keep || keep(ctx, c)))
+            bn->at[c->node + 2]++;
+    }
+    for (int k = 0; k < nodes; k++)
+        bn->at[k + 2] += bn->at[k + 1];
+    for (size_t i = 0; i < rd->ncons; i++) {
+        const td_consumer *c = &rd->cons[i];
+        if (c->node >= 0 && c->node < nodes && (!keep || keep(ctx, c)))
+            bn->idx[bn->at[c->node + 1]++] = i;
+    }
+}
+
+void td_by_node_free(td_by_node *bn)
+{
+    free(bn->at);
+    free(bn->idx);
+    memset(bn, 0, sizeof *bn);
+}
+
 static td_msg *add_msg(run_data *rd)
 {
     xgrow((void **)&rd->msgs, &rd->capmsgs, rd->nmsgs + 1, sizeof *rd->msgs);

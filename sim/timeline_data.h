@@ -57,4 +57,19 @@ const char *run_data_meta(const run_data *rd, const char *key);
 /* The number of consumers of a node (the largest consumer index + 1). */
 int run_data_consumers_of(const run_data *rd, int node);
 
+/* A run's consumers grouped by node, so that a pass per node reads only
+ * that node's: node k's (0 <= k < nodes) are rd->cons[idx[at[k]]] ..
+ * rd->cons[idx[at[k + 1] - 1]], in rd->cons order (start order; a user may
+ * reorder each node's part).  Those of other nodes, and those for which
+ * keep(ctx, c) is false when `keep` is given, are left out.  Built in two
+ * passes over the consumers; the owner frees it. */
+typedef struct td_by_node {
+    int nodes;
+    size_t *at;                    /* [nodes + 1] */
+    size_t *idx;                   /* [at[nodes]] */
+} td_by_node;
+void td_by_node_init(td_by_node *bn, const run_data *rd, int nodes,
+                     bool (*keep)(const void *ctx, const td_consumer *c), const void *ctx);
+void td_by_node_free(td_by_node *bn);
+
 #endif

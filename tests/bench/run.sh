@@ -58,5 +58,5 @@ echo "wall seconds: $(echo $walls)"
 wall=$(echo "$walls" | median)
 echo "median: $wall s for 1000 runs, $(awk "BEGIN {printf \"%.1f\", 1000 / $wall}") runs/s"
 rm -f /tmp/lsim-bench-sweep.db
-echo "== loaders that were quadratic: 100,000 trace consumers, 100,000 mapping keys, 5,000 direct consumers"
+echo "== loaders that were quadratic: 100,000 trace consumers, 200,000 trace nodes, 100,000 mapping keys, 5,000 direct consumers"
 tests/bench/loaders.sh "$B/lsim"

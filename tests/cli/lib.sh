@@ -1,7 +1,7 @@
 # lib.sh -- what the command-line test scripts share: a temporary folder
-# removed on exit, the count of checks and failures, `check` and
-# `expect_error`.  Source it, then call `cli_begin NAME`; each script prints
-# its own summary.
+# removed on exit, the count of checks and failures, `check`, `expect_error`
+# and `expect_status`.  Source it, then call `cli_begin NAME`; each script
+# prints its own summary.
 
 cli_begin() {
     TMP=$(mktemp -d "/tmp/lsim-$1-XXXXXX")
@@ -34,16 +34,28 @@ expect_error() {
     [ -z "$(ls -A "$TMP/out")" ] || fail "$*: left files: $(ls -A "$TMP/out")"
 }
 
-# expect_status STATUS MESSAGE -- COMMAND...: exit STATUS and exactly
-# MESSAGE on stderr (expect_error without its check of $TMP/out).
+# expect_status STATUS [MESSAGE] -- COMMAND...: exit STATUS and, when
+# MESSAGE is given, exactly MESSAGE on stderr (expect_error without its
+# check of $TMP/out).  The output stays in $TMP/stdout and $TMP/stderr.
 expect_status() {
-    status=$1 message=$2
-    shift 3
+    status=$1 message= has_message=false
+    shift
+    if [ "$1" != -- ]; then
+        message=$1 has_message=true
+        shift
+    fi
+    shift
     count=$((count + 1))
     "$@" >"$TMP/stdout" 2>"$TMP/stderr"
     got=$?
-    [ "$got" -eq "$status" ] || fail "$*: exit $got, expected $status"
-    if [ "$(cat "$TMP/stderr")" != "$message" ]; then
+    if [ "$got" -ne "$status" ]; then
+        if $has_message; then
+            fail "$*: exit $got, expected $status"
+        else
+            fail "$*: exit $got, expected $status: $(head -c 300 "$TMP/stderr")"
+        fi
+    fi
+    if $has_message && [ "$(cat "$TMP/stderr")" != "$message" ]; then
         fail "$*: stderr was"
         sed 's/^/    /' "$TMP/stderr"
         echo "  expected"

@@ -181,6 +181,86 @@ static void zipf_exponent_recovered(void **state)
     assert_true(fit_zipf(flat, 5) < 0.05);
 }
 
+/* Consumers grouped by node: each node's in rd->cons order, those of no
+ * node in range (or refused) left out. */
+static const int ctx_seen = 1;
+
+static bool stopped(const void *ctx, const td_consumer *c)
+{
+    assert_ptr_equal(ctx, &ctx_seen);
+    return !isnan(c->t_stop);
+}
+
+static void consumers_grouped_by_node(void **state)
+{
+    (void)state;
+    run_data rd;
+    one_node(&rd, 1000);
+    consumer(&rd, 1, 0, 0, NAN);
+    consumer(&rd, 0, 0, 0, 50);
+    consumer(&rd, 2, 0, 0, NAN);
+    consumer(&rd, 0, 1, 10, NAN);
+    consumer(&rd, -1, 0, 0, 20);
+    consumer(&rd, 5, 0, 0, NAN);
+    consumer(&rd, 1, 1, 20, 70);
+    td_by_node bn;
+    td_by_node_init(&bn, &rd, 3, NULL, NULL);
+    const size_t at[] = { 0, 2, 4, 5 }, idx[] = { 1, 3, 0, 6, 2 };
+    assert_int_equal(bn.nodes, 3);
+    for (int k = 0; k <= 3; k++)
+        assert_int_equal(bn.at[k], at[k]);
+    for (size_t j = 0; j < 5; j++)
+        assert_int_equal(bn.idx[j], idx[j]);
+    td_by_node_free(&bn);
+    td_by_node_init(&bn, &rd, 3, stopped, &ctx_seen);
+    const size_t at2[] = { 0, 1, 2, 2 }, idx2[] = { 1, 6 };
+    for (int k = 0; k <= 3; k++)
+        assert_int_equal(bn.at[k], at2[k]);
+    for (size_t j = 0; j < 2; j++)
+        assert_int_equal(bn.idx[j], idx2[j]);
+    td_by_node_free(&bn);
+    td_by_node_init(&bn, &rd, 0, NULL, NULL);
+    assert_int_equal(bn.at[0], 0);
+    td_by_node_free(&bn);
+    run_data_free(&rd);
+}
+
+static const char *no_meta(const void *src, const char *key)
+{
+    (void)src;
+    (void)key;
+    return NULL;
+}
+
+/* fit's concurrency is per node, each node's own consumers: node 0 starts
+ * with two; node 1 with one, then has three at once (from 600 ms, and from
+ * 700 ms after one stopped at 650 ms).  Counted together they would be
+ * three at the start and five at once. */
+static void fit_concurrency_per_node(void **state)
+{
+    (void)state;
+    run_data rd;
+    one_node(&rd, 1000);
+    rd.nodes = xrealloc(rd.nodes, 2 * sizeof *rd.nodes);
+    rd.nodes[1] = xstrdup("node-2");
+    rd.nnodes = 2;
+    consumer(&rd, 1, 0, 0, NAN);
+    consumer(&rd, 0, 0, 0, NAN);
+    consumer(&rd, 1, 1, 500, 650);
+    consumer(&rd, 0, 1, 0, NAN);
+    consumer(&rd, 1, 2, 600, NAN);
+    consumer(&rd, 1, 3, 700, NAN);
+    name_table groups;
+    names_init(&groups);
+    char *yaml = fit_scenario("t.csv", &rd, &groups, no_meta, NULL);
+    assert_non_null(strstr(yaml, "\nnodes: 2\n# consumers per node: 2 at the start, at most 3 "
+                                 "at once\n"));
+    assert_non_null(strstr(yaml, "container: { kind: competing, workers: 3 }\n"));
+    free(yaml);
+    names_fini(&groups);
+    run_data_free(&rd);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -189,6 +269,8 @@ int main(void)
         cmocka_unit_test(latency_quantiles_and_ks),
         cmocka_unit_test(service_fits_pick_the_right_law),
         cmocka_unit_test(zipf_exponent_recovered),
+        cmocka_unit_test(consumers_grouped_by_node),
+        cmocka_unit_test(fit_concurrency_per_node),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -84,6 +84,33 @@ static void dmlc_lag_and_start(void **state)
     run_data_free(&rd);
 }
 
+/* The starts that shorten a receive lag are its own node's: an invoker
+ * starting on node 1 while node 0's receive() returns leaves its lag whole
+ * (0.4 ms), where one of node 0 would have cut it to 0.2 ms. */
+static void dmlc_lag_reads_its_own_node(void **state)
+{
+    (void)state;
+    run_data rd;
+    one_node(&rd);
+    rd.nodes = xrealloc(rd.nodes, 2 * sizeof *rd.nodes);
+    rd.nodes[1] = xstrdup("node-2");
+    rd.nnodes = 2;
+    consumer(&rd, 0, 0, NAN);
+    consumer(&rd, 0, 0, NAN);
+    consumer(&rd, 1, 100.2, NAN);
+    rd.cons[1].node = rd.cons[2].node = 1;
+    msg(&rd, 100, 100.4, 150, 0, 100);
+    msg(&rd, 300, 300.4, 350, 0, 300);
+    rd.msgs[1].node = 1;
+    fit_knobs k;
+    fit_measure_dmlc(&rd, 1000, &k);
+    assert_int_equal(k.lag.n, 2);
+    assert_float_equal(k.lag.v[0], 0.4, 1e-9);
+    assert_float_equal(k.lag.v[1], 0.4, 1e-9);
+    fit_knobs_free(&k);
+    run_data_free(&rd);
+}
+
 /* An SMLC start's decision: of the consumers in their gap at the start,
  * the one whose cycle end plus overhead (2 ms, from consumer 0's five gaps)
  * is closest to it; consumer 0 (end 35, decision 37) and consumer 1 (end
@@ -115,6 +142,21 @@ static void smlc_start_decision_closest_first_on_a_tie(void **state)
     run_data_free(&rd);
 }
 
+/* A schedule's value at t: the last step begun by t (one that begins at t
+ * has begun), 0 before the first. */
+static void step_at_the_edges(void **state)
+{
+    (void)state;
+    const fit_step s[3] = { { 0, 1, 5 }, { 5000, 2, 5 }, { 10000, 3, 5 } };
+    assert_float_equal(fit_step_at(s, 3, -1), 0, 0);
+    assert_float_equal(fit_step_at(s, 3, 0), 1, 0);
+    assert_float_equal(fit_step_at(s, 3, 4999.9), 1, 0);
+    assert_float_equal(fit_step_at(s, 3, 5000), 2, 0);
+    assert_float_equal(fit_step_at(s, 3, 1e9), 3, 0);
+    assert_float_equal(fit_step_at(s, 0, 5000), 0, 0);
+    assert_float_equal(fit_step_at(s, 1, 5000), 1, 0);
+}
+
 static void prediction_band_is_order_statistics(void **state)
 {
     (void)state;
@@ -139,7 +181,9 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(smlc_cycle_sum_and_idle_polls),
         cmocka_unit_test(dmlc_lag_and_start),
+        cmocka_unit_test(dmlc_lag_reads_its_own_node),
         cmocka_unit_test(smlc_start_decision_closest_first_on_a_tie),
+        cmocka_unit_test(step_at_the_edges),
         cmocka_unit_test(prediction_band_is_order_statistics),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
