@@ -50,15 +50,6 @@ static int node_index(run_data *rd, name_table *index, const char *name)
     return i;
 }
 
-int run_data_consumers_of(const run_data *rd, int node)
-{
-    int n = 0;
-    for (size_t i = 0; i < rd->ncons; i++)
-        if (rd->cons[i].node == node && rd->cons[i].consumer + 1 > n)
-            n = rd->cons[i].consumer + 1;
-    return n;
-}
-
 void td_by_node_init(td_by_node *bn, const run_data *rd, int nodes,
                      bool (*keep)(const void *ctx, const td_consumer *c), const void *ctx)
 {

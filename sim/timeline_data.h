@@ -54,8 +54,6 @@ void run_data_free(run_data *rd);
 /* A trace's `# key: value` metadata, kept from the one reading (a trace
  * on a pipe, /dev/stdin, cannot be read twice); NULL when absent. */
 const char *run_data_meta(const run_data *rd, const char *key);
-/* The number of consumers of a node (the largest consumer index + 1). */
-int run_data_consumers_of(const run_data *rd, int node);
 
 /* A run's consumers grouped by node, so that a pass per node reads only
  * that node's: node k's (0 <= k < nodes) are rd->cons[idx[at[k]]] ..
