@@ -139,9 +139,10 @@ typedef struct pending {
 /* An index of the unended publishes by key: for each key, its oldest and
  * newest in the ring, as ring positions + 1 (0: an empty slot), chained
  * oldest first through next_same; the key itself is the ring entry's.
- * Open addressing, linear probing, at most three quarters full; rebuilt
- * when the ring grows, which moves its entries, or when it doubles (once
- * when both fall on the same publish). */
+ * Open addressing, linear probing, at most three quarters full; built
+ * again when the ring grows, which moves its entries, and at twice the
+ * slots when one more key would pass three quarters (once when both fall
+ * on the same publish). */
 typedef struct key_slot {
     uint32_t first, last;
 } key_slot;
@@ -201,10 +202,10 @@ static void index_add(trace_arrivals *t, size_t pos)
 }
 
 /* An index of nslots (at least 4/3 of the keys) over the ring's unended
- * publishes, in ring order.  Rare, so out of line: index_add then stays
- * inline in ring_push (called once per publish; inlined here, this took
- * index_add's place there, 23 million instructions more on
- * tests/bench/loaders.sh's trace of 500,000 publishes). */
+ * publishes, in ring order.  Rare, so kept out of line: when the compiler
+ * inlined it into ring_push, it stopped inlining index_add there, which
+ * runs on every publish (23 million instructions more on the trace of
+ * 500,000 publishes of tests/bench/loaders.sh). */
 static __attribute__((noinline)) void index_rebuild(trace_arrivals *t, size_t nslots)
 {
     free(t->slots);

@@ -228,7 +228,7 @@ sim_event_id calendar_add(calendar *c, sim_time t, const sim_event_type *type, v
             c->top = TOP_ADDED;
         } else
             sink_top(c, e, false);
-    } else if (c->top >= TOP_ADDED && earlier(c, &e, &c->heap[0])) {
+    } else if (calendar_top_unsettled(c) && earlier(c, &e, &c->heap[0])) {
         cal_entry was = c->heap[0];
         put(c, 0, e);
         push(c, was);
@@ -272,7 +272,7 @@ bool calendar_cancel(calendar *c, sim_event_id id)
     cal_slot *s = live_slot(c, id);
     if (!s)
         return false;
-    if (c->top >= TOP_ADDED)
+    if (calendar_top_unsettled(c))
         calendar_settle_top(c);
     remove_at(c, s->pos);
     free_slot(c, (uint32_t)(id & 0xffffffffu) - 1);

@@ -1,4 +1,4 @@
-/* calendar.h -- the event calendar: a binary min-heap ordered by
+/* calendar.h -- the event calendar: a 4-ary min-heap ordered by
  * (time, sequence number).
  *
  * The sequence number grows with every event scheduled, so events at the
@@ -45,7 +45,7 @@ typedef struct cal_slot {
  * over yet); TOP_ADDED or TOP_SWAPPED, an entry added while it runs that
  * may be later than its children (calendar_done lets it sink); TOP_SORTED,
  * an entry in its place. */
-enum { TOP_SORTED, TOP_RUNNING, TOP_ADDED, TOP_SWAPPED };
+enum { TOP_SORTED, TOP_RUNNING, TOP_ADDED, TOP_SWAPPED };   /* unsettled last */
 
 typedef struct calendar {
     cal_entry *heap;
@@ -78,11 +78,13 @@ bool calendar_pop(calendar *c, cal_event *out);
 bool calendar_begin(calendar *c, cal_event *out);
 void calendar_pop_running(calendar *c);
 void calendar_settle_top(calendar *c);
+/* Whether heap[0] may be later than its children (TOP_ADDED or TOP_SWAPPED). */
+static inline bool calendar_top_unsettled(const calendar *c) { return c->top >= TOP_ADDED; }
 static inline void calendar_done(calendar *c)
 {
     if (c->top == TOP_RUNNING)     /* no event added took its entry over */
         calendar_pop_running(c);
-    else if (c->top)               /* one did: it sinks to its place */
+    else if (calendar_top_unsettled(c))    /* one did: it sinks to its place */
         calendar_settle_top(c);
 }
 /* calendar_begin for a caller that has called calendar_done since the

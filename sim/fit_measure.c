@@ -148,7 +148,9 @@ static bool time_before(const void *ctx, size_t i)
 }
 
 /* In [lo, hi) of entries sorted by time(of, i): the first whose time is
- * above t (at or above it unless `strictly`); hi when none is. */
+ * above t (at or above it unless `strictly`); hi when none is.  No time
+ * and no t is NaN (callers search only times a trace gave), which would
+ * compare false either way. */
 static size_t time_bound(double (*time)(const void *of, size_t i), const void *of, size_t lo,
                          size_t hi, double t, bool strictly)
 {

@@ -23,7 +23,8 @@ no_tmp() {
 # or, when DIR is a number, after that many seconds (and nothing is looked
 # for in a folder); it must end within a minute (a bound for a loaded
 # machine: it ends at once), with exit 1, MESSAGE and DIR empty.  A command
-# that ended before the signal came exits 0, and the check fails.
+# that ended before the signal came fails the check, saying so: its input
+# is too small for this machine.
 interrupt() {
     dir=$1 message=$2
     shift 2
@@ -40,7 +41,11 @@ interrupt() {
             i=$((i + 1))
         done
     fi
-    kill -TERM $pid 2>/dev/null
+    if ! kill -TERM $pid 2>/dev/null; then
+        wait $pid
+        fail "$*: ended (exit $?) before the SIGTERM came: the input is too small for this machine"
+        return
+    fi
     i=0
     while kill -0 $pid 2>/dev/null && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
     if kill -0 $pid 2>/dev/null; then

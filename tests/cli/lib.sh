@@ -44,6 +44,10 @@ expect_status() {
         message=$1 has_message=true
         shift
     fi
+    if [ "$1" != -- ]; then        # else the command's first word would go
+        fail "expect_status $status: no -- before the command: $*"
+        return
+    fi
     shift
     count=$((count + 1))
     "$@" >"$TMP/stdout" 2>"$TMP/stderr"

@@ -119,7 +119,7 @@ static void check_heap(const calendar *c)
 {
     for (size_t i = 0; i < c->n; i++) {
         assert_int_equal(c->slots[c->heap[i].slot].pos, i);
-        if (i > 0 && !(c->top >= TOP_ADDED && (i - 1) / 4 == 0)) {
+        if (i > 0 && !(calendar_top_unsettled(c) && (i - 1) / 4 == 0)) {
             const cal_entry *p = &c->heap[(i - 1) / 4], *e = &c->heap[i];
             assert_true(p->t < e->t ||
                         (p->t == e->t && c->slots[p->slot].seq < c->slots[e->slot].seq));

@@ -95,8 +95,8 @@ static void each_publish_gets_its_own_end(void **state)
 
 /* The ring and the index outgrow themselves on the same publish: m1 is
  * never ended until the last publish is read, so the ring holds every
- * publish; m2..m65 end at once (in the ring, not in the index), m66 on end
- * later.  The 257th publish finds the ring full (256) and 192 keys in an
+ * publish; m2..m65 end at once (in the ring, not in the index), and m66
+ * onwards end later.  The 257th publish finds the ring full (256) and 192 keys in an
  * index of 256 slots: one more would pass three quarters, so the index is
  * built once at 512 slots, the new publish in it.  No rebuild follows (300
  * publishes: the ring stays at 512, the keys under 384), so one that left
