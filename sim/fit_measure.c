@@ -63,7 +63,6 @@ typedef struct seq_ctx {
     /* The consumers by node, so that no estimator walks them all per item,
      * each node's part sorted (sort_parts): */
     td_by_node ids;                /* all of them, by consumer (then index) */
-    size_t nids;
     td_by_node starts;             /* those with a start time, by start (then index) */
     double *hold_max;              /* along starts: the latest end of a start's lock hold
                                     * (overlaps_start) up to here on its node */
@@ -163,7 +162,7 @@ static size_t time_bound(double (*time)(const void *of, size_t i), const void *o
  * where they are, as cmp_keyed puts the node first. */
 static void sort_parts(const run_data *rd, td_by_node *bn, bool by_consumer)
 {
-    size_t n = bn->at[bn->nodes];
+    size_t n = td_by_node_count(bn);
     keyed *k = xcalloc(n + 1, sizeof *k);
     for (size_t j = 0; j < n; j++) {
         const td_consumer *c = &rd->cons[bn->idx[j]];
@@ -192,7 +191,6 @@ static void index_by_id(seq_ctx *s)
             s->nnodes = rd->cons[i].node + 1;
     td_by_node_init(&s->ids, rd, s->nnodes, NULL, NULL);
     sort_parts(rd, &s->ids, true);
-    s->nids = s->ids.at[s->nnodes];
 }
 
 /* The consumers by start on each node, the lock holds' running maximum
@@ -203,7 +201,7 @@ static void index_starts(seq_ctx *s)
     td_by_node *st = &s->starts;
     td_by_node_init(st, rd, s->nnodes, has_start, NULL);
     sort_parts(rd, st, false);
-    s->hold_max = xcalloc(st->at[s->nnodes] + 1, sizeof *s->hold_max);
+    s->hold_max = xcalloc(td_by_node_count(st) + 1, sizeof *s->hold_max);
     for (int node = 0; node < s->nnodes; node++)
         for (size_t j = st->at[node]; j < st->at[node + 1]; j++) {
             const td_consumer *c = &rd->cons[st->idx[j]];
@@ -249,7 +247,7 @@ static bool cons_id_before(const void *ctx, size_t i)
 static size_t id_end(const seq_ctx *s, int node, int consumer)
 {
     id_key k = { .s = s, .node = node, .consumer = consumer, .after = true };
-    return bound(0, s->nids, cons_id_before, &k);
+    return bound(0, td_by_node_count(&s->ids), cons_id_before, &k);
 }
 
 /* Node `node`'s part of starts, [*lo, *hi). */
@@ -300,6 +298,7 @@ static void seq_init(seq_ctx *s, const run_data *rd)
     s->last = xcalloc(rd->ncons + 1, sizeof *s->last);
     index_by_id(s);
     const size_t *by_id = s->ids.idx;
+    size_t nids = td_by_node_count(&s->ids);
     /* one pass over both orders: each consumer's messages are a run of the
      * order, and its entries (a consumer restarted under its id has more
      * than one) a run of ids */
@@ -309,10 +308,10 @@ static void seq_init(seq_ctx *s, const run_data *rd)
         while (j + 1 < s->n && same_consumer(seq_msg(s, j + 1), seq_msg(s, i)))
             j++;
         const td_msg *m = seq_msg(s, i);
-        while (p < s->nids && id_before(rd->cons[by_id[p]].node, rd->cons[by_id[p]].consumer,
-                                        m->node, m->consumer, false))
+        while (p < nids && id_before(rd->cons[by_id[p]].node, rd->cons[by_id[p]].consumer,
+                                     m->node, m->consumer, false))
             p++;
-        for (; p < s->nids && rd->cons[by_id[p]].node == m->node &&
+        for (; p < nids && rd->cons[by_id[p]].node == m->node &&
                rd->cons[by_id[p]].consumer == m->consumer; p++) {
             s->first[by_id[p]] = m;
             s->last[by_id[p]] = seq_msg(s, j);
@@ -529,7 +528,7 @@ static int cmp_cand(const void *a, const void *b)
 static size_t q_bound(const seq_ctx *s, const td_by_node *later, int node, double t, bool whole)
 {
     if (node < 0 || node >= later->nodes)
-        return node < 0 ? 0 : later->at[later->nodes];
+        return node < 0 ? 0 : td_by_node_count(later);
     if (whole)
         return later->at[node + 1];
     cons_list l = { .rd = s->rd, .idx = later->idx };
@@ -665,7 +664,7 @@ static double *smlc_decisions(const seq_ctx *s, const fit_knobs *k)
     td_by_node later;              /* the starts after their node's first, by (node, t) */
     td_by_node_init(&later, rd, s->nnodes, started_later, s);
     sort_parts(rd, &later, false);
-    size_t nq = later.at[later.nodes];
+    size_t nq = td_by_node_count(&later);
     size_t leaves = 1;
     while (leaves < nq)
         leaves *= 2;

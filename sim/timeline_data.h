@@ -69,5 +69,7 @@ typedef struct td_by_node {
 void td_by_node_init(td_by_node *bn, const run_data *rd, int nodes,
                      bool (*keep)(const void *ctx, const td_consumer *c), const void *ctx);
 void td_by_node_free(td_by_node *bn);
+/* The consumers it holds, of every node. */
+static inline size_t td_by_node_count(const td_by_node *bn) { return bn->at[bn->nodes]; }
 
 #endif

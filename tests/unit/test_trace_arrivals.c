@@ -62,17 +62,24 @@ static void write_trace(const char *path)
     free(v);
 }
 
+/* A run of the trace `trace` as arrivals to `workers` competing workers, its
+ * messages written to `db`. */
+static run *run_trace(const char *trace, int workers, const char *db, cfg_doc *doc)
+{
+    char yaml[2048];
+    snprintf(yaml, sizeof yaml,
+             "name: trace-arrivals\nqueue:\n  arrivals: { kind: trace, path: '%s' }\n"
+             "container: { kind: competing, workers: %d }\n", trace, workers);
+    return tu_run(yaml, db, SIM_DETAIL_MESSAGES, doc);
+}
+
 static void each_publish_gets_its_own_end(void **state)
 {
     (void)state;
     char *dir = tu_tmpdir(), *trace = tu_path(dir, "t.csv"), *db = tu_path(dir, "r.db");
     write_trace(trace);
-    char yaml[2048];
-    snprintf(yaml, sizeof yaml,
-             "name: trace-arrivals\nqueue:\n  arrivals: { kind: trace, path: '%s' }\n"
-             "container: { kind: competing, workers: %d }\n", trace, N);
     cfg_doc doc;
-    run *r = tu_run(yaml, db, SIM_DETAIL_MESSAGES, &doc);
+    run *r = run_trace(trace, N, db, &doc);
     double sum = 0;
     int nended = 0;
     for (int i = 1; i <= N; i++)
@@ -135,12 +142,8 @@ static void a_ring_and_index_that_grow_at_once(void **state)
     (void)state;
     char *dir = tu_tmpdir(), *trace = tu_path(dir, "t.csv"), *db = tu_path(dir, "r.db");
     write_growing_trace(trace);
-    char yaml[2048];
-    snprintf(yaml, sizeof yaml,
-             "name: trace-arrivals\nqueue:\n  arrivals: { kind: trace, path: '%s' }\n"
-             "container: { kind: competing, workers: %d }\n", trace, NG);
     cfg_doc doc;
-    run *r = tu_run(yaml, db, SIM_DETAIL_MESSAGES, &doc);
+    run *r = run_trace(trace, NG, db, &doc);
     assert_float_equal(tu_db_double(db, "SELECT count(*) FROM messages WHERE abs(t_end - t_begin - "
                                         "CASE WHEN msg BETWEEN 2 AND 65 THEN 0.25 "
                                         "ELSE 1 + msg % 7 END) < 1e-6"), NG, 0);
