@@ -328,7 +328,13 @@ static int read_boot(const spring_request *rq, spring_result *r, sim_diag *d)
     int major = 0, minor = 0, patch = -1;
     char tail = 0;
     int got = sscanf(text, "%d.%d.%d%c", &major, &minor, &patch, &tail);
-    const boot_line *bl = got >= 2 && got <= 3 && major < 100 && minor < 100
+    char again[64];                /* "3.2.x" reads as 3.2: the text must be the numbers */
+    if (got == 2)
+        snprintf(again, sizeof again, "%d.%d", major, minor);
+    else
+        snprintf(again, sizeof again, "%d.%d.%d", major, minor, patch);
+    const boot_line *bl = got >= 2 && got <= 3 && major < 100 && minor < 100 &&
+                                  strcmp(again, text) == 0
                               ? find_line(major * 100 + minor) : NULL;
     if (!bl || (got == 3 && patch < 0)) {
         strbuf sb = { 0 };
@@ -503,10 +509,21 @@ static void put_kind_and_versions(spring_result *r)
 int spring_boot_read(const spring_request *rq, spring_result *r, sim_diag *d)
 {
     memset(r, 0, sizeof *r);
-    if (read_boot(rq, r, d) != SIM_OK ||
-        spring_env_load(&r->env, rq->files, rq->nfiles, rq->profiles, rq->nprofiles, d) !=
-            SIM_OK)
+    if (read_boot(rq, r, d) != SIM_OK)
         return SIM_EINPUT;
+    if (rq->use_env)
+        r->env.env_active = getenv("SPRING_PROFILES_ACTIVE");
+    if (spring_env_load(&r->env, rq->files, rq->nfiles, rq->profiles, rq->nprofiles, d) != SIM_OK)
+        return SIM_EINPUT;
+    if (r->env.has_specific_profiles)  /* every Boot line lsim knows is 2.4 or later */
+        return spring_err_at(&r->env.v[r->env.specific_profiles], d,
+                             "%s in a profile-specific file or document stops Spring Boot at "
+                             "startup (InvalidConfigDataPropertyException): set it in "
+                             "application.properties or application.yml, outside any "
+                             "on-profile document", r->env.v[r->env.specific_profiles].name);
+    if (rq->use_env && rq->nprofiles == 0 && r->env.env_active)
+        spring_warn(r, NULL, "SPRING_PROFILES_ACTIVE=%s: the environment's profiles, which beat "
+                    "spring.profiles.active in the files", r->env.env_active);
     for (size_t i = 0; i < rq->nprofiles; i++)
         if (!spring_env_profile_seen(&r->env, rq->profiles[i]))
             return diag_file(d, rq->profile_pos[i].file, rq->profile_pos[i].line,

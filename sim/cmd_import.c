@@ -248,6 +248,11 @@ int cmd_import(int argc, char **argv)
         if (d.is_set)
             rc = cli_report(&d);
     }
+    char err[1024];
+    if (rc == 0 && a.out &&
+        outpath_check_distinct(&a.out, 1, (const char *const *)r.env.files, r.env.nfiles, err,
+                               sizeof err) != 0)
+        rc = cli_bad_usage("%s", err);
     if (rc == 0) {
         for (size_t i = 0; i < r.nwarnings; i++)
             fprintf(stderr, "lsim: warning: %s\n", r.warnings[i]);

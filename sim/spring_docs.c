@@ -8,6 +8,7 @@
 #include "sim.h"
 #include "yaml_words.h"
 
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 #include <yaml.h>
@@ -80,7 +81,14 @@ static void find_gate(sdoc *doc)
 
 /* ---- .properties ------------------------------------------------------------------ */
 
-static char *unescape(const char *s, size_t n)
+static const char malformed_u[] = "a \\u not followed by four hex digits: Spring Boot refuses "
+                                  "the file (Malformed \\uxxxx encoding)";
+static const char nul_char[] = "a NUL character, which lsim cannot carry in a name or value";
+
+/* A key's or value's escapes undone, as java.util.Properties does; NULL,
+ * with the reason and the offset of its backslash, for a \\u not followed
+ * by four hex digits or one that gives a NUL. */
+static char *unescape(const char *s, size_t n, size_t *bad, const char **why)
 {
     strbuf sb = { 0 };
     sb_add(&sb, "");
@@ -99,11 +107,32 @@ static char *unescape(const char *s, size_t n)
             sb_add(&sb, "\r");
         else if (c == 'f')
             sb_add(&sb, "\f");
-        else if (c == 'u' && i + 4 < n) {
-            unsigned v = (unsigned)strtoul((char[5]){ s[i + 1], s[i + 2], s[i + 3], s[i + 4], 0 },
-                                           NULL, 16);
-            char ch = v < 128 ? (char)v : '?';
-            sb_addn(&sb, &ch, 1);
+        else if (c == 'u') {
+            unsigned v = 0;
+            size_t k = 0;
+            for (; k < 4 && i + 1 + k < n && isxdigit((unsigned char)s[i + 1 + k]); k++)
+                v = v * 16 + (unsigned)(isdigit((unsigned char)s[i + 1 + k])
+                                            ? s[i + 1 + k] - '0'
+                                            : (tolower((unsigned char)s[i + 1 + k]) - 'a' + 10));
+            if (k < 4 || v == 0) {
+                *bad = i - 1;
+                *why = k < 4 ? malformed_u : nul_char;
+                sb_free(&sb);
+                return NULL;
+            }
+            char utf8[3];          /* a UTF-16 unit as UTF-8 (surrogates as they come) */
+            if (v < 0x80)
+                sb_addn(&sb, (char[]){ (char)v }, 1);
+            else if (v < 0x800) {
+                utf8[0] = (char)(0xc0 | (v >> 6));
+                utf8[1] = (char)(0x80 | (v & 0x3f));
+                sb_addn(&sb, utf8, 2);
+            } else {
+                utf8[0] = (char)(0xe0 | (v >> 12));
+                utf8[1] = (char)(0x80 | ((v >> 6) & 0x3f));
+                utf8[2] = (char)(0x80 | (v & 0x3f));
+                sb_addn(&sb, utf8, 3);
+            }
             i += 4;
         } else
             sb_addn(&sb, &c, 1);
@@ -117,7 +146,7 @@ static char *logical_line(const char *text, size_t len, size_t *i, int *lines)
     strbuf sb = { 0 };
     sb_add(&sb, "");
     *lines = 0;
-    for (;;) {
+    for (bool first = true;; first = false) {
         size_t start = *i;
         while (*i < len && text[*i] != '\n')
             (*i)++;
@@ -134,7 +163,12 @@ static char *logical_line(const char *text, size_t len, size_t *i, int *lines)
             while (start < end && (text[start] == ' ' || text[start] == '\t'))
                 start++;
         }
-        if (bs % 2 == 1 && *i < len) {
+        size_t lead = start;
+        while (first && lead < end && (text[lead] == ' ' || text[lead] == '\t' ||
+                                       text[lead] == '\f'))
+            lead++;
+        bool comment = first && lead < end && (text[lead] == '#' || text[lead] == '!');
+        if (bs % 2 == 1 && *i < len && !comment) {   /* a comment never goes on */
             sb_addn(&sb, text + start, end - start - 1);
             continue;
         }
@@ -146,6 +180,13 @@ static char *logical_line(const char *text, size_t len, size_t *i, int *lines)
 int spring_docs_read_properties(const char *file, const char *text, size_t len, doc_list *docs,
                            sim_diag *d)
 {
+    const char *nul = memchr(text, 0, len);
+    if (nul) {
+        int nl = 1;
+        for (const char *c = text; c < nul; c++)
+            nl += *c == '\n';
+        return diag_file(d, file, nl, 1, "%s (a NUL byte: is the file text?)", nul_char);
+    }
     sdoc *doc = docs_new(docs, file);
     size_t i = 0;
     int line = 1;
@@ -184,8 +225,18 @@ int spring_docs_read_properties(const char *file, const char *text, size_t len, 
         k++;
         while (l[k] == ' ' || l[k] == '\t')
             k++;
-        char *key = unescape(l + kstart, kend - kstart);
-        char *value = unescape(l + k, strlen(l + k));
+        size_t bad = 0;
+        const char *why = NULL;
+        char *key = unescape(l + kstart, kend - kstart, &bad, &why), *value = NULL;
+        if (key)
+            value = unescape(l + k, strlen(l + k), &bad, &why);
+        if (!value) {
+            /* The column is the logical line's: exact unless a continuation came first. */
+            diag_file(d, file, at, (int)((key ? k : kstart) + bad) + 1, "%s", why);
+            free(key);
+            free(l);
+            return SIM_EINPUT;
+        }
         props_add(&doc->props, key, value, file, at, (int)kstart + 1);
         free(key);
         free(value);
@@ -197,44 +248,88 @@ int spring_docs_read_properties(const char *file, const char *text, size_t len, 
 
 /* ---- .yml --------------------------------------------------------------------------- */
 
+/* A mapping's keys so far, with their lines, and a hash table of them
+ * (open addressing; slots hold index + 1): a mapping of n keys is checked
+ * in O(n), not O(n^2). */
+typedef struct key_set {
+    char **keys;
+    int *lines;
+    size_t n, cap;
+    uint32_t *slots;
+    size_t nslots;                 /* a power of two, at least twice n; 0 at first */
+} key_set;
+
+static uint64_t key_hash(const char *s)
+{
+    uint64_t h = 1469598103934665603ULL;     /* FNV-1a */
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+    return h;
+}
+
+/* The slot of key: where it is, or the empty one where it would go. */
+static uint32_t *key_slot(const key_set *k, const char *key)
+{
+    size_t mask = k->nslots - 1;
+    for (size_t i = key_hash(key) & mask;; i = (i + 1) & mask)
+        if (!k->slots[i] || strcmp(k->keys[k->slots[i] - 1], key) == 0)
+            return &k->slots[i];
+}
+
+static void key_set_grow(key_set *k)
+{
+    free(k->slots);
+    k->nslots = k->nslots ? k->nslots * 2 : 16;
+    k->slots = xcalloc(k->nslots, sizeof *k->slots);
+    for (size_t i = 0; i < k->n; i++)
+        *key_slot(k, k->keys[i]) = (uint32_t)(i + 1);
+}
+
+static void key_set_free(key_set *k)
+{
+    for (size_t i = 0; i < k->n; i++)
+        free(k->keys[i]);
+    free(k->keys);
+    free(k->lines);
+    free(k->slots);
+    memset(k, 0, sizeof *k);
+}
+
 typedef struct ybuild {
     const char *file;
     char *path[MAX_PATH_DEPTH];    /* the key of each open mapping level */
     bool is_seq[MAX_PATH_DEPTH];
     int index[MAX_PATH_DEPTH];     /* a sequence's next item */
     bool want_key[MAX_PATH_DEPTH];
-    char **keys[MAX_PATH_DEPTH];   /* a mapping's keys so far, and their lines: */
-    int *key_lines[MAX_PATH_DEPTH];   /* Boot's YAML loader refuses duplicates */
-    size_t nkeys[MAX_PATH_DEPTH];
+    key_set keys[MAX_PATH_DEPTH];  /* a mapping's keys so far: Boot's YAML loader */
+                                   /* refuses duplicates */
     int depth;
     sdoc *doc;
 } ybuild;
 
 static void forget_keys(ybuild *b, int level)
 {
-    for (size_t i = 0; i < b->nkeys[level]; i++)
-        free(b->keys[level][i]);
-    free(b->keys[level]);
-    free(b->key_lines[level]);
-    b->keys[level] = NULL;
-    b->key_lines[level] = NULL;
-    b->nkeys[level] = 0;
+    key_set_free(&b->keys[level]);
 }
 
 /* Notes key at the top mapping, or says where it came first. */
 static int note_key(ybuild *b, const char *key, int line, int col, sim_diag *d)
 {
-    int top = b->depth - 1;
-    for (size_t i = 0; i < b->nkeys[top]; i++)
-        if (strcmp(b->keys[top][i], key) == 0)
-            return diag_file(d, b->file, line, col, "duplicate key '%s' (first at line %d): "
-                             "Spring Boot refuses to start with it", key, b->key_lines[top][i]);
-    size_t n = b->nkeys[top];
-    b->keys[top] = xrealloc(b->keys[top], (n + 1) * sizeof *b->keys[top]);
-    b->key_lines[top] = xrealloc(b->key_lines[top], (n + 1) * sizeof *b->key_lines[top]);
-    b->keys[top][n] = xstrdup(key);
-    b->key_lines[top][n] = line;
-    b->nkeys[top] = n + 1;
+    key_set *k = &b->keys[b->depth - 1];
+    if (2 * (k->n + 1) > k->nslots)
+        key_set_grow(k);
+    uint32_t *slot = key_slot(k, key);
+    if (*slot)
+        return diag_file(d, b->file, line, col, "duplicate key '%s' (first at line %d): "
+                         "Spring Boot refuses to start with it", key, k->lines[*slot - 1]);
+    if (k->n == k->cap) {
+        size_t cap = k->cap;
+        xgrow((void **)&k->keys, &k->cap, k->n + 1, sizeof *k->keys);
+        xgrow((void **)&k->lines, &cap, k->n + 1, sizeof *k->lines);
+    }
+    k->keys[k->n] = xstrdup(key);
+    k->lines[k->n] = line;
+    *slot = (uint32_t)++k->n;
     return SIM_OK;
 }
 

@@ -75,13 +75,15 @@ static int read_file(spring_env *e, const char *path, doc_list *docs, sim_diag *
 
 /* "dir/application.yml" + "prod" -> "dir/application-prod" + ext, for the
  * extensions in Boot's order (a .properties beats a .yml). */
-static void sibling(const char *path, const char *profile, const char *ext, char *buf,
-                    size_t size)
+static char *sibling(const char *path, const char *profile, const char *ext)
 {
     const char *dot = strrchr(path, '.'), *slash = strrchr(path, '/');
     if (!dot || (slash && dot < slash))
         dot = path + strlen(path);
-    snprintf(buf, size, "%.*s-%s%s", (int)(dot - path), path, profile, ext);
+    strbuf sb = { 0 };
+    sb_addn(&sb, path, (size_t)(dot - path));
+    sb_addf(&sb, "-%s%s", profile, ext);
+    return sb_take(&sb);
 }
 
 /* ---- profiles ------------------------------------------------------------------------- */
@@ -153,12 +155,37 @@ static bool expr_matches(spring_env *e, const char *expr, const char *const *pro
     return any;
 }
 
-static void commit(spring_env *e, doc_list *docs, const char *const *profiles, size_t np)
+/* The first of doc's properties that Boot 2.4 on refuses in a
+ * profile-specific file or document (InvalidConfigDataPropertyException),
+ * or -1. */
+static ptrdiff_t profile_specific_error(const sdoc *doc)
+{
+    static const char *const names[] = { "spring.profiles.active", "spring.profiles.include",
+                                          "spring.profiles.default" };
+    for (size_t j = 0; j < doc->props.n; j++)
+        for (size_t k = 0; k < 3; k++) {
+            const char *r = doc->props.v[j].relaxed;
+            size_t n = strlen(names[k]);
+            if (strncmp(r, names[k], n) == 0 && (r[n] == 0 || r[n] == '['))
+                return (ptrdiff_t)j;
+        }
+    return -1;
+}
+
+/* Moves the properties of the documents that apply into e; `specific`:
+ * the documents are a profile-specific file's. */
+static void commit(spring_env *e, doc_list *docs, const char *const *profiles, size_t np,
+                   bool specific)
 {
     for (size_t i = 0; i < docs->n; i++) {
         sdoc *doc = &docs->v[i];
         if (doc->on_profile && !expr_matches(e, doc->on_profile, profiles, np))
             continue;
+        ptrdiff_t bad = specific || doc->on_profile ? profile_specific_error(doc) : -1;
+        if (bad >= 0 && !e->has_specific_profiles) {
+            e->has_specific_profiles = true;
+            e->specific_profiles = e->n + (size_t)bad;    /* where it goes below */
+        }
         if (doc->is_legacy && !e->legacy_profiles) {
             e->legacy_profiles = true;
             e->legacy_file = doc->file;
@@ -172,15 +199,39 @@ static void commit(spring_env *e, doc_list *docs, const char *const *profiles, s
     }
 }
 
-/* spring.profiles.active from the documents without a gate (last wins). */
+/* spring.profiles.active from the documents without a gate, as a list with
+ * commas: a document's value (a text, or a YAML list: active[0], [1], ...)
+ * replaces an earlier document's. */
 static char *files_active(const doc_list *docs)
 {
-    const char *v = NULL;
-    for (size_t i = 0; i < docs->n; i++)
-        for (size_t j = 0; !docs->v[i].on_profile && j < docs->v[i].props.n; j++)
-            if (strcmp(docs->v[i].props.v[j].relaxed, "spring.profiles.active") == 0)
-                v = docs->v[i].props.v[j].value;
-    return v ? xstrdup(v) : NULL;
+    static const char name[] = "spring.profiles.active";
+    const size_t n = sizeof name - 1;
+    char *v = NULL;
+    for (size_t i = 0; i < docs->n; i++) {
+        if (docs->v[i].on_profile)
+            continue;
+        strbuf sb = { 0 };
+        bool any = false, listed = false;
+        for (size_t j = 0; j < docs->v[i].props.n; j++) {
+            const spring_prop *p = &docs->v[i].props.v[j];
+            if (strncmp(p->relaxed, name, n) != 0 || (p->relaxed[n] && p->relaxed[n] != '['))
+                continue;
+            bool item = p->relaxed[n] == '[';
+            if (!item || !listed)  /* a text, or a list's first item: it starts again */
+                sb.len = 0;
+            else
+                sb_add(&sb, ",");
+            sb_add(&sb, p->value);   /* NUL-terminates after a reset too */
+            any = true;
+            listed = item;
+        }
+        if (any) {
+            free(v);
+            v = sb_take(&sb);
+        }
+        sb_free(&sb);
+    }
+    return v;
 }
 
 static size_t split_commas(char *s, const char **out, size_t max)
@@ -231,11 +282,12 @@ static int expand_folders(spring_env *e, const char *const *files, size_t n, con
         }
         size_t before = *nout;
         for (size_t k = 0; k < 3; k++) {
-            char path[1200];
-            snprintf(path, sizeof path, "%s%s%s", files[i],
-                     files[i][strlen(files[i]) - 1] == '/' ? "" : "/", names[k]);
-            if (stat(path, &st) == 0 && S_ISREG(st.st_mode))
-                (*out)[(*nout)++] = keep_file(e, path);
+            strbuf path = { 0 };
+            sb_addf(&path, "%s%s%s", files[i],
+                    files[i][strlen(files[i]) - 1] == '/' ? "" : "/", names[k]);
+            if (stat(path.s, &st) == 0 && S_ISREG(st.st_mode))
+                (*out)[(*nout)++] = keep_file(e, path.s);
+            sb_free(&path);
         }
         if (*nout == before)
             return diag_file(d, files[i], 0, 0, "a folder without application.properties, "
@@ -267,30 +319,32 @@ int spring_env_load(spring_env *e, const char *const *given, size_t ngiven,
     free(order);
     const char *from_files[32];
     char *active = NULL;
-    if (rc == SIM_OK && nprofiles == 0 && (active = files_active(&docs))) {
+    if (rc == SIM_OK && nprofiles == 0 &&
+        (active = e->env_active ? xstrdup(e->env_active) : files_active(&docs))) {
         nprofiles = split_commas(active, from_files, 32);
         profiles = from_files;
     }
     if (rc == SIM_OK)
-        commit(e, &docs, profiles, nprofiles);
+        commit(e, &docs, profiles, nprofiles, false);
     spring_docs_free(&docs);
     static const char *const exts[] = { ".yml", ".yaml", ".properties" };
     for (size_t p = 0; rc == SIM_OK && p < nprofiles; p++)
         for (size_t i = 0; rc == SIM_OK && i < nfiles; i++)
             for (size_t x = 0; rc == SIM_OK && x < 3; x++) {
-                char path[1200];
-                sibling(files[i], profiles[p], exts[x], path, sizeof path);
+                char *path = sibling(files[i], profiles[p], exts[x]);
                 FILE *f = fopen(path, "rb");
-                if (!f)
-                    continue;
-                fclose(f);
-                if (was_read(e, path))     /* application.yml and .properties share siblings */
-                    continue;
-                note_seen(e, profiles[p], strlen(profiles[p]));
-                rc = read_file(e, path, &docs, d);
-                if (rc == SIM_OK)
-                    commit(e, &docs, profiles, nprofiles);
-                spring_docs_free(&docs);
+                bool exists = f != NULL;
+                if (f)
+                    fclose(f);
+                /* application.yml and .properties share siblings */
+                if (exists && !was_read(e, path)) {
+                    note_seen(e, profiles[p], strlen(profiles[p]));
+                    rc = read_file(e, path, &docs, d);
+                    if (rc == SIM_OK)
+                        commit(e, &docs, profiles, nprofiles, true);
+                    spring_docs_free(&docs);
+                }
+                free(path);
             }
     free(active);
     free(files);
@@ -305,7 +359,7 @@ int spring_env_read_text(spring_env *e, const char *name, const char *text, size
     int rc = is_yaml_name(name) ? spring_docs_read_yaml(file, text, len, &docs, d)
                                 : spring_docs_read_properties(file, text, len, &docs, d);
     if (rc == SIM_OK)
-        commit(e, &docs, profiles, nprofiles);
+        commit(e, &docs, profiles, nprofiles, false);
     spring_docs_free(&docs);
     return rc;
 }
@@ -449,35 +503,63 @@ int spring_env_resolve(const spring_env *e, const spring_prop *p, bool use_env, 
 
 /* ---- durations ------------------------------------------------------------------------------- */
 
+/* Java's Duration.parse: P, then days, then T and hours, minutes and
+ * seconds, each optional and in that order, each a whole number with its
+ * own sign (seconds may have up to 9 decimals, after '.' or ','); at least
+ * one part, and a T only before a part. */
 static const char *iso_duration(const char *s, int64_t *ns)
 {
+    static const char bad[] = "is not an ISO-8601 duration (like PT30S)";
+    static const struct { char unit; bool in_time; int64_t ns; } parts[] = {
+        { 'D', false, 86400000000000LL }, { 'H', true, 3600000000000LL },
+        { 'M', true, 60000000000LL },     { 'S', true, 1000000000LL },
+    };
     int64_t total = 0;
-    bool in_time = false, any = false;
-    for (s++; *s;) {
-        if (*s == 'T' || *s == 't') {
+    bool in_time = false;
+    int nparts = 0, ntime = 0;
+    s++;                           /* the P */
+    for (size_t k = 0; k < sizeof parts / sizeof parts[0]; k++) {
+        if (parts[k].in_time && !in_time) {
+            if (*s != 'T' && *s != 't')
+                break;
             in_time = true;
             s++;
-            continue;
         }
-        char *end;
-        errno = 0;
-        double v = strtod(s, &end);
-        if (end == s || errno)
-            return "is not an ISO-8601 duration (like PT30S)";
-        int u = toupper((unsigned char)*end);
-        double unit = u == 'D' && !in_time ? 86400e9 : u == 'H' && in_time ? 3600e9
-                    : u == 'M' && in_time ? 60e9 : u == 'S' && in_time ? 1e9 : 0;
-        if (unit == 0)
-            return "is not an ISO-8601 duration (like PT30S)";
-        double add = v * unit;
-        if (!(add > -4e18 && add < 4e18) || total > INT64_MAX / 2 || total < INT64_MIN / 2)
+        const char *p = s;
+        bool neg = *p == '-';
+        if (*p == '+' || *p == '-')
+            p++;
+        if (!isdigit((unsigned char)*p))
+            continue;
+        int64_t v = 0, frac = 0;
+        for (; isdigit((unsigned char)*p); p++) {
+            if (v > (INT64_MAX - 9) / 10)
+                return "is out of range";
+            v = v * 10 + (*p - '0');
+        }
+        if (parts[k].unit == 'S' && (*p == '.' || *p == ',')) {
+            int nd = 0;
+            for (p++; isdigit((unsigned char)*p) && nd < 9; p++, nd++)
+                frac = frac * 10 + (*p - '0');
+            if (isdigit((unsigned char)*p))
+                return bad;
+            for (; nd < 9; nd++)
+                frac *= 10;
+        }
+        if (toupper((unsigned char)*p) != parts[k].unit)
+            continue;              /* a later part's number */
+        if (v > (INT64_MAX - frac) / parts[k].ns)
             return "is out of range";
-        total += (int64_t)add;
-        any = true;
-        s = end + 1;
+        int64_t add = v * parts[k].ns + frac;
+        if ((neg ? -total : total) > INT64_MAX - add)
+            return "is out of range";
+        total += neg ? -add : add;
+        s = p + 1;
+        nparts++;
+        ntime += parts[k].in_time;
     }
-    if (!any)
-        return "is not an ISO-8601 duration (like PT30S)";
+    if (*s || nparts == 0 || (in_time && ntime == 0))
+        return bad;
     *ns = total;
     return NULL;
 }
@@ -498,7 +580,7 @@ const char *spring_parse_duration(const char *text, int64_t *ns, bool *was_bare)
     const char *digits = s;
     int64_t v = 0;
     while (*s >= '0' && *s <= '9') {
-        if (v > INT64_MAX / 10 / 86400000000000LL)
+        if (v > (INT64_MAX - 9) / 10)
             return "is too large";
         v = v * 10 + (*s++ - '0');
     }
@@ -521,6 +603,8 @@ const char *spring_parse_duration(const char *text, int64_t *ns, bool *was_bare)
             mult = units[i].ns;
     if (!mult)
         return "has a unit Spring Boot does not know (ns, us, ms, s, m, h, d)";
+    if (v > INT64_MAX / mult)
+        return "is too large";
     *ns = (neg ? -v : v) * mult;
     return NULL;
 }

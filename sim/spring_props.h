@@ -31,6 +31,10 @@ typedef struct spring_env {
     char **profiles_seen;          /* profiles some document or file names */
     size_t nseen;
     bool legacy_profiles;          /* a document used `spring.profiles:` (Boot 2.x style) */
+    bool has_specific_profiles;    /* v[specific_profiles] is spring.profiles.active, */
+    size_t specific_profiles;      /* .include or .default in a profile-specific document */
+    const char *env_active;        /* set before loading: SPRING_PROFILES_ACTIVE, which */
+                                   /* beats spring.profiles.active in the files */
     const char *legacy_file;
     int legacy_line;
 } spring_env;

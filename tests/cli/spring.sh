@@ -186,6 +186,67 @@ expect_error 2 "$S/warn: a folder without application.properties, application.ym
 expect_error 2 "$S/bad/no-such.yml: cannot open: No such file or directory" -- \
     "$LSIM" import $S/bad/no-such.yml -o "$TMP/out/x.yaml"
 
+# 4b. What Boot reads as Boot does, where a hand-written reader goes wrong.
+P=spring.rabbitmq.listener.simple
+mkdir -p "$TMP/app4"
+# imported -- PATTERN ARGS...: `lsim import ARGS` succeeds and prints a line matching PATTERN.
+imported() {
+    pattern=$1
+    shift 2
+    count=$((count + 1))
+    "$LSIM" import "$@" >"$TMP/import.txt" 2>"$TMP/import.err" ||
+        { fail "import $*: $(head -c 300 "$TMP/import.err")"; return; }
+    grep -q -- "$pattern" "$TMP/import.txt" ||
+        fail "import $*: no line '$pattern' in: $(grep -i -e concurren -e timeout "$TMP/import.txt")"
+}
+printf '%s\n' "$P.max-concurrency=7" >"$TMP/app4/own.properties"
+expect_status 2 "lsim: $TMP/app4/own.properties: the output would overwrite an input of the same command ($TMP/app4/own.properties)" -- \
+    "$LSIM" import "$TMP/app4/own.properties" -o "$TMP/app4/own.properties"
+check "import -o over its input leaves the input" grep -qx "$P.max-concurrency=7" "$TMP/app4/own.properties"
+printf 'spring.jms.listener.receive-timeout=300000\n' >"$TMP/app4/long.properties"
+imported '^  receiveTimeout: 5m ' -- "$TMP/app4/long.properties"
+printf 'spring.jms.listener.receive-timeout=PT1.5S\n' >"$TMP/app4/iso.properties"
+imported '^  receiveTimeout: 1500ms ' -- "$TMP/app4/iso.properties"
+printf '%s\n' '# tuned for production \' "$P.max-concurrency=10" >"$TMP/app4/comment.properties"
+imported '^  maxConcurrentConsumers: 10 .*comment.properties:2$' -- "$TMP/app4/comment.properties"
+printf '%s\n' "$P.max-concurrency=1\\u0030" >"$TMP/app4/escape.properties"
+imported '^  maxConcurrentConsumers: 10 ' -- "$TMP/app4/escape.properties"
+cat >"$TMP/app4/application.yml" <<YML
+spring:
+  profiles:
+    active: [prod, eu]
+  rabbitmq.listener.simple.max-concurrency: 2
+---
+spring.config.activate.on-profile: prod
+$P.max-concurrency: 10
+---
+spring.config.activate.on-profile: eu
+$P.max-concurrency: 20
+YML
+imported '^  maxConcurrentConsumers: 20 .*application.yml:10$' -- "$TMP/app4/application.yml"
+mkdir -p "$TMP/env"
+printf '%s\n' spring.profiles.active=prod "$P.max-concurrency=1" >"$TMP/env/application.properties"
+printf '%s\n' "$P.max-concurrency=10" >"$TMP/env/application-prod.properties"
+printf '%s\n' "$P.max-concurrency=30" >"$TMP/env/application-eu.properties"
+imported '^  maxConcurrentConsumers: 10 ' -- "$TMP/env"
+SPRING_PROFILES_ACTIVE=eu imported '^  maxConcurrentConsumers: 30 .*application-eu.properties:1$' -- "$TMP/env"
+check "SPRING_PROFILES_ACTIVE is named in a warning" \
+    grep -q "warning: SPRING_PROFILES_ACTIVE=eu: the environment's profiles" "$TMP/import.err"
+{
+    printf 'spring:\n  rabbitmq:\n    listener:\n      simple:\n        max-concurrency: 3\n'
+    seq 1 20000 | sed 's/^/key/; s/$/: v/'
+    echo 'key17: again'
+} >"$TMP/app4/many.yml"
+expect_status 2 "$TMP/app4/many.yml:20006:1: duplicate key 'key17' (first at line 22): Spring Boot refuses to start with it" -- \
+    "$LSIM" import "$TMP/app4/many.yml"
+expect_status 2 "--boot: boot: '3.2.x' is not a Spring Boot line lsim knows (2.7, 3.0, 3.1, 3.2, 3.3, 3.4, 3.5, 4.0, or one of their releases like \"3.2.5\")" -- \
+    "$LSIM" import "$TMP/app4/iso.properties" --boot 3.2.x
+deep=$TMP
+for c in a b c d e f g; do deep=$deep/$(printf "%0200d" 0 | tr 0 "$c"); done
+mkdir -p "$deep"
+cp "$TMP/env/application.properties" "$TMP/env/application-prod.properties" "$deep/"
+imported '^  maxConcurrentConsumers: 10 ' -- "$deep"
+
 # 5. Traps: a warning naming the file and line, and the run goes on.
 while IFS='|' read -r file warning; do
     count=$((count + 1))
