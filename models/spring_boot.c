@@ -515,6 +515,11 @@ int spring_boot_read(const spring_request *rq, spring_result *r, sim_diag *d)
         r->env.env_active = getenv("SPRING_PROFILES_ACTIVE");
     if (spring_env_load(&r->env, rq->files, rq->nfiles, rq->profiles, rq->nprofiles, d) != SIM_OK)
         return SIM_EINPUT;
+    if (r->env.bad_gate)
+        return diag_file(d, r->env.bad_gate_file, r->env.bad_gate_line, 1,
+                         "on-profile '%s' is not a profile expression Spring reads (names, !, "
+                         "& and |, with parentheses around & and | mixed): Spring Boot stops at "
+                         "startup", r->env.bad_gate);
     if (r->env.has_specific_profiles)  /* every Boot line lsim knows is 2.4 or later */
         return spring_err_at(&r->env.v[r->env.specific_profiles], d,
                              "%s in a profile-specific file or document stops Spring Boot at "

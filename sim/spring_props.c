@@ -113,46 +113,91 @@ static bool is_active(const char *const *profiles, size_t n, const char *name, s
     return false;
 }
 
-/* One atom: "prod" or "!prod" (parentheses are dropped: lsim reads the
- * expressions Boot's documentation shows, not nested ones). */
-static bool atom_matches(spring_env *e, const char *s, size_t n, const char *const *profiles,
-                         size_t np)
+/* A profile expression as Spring's Profiles.of reads it: names, '!', '&',
+ * '|' and parentheses, '&' and '|' not mixed without parentheses; a list
+ * (commas) matches when any of its expressions does. */
+typedef struct pexpr {
+    spring_env *e;
+    const char *s;                 /* the next character */
+    const char *const *profiles;
+    size_t np;
+    bool bad;                      /* malformed: Spring stops at startup */
+} pexpr;
+
+static bool p_expr(pexpr *x);
+
+static void p_blanks(pexpr *x)
 {
-    while (n && (*s == ' ' || *s == '(')) {
-        s++;
-        n--;
-    }
-    while (n && (s[n - 1] == ' ' || s[n - 1] == ')'))
-        n--;
-    bool neg = n && *s == '!';
-    if (neg) {
-        s++;
-        n--;
-    }
-    note_seen(e, s, n);
-    return is_active(profiles, np, s, n) != neg;
+    while (*x->s == ' ' || *x->s == '\t')
+        x->s++;
 }
 
-/* "a & b | c, d": any comma or '|' part whose '&' atoms all match. */
-static bool expr_matches(spring_env *e, const char *expr, const char *const *profiles,
-                         size_t np)
+/* A name, '!' and what follows it, or an expression in parentheses. */
+static bool p_term(pexpr *x)
 {
-    bool any = false;
-    const char *p = expr;
-    while (*p) {
-        size_t n = strcspn(p, ",|");
-        bool all = true;
-        const char *q = p, *end = p + n;
-        while (q < end) {
-            const char *amp = memchr(q, '&', (size_t)(end - q));
-            size_t m = amp ? (size_t)(amp - q) : (size_t)(end - q);
-            all = atom_matches(e, q, m, profiles, np) && all;
-            q += m + (amp ? 1 : 0);
-        }
-        any = any || all;
-        p = *end ? end + 1 : end;
+    p_blanks(x);
+    if (*x->s == '!') {
+        x->s++;
+        return !p_term(x);
     }
-    return any;
+    if (*x->s == '(') {
+        x->s++;
+        bool v = p_expr(x);
+        p_blanks(x);
+        if (*x->s == ')')
+            x->s++;
+        else
+            x->bad = true;
+        return v;
+    }
+    size_t n = strcspn(x->s, "()&|!,");
+    const char *name = x->s;
+    x->s += n;
+    while (n && (name[n - 1] == ' ' || name[n - 1] == '\t'))
+        n--;
+    if (n == 0) {
+        x->bad = true;
+        return false;
+    }
+    note_seen(x->e, name, n);
+    return is_active(x->profiles, x->np, name, n);
+}
+
+static bool p_expr(pexpr *x)
+{
+    bool v = p_term(x);
+    char op = 0;
+    for (;;) {
+        p_blanks(x);
+        char c = *x->s;
+        if (c != '&' && c != '|')
+            return v;
+        if (op && c != op)
+            x->bad = true;
+        op = c;
+        x->s++;
+        bool w = p_term(x);        /* always read: every name counts as seen */
+        v = c == '&' ? v && w : v || w;
+    }
+}
+
+/* 1: the expression list matches the active profiles, 0: it does not,
+ * -1: it is malformed. */
+static int expr_matches(spring_env *e, const char *expr, const char *const *profiles,
+                        size_t np)
+{
+    pexpr x = { e, expr, profiles, np, false };
+    bool any = false;
+    for (;;) {
+        any = p_expr(&x) || any;
+        p_blanks(&x);
+        if (*x.s != ',')
+            break;
+        x.s++;
+    }
+    if (*x.s)
+        x.bad = true;
+    return x.bad ? -1 : any;
 }
 
 /* The first of doc's properties that Boot 2.4 on refuses in a
@@ -179,7 +224,13 @@ static void commit(spring_env *e, doc_list *docs, const char *const *profiles, s
 {
     for (size_t i = 0; i < docs->n; i++) {
         sdoc *doc = &docs->v[i];
-        if (doc->on_profile && !expr_matches(e, doc->on_profile, profiles, np))
+        int match = doc->on_profile ? expr_matches(e, doc->on_profile, profiles, np) : 1;
+        if (match < 0 && !e->bad_gate) {
+            e->bad_gate = xstrdup(doc->on_profile);
+            e->bad_gate_file = doc->file;
+            e->bad_gate_line = doc->line;
+        }
+        if (match <= 0)
             continue;
         ptrdiff_t bad = specific || doc->on_profile ? profile_specific_error(doc) : -1;
         if (bad >= 0 && !e->has_specific_profiles) {
@@ -375,6 +426,7 @@ void spring_env_free(spring_env *e)
     for (size_t i = 0; i < e->nseen; i++)
         free(e->profiles_seen[i]);
     free(e->profiles_seen);
+    free(e->bad_gate);
     memset(e, 0, sizeof *e);
 }
 

@@ -33,6 +33,9 @@ typedef struct spring_env {
     bool legacy_profiles;          /* a document used `spring.profiles:` (Boot 2.x style) */
     bool has_specific_profiles;    /* v[specific_profiles] is spring.profiles.active, */
     size_t specific_profiles;      /* .include or .default in a profile-specific document */
+    char *bad_gate;                /* the first malformed on-profile expression, */
+    const char *bad_gate_file;     /* and where its document's gate is */
+    int bad_gate_line;
     const char *env_active;        /* set before loading: SPRING_PROFILES_ACTIVE, which */
                                    /* beats spring.profiles.active in the files */
     const char *legacy_file;

@@ -241,6 +241,16 @@ expect_status 2 "$TMP/app4/many.yml:20006:1: duplicate key 'key17' (first at lin
     "$LSIM" import "$TMP/app4/many.yml"
 expect_status 2 "--boot: boot: '3.2.x' is not a Spring Boot line lsim knows (2.7, 3.0, 3.1, 3.2, 3.3, 3.4, 3.5, 4.0, or one of their releases like \"3.2.5\")" -- \
     "$LSIM" import "$TMP/app4/iso.properties" --boot 3.2.x
+gated() {
+    printf '%s\n' "$P.max-concurrency: 2" --- "spring.config.activate.on-profile: \"$1\"" \
+        "$P.max-concurrency: 10" >"$TMP/app4/gated.yml"
+}
+gated '(prod | staging) & eu'
+imported '^  maxConcurrentConsumers: 2 ' -- "$TMP/app4/gated.yml" --profile prod
+imported '^  maxConcurrentConsumers: 10 ' -- "$TMP/app4/gated.yml" --profile prod --profile eu
+gated 'prod & eu | staging'
+expect_status 2 "$TMP/app4/gated.yml:3:1: on-profile 'prod & eu | staging' is not a profile expression Spring reads (names, !, & and |, with parentheses around & and | mixed): Spring Boot stops at startup" -- \
+    "$LSIM" import "$TMP/app4/gated.yml" --profile prod
 deep=$TMP
 for c in a b c d e f g; do deep=$deep/$(printf "%0200d" 0 | tr 0 "$c"); done
 mkdir -p "$deep"
