@@ -121,8 +121,11 @@ typedef struct pexpr {
     const char *s;                 /* the next character */
     const char *const *profiles;
     size_t np;
+    int depth;                     /* of '!' and parentheses: bounded, the stack too */
     bool bad;                      /* malformed: Spring stops at startup */
 } pexpr;
+
+#define MAX_PROFILE_NESTING 64
 
 static bool p_expr(pexpr *x);
 
@@ -136,13 +139,23 @@ static void p_blanks(pexpr *x)
 static bool p_term(pexpr *x)
 {
     p_blanks(x);
+    if ((*x->s == '!' || *x->s == '(') && x->depth == MAX_PROFILE_NESTING) {
+        x->bad = true;             /* no real expression nests this deep */
+        x->s += strlen(x->s);
+        return false;
+    }
     if (*x->s == '!') {
         x->s++;
-        return !p_term(x);
+        x->depth++;
+        bool v = !p_term(x);
+        x->depth--;
+        return v;
     }
     if (*x->s == '(') {
         x->s++;
+        x->depth++;
         bool v = p_expr(x);
+        x->depth--;
         p_blanks(x);
         if (*x->s == ')')
             x->s++;
@@ -186,7 +199,7 @@ static bool p_expr(pexpr *x)
 static int expr_matches(spring_env *e, const char *expr, const char *const *profiles,
                         size_t np)
 {
-    pexpr x = { e, expr, profiles, np, false };
+    pexpr x = { e, expr, profiles, np, 0, false };
     bool any = false;
     for (;;) {
         any = p_expr(&x) || any;
