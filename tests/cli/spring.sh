@@ -251,6 +251,12 @@ imported '^  maxConcurrentConsumers: 10 ' -- "$TMP/app4/gated.yml" --profile pro
 gated 'prod & eu | staging'
 expect_status 2 "$TMP/app4/gated.yml:3:1: on-profile 'prod & eu | staging' is not a profile expression Spring reads (names, !, & and |, with parentheses around & and | mixed): Spring Boot stops at startup" -- \
     "$LSIM" import "$TMP/app4/gated.yml" --profile prod
+{   # nesting past any real expression is refused, not recursed into
+    printf 'spring.config.activate.on-profile: "'
+    head -c 100000 /dev/zero | tr '\0' '('
+    printf 'prod"\n%s\n' "$P.max-concurrency: 3"
+} >"$TMP/app4/nested.yml"
+expect_status 2 -- "$LSIM" import "$TMP/app4/nested.yml" --profile prod
 deep=$TMP
 for c in a b c d e f g; do deep=$deep/$(printf "%0200d" 0 | tr 0 "$c"); done
 mkdir -p "$deep"
