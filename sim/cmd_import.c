@@ -15,6 +15,7 @@
 #include "spring_boot.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -185,6 +186,48 @@ static int try_build(const char *text, sim_diag *d)
     return rc;
 }
 
+/* An error in the printed scenario, said at the Spring property behind it:
+ * the line's origin comment ("# NAME, FILE:LINE" or "# NAME, environment
+ * variable VAR") names it.  Left as it is when the line has none. */
+static void blame_origin(const char *text, sim_diag *d)
+{
+    if (strcmp(d->file, "(lsim import output)") != 0 || d->line < 1)
+        return;
+    const char *l = text;
+    for (int n = 1; n < d->line && l; n++)
+        if ((l = strchr(l, '\n')))
+            l++;
+    if (!l)
+        return;
+    size_t len = strcspn(l, "\n");
+    const char *hash = memchr(l, '#', len);
+    if (!hash || hash + 2 > l + len || hash[1] != ' ')
+        return;
+    char origin[512];
+    snprintf(origin, sizeof origin, "%.*s", (int)(l + len - hash - 2), hash + 2);
+    char *comma = strstr(origin, ", ");
+    if (!comma)
+        return;
+    *comma = 0;
+    const char *name = origin, *from = comma + 2, *var = "environment variable ";
+    char msg[sizeof d->msg];
+    if (strncmp(from, var, strlen(var)) == 0) {
+        snprintf(msg, sizeof msg, "%s: %s gives %s", from + strlen(var), name, d->msg);
+        *d = (sim_diag){ 0 };
+        diag_file(d, "environment", 0, 0, "%s", msg);
+        return;
+    }
+    char *colon = strrchr(from, ':');
+    char *end;
+    long line = colon ? strtol(colon + 1, &end, 10) : 0;
+    if (!colon || line < 1 || line > INT_MAX || *end)
+        return;
+    *colon = 0;
+    snprintf(msg, sizeof msg, "%s gives %s", name, d->msg);
+    *d = (sim_diag){ 0 };
+    diag_file(d, from, (int)line, 1, "%s", msg);
+}
+
 static int write_out(const char *path, const char *text)
 {
     if (!path) {
@@ -245,8 +288,10 @@ int cmd_import(int argc, char **argv)
             d = (sim_diag){ 0 };
             try_build(text, &d);
         }
-        if (d.is_set)
+        if (d.is_set) {
+            blame_origin(text, &d);
             rc = cli_report(&d);
+        }
     }
     char err[1024];
     if (rc == 0 && a.out &&

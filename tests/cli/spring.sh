@@ -257,6 +257,12 @@ expect_status 2 "$TMP/app4/gated.yml:3:1: on-profile 'prod & eu | staging' is no
     printf 'prod"\n%s\n' "$P.max-concurrency: 3"
 } >"$TMP/app4/nested.yml"
 expect_status 2 -- "$LSIM" import "$TMP/app4/nested.yml" --profile prod
+printf '%s\n' "# no consumers" "$P.concurrency=0" >"$TMP/app4/zero.properties"
+expect_status 2 "$TMP/app4/zero.properties:2:1: $P.concurrency gives concurrentConsumers: 0 is out of range (1 to 100000)" -- \
+    "$LSIM" import "$TMP/app4/zero.properties"
+printf '# nothing\n' >"$TMP/app4/empty.properties"
+expect_status 2 "environment: SPRING_RABBITMQ_LISTENER_SIMPLE_CONCURRENCY: $P.concurrency gives concurrentConsumers: 0 is out of range (1 to 100000)" -- \
+    env SPRING_RABBITMQ_LISTENER_SIMPLE_CONCURRENCY=0 "$LSIM" import "$TMP/app4/empty.properties"
 deep=$TMP
 for c in a b c d e f g; do deep=$deep/$(printf "%0200d" 0 | tr 0 "$c"); done
 mkdir -p "$deep"
