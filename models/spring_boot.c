@@ -513,6 +513,7 @@ int spring_boot_read(const spring_request *rq, spring_result *r, sim_diag *d)
         return SIM_EINPUT;
     if (rq->use_env)
         r->env.env_active = getenv("SPRING_PROFILES_ACTIVE");
+    r->env.env_lower = r->boot >= 400 || (r->boot == 305 && r->boot_patch >= 1);
     if (spring_env_load(&r->env, rq->files, rq->nfiles, rq->profiles, rq->nprofiles, d) != SIM_OK)
         return SIM_EINPUT;
     if (r->env.bad_gate)

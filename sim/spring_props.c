@@ -459,9 +459,12 @@ static void env_form(const char *name, bool legacy, char *buf, size_t size)
 
 void spring_env_add_environment(spring_env *e, const char *name)
 {
-    for (int legacy = 0; legacy < 2; legacy++) {
+    for (int form = 0; form < (e->env_lower ? 4 : 2); form++) {
         char var[256];
-        env_form(name, legacy, var, sizeof var);
+        env_form(name, form & 1, var, sizeof var);
+        if (form >= 2)             /* Boot 3.5.1 on: the lower-case forms too */
+            for (char *c = var; *c; c++)
+                *c = (char)tolower((unsigned char)*c);
         const char *v = getenv(var);
         if (!v)
             continue;

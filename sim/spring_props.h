@@ -36,6 +36,7 @@ typedef struct spring_env {
     char *bad_gate;                /* the first malformed on-profile expression, */
     const char *bad_gate_file;     /* and where its document's gate is */
     int bad_gate_line;
+    bool env_lower;                /* set before loading: lower-case variables count too */
     const char *env_active;        /* set before loading: SPRING_PROFILES_ACTIVE, which */
                                    /* beats spring.profiles.active in the files */
     const char *legacy_file;

@@ -263,6 +263,11 @@ expect_status 2 "$TMP/app4/zero.properties:2:1: $P.concurrency gives concurrentC
 printf '# nothing\n' >"$TMP/app4/empty.properties"
 expect_status 2 "environment: SPRING_RABBITMQ_LISTENER_SIMPLE_CONCURRENCY: $P.concurrency gives concurrentConsumers: 0 is out of range (1 to 100000)" -- \
     env SPRING_RABBITMQ_LISTENER_SIMPLE_CONCURRENCY=0 "$LSIM" import "$TMP/app4/empty.properties"
+printf '%s\n' "$P.max-concurrency=16" >"$TMP/app4/lower.properties"
+spring_rabbitmq_listener_simple_maxconcurrency=8 imported '^  maxConcurrentConsumers: 8 ' -- \
+    "$TMP/app4/lower.properties" --boot 3.5.16
+spring_rabbitmq_listener_simple_maxconcurrency=8 imported '^  maxConcurrentConsumers: 16 ' -- \
+    "$TMP/app4/lower.properties" --boot 3.4
 deep=$TMP
 for c in a b c d e f g; do deep=$deep/$(printf "%0200d" 0 | tr 0 "$c"); done
 mkdir -p "$deep"
