@@ -268,6 +268,7 @@ spring_rabbitmq_listener_simple_maxconcurrency=8 imported '^  maxConcurrentConsu
     "$TMP/app4/lower.properties" --boot 3.5.16
 spring_rabbitmq_listener_simple_maxconcurrency=8 imported '^  maxConcurrentConsumers: 16 ' -- \
     "$TMP/app4/lower.properties" --boot 3.4
+unset SPRING_PROFILES_ACTIVE spring_rabbitmq_listener_simple_maxconcurrency   # whatever sh kept of them
 deep=$TMP
 for c in a b c d e f g; do deep=$deep/$(printf "%0200d" 0 | tr 0 "$c"); done
 mkdir -p "$deep"
