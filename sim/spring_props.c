@@ -23,7 +23,10 @@
 #include <sys/stat.h>
 
 #define MAX_SPRING_MIB 16u
-#define MAX_PLACEHOLDER_DEPTH 16
+#define MAX_PLACEHOLDER_DEPTH 64
+/* Placeholders a value may expand, in all: references that each name
+ * several others would otherwise multiply without end. */
+#define MAX_PLACEHOLDERS 100000
 
 /* ---- names ------------------------------------------------------------------ */
 
@@ -498,10 +501,10 @@ const spring_prop *spring_env_overridden(const spring_env *e, const spring_prop 
 /* ---- placeholders -------------------------------------------------------------------------- */
 
 static int resolve_text(const spring_env *e, const spring_prop *p, const char *text, bool use_env,
-                        int depth, strbuf *out, sim_diag *d);
+                        int depth, long *budget, strbuf *out, sim_diag *d);
 
 static int resolve_one(const spring_env *e, const spring_prop *p, const char *inner, bool use_env,
-                       int depth, strbuf *out, sim_diag *d)
+                       int depth, long *budget, strbuf *out, sim_diag *d)
 {
     const char *colon = strchr(inner, ':');
     char *name = colon ? xstrndup(inner, (size_t)(colon - inner)) : xstrdup(inner);
@@ -514,9 +517,9 @@ static int resolve_one(const spring_env *e, const spring_prop *p, const char *in
     }
     int rc;
     if (v)
-        rc = resolve_text(e, q, v, use_env, depth + 1, out, d);
+        rc = resolve_text(e, q, v, use_env, depth + 1, budget, out, d);
     else if (colon)
-        rc = resolve_text(e, p, colon + 1, use_env, depth + 1, out, d);
+        rc = resolve_text(e, p, colon + 1, use_env, depth + 1, budget, out, d);
     else
         rc = diag_file(d, p->file, p->line, p->col, "%s: the placeholder ${%s} has no value: no "
                        "property %s%s, and no default (write ${%s:DEFAULT})", p->name, name,
@@ -527,7 +530,7 @@ static int resolve_one(const spring_env *e, const spring_prop *p, const char *in
 }
 
 static int resolve_text(const spring_env *e, const spring_prop *p, const char *text, bool use_env,
-                        int depth, strbuf *out, sim_diag *d)
+                        int depth, long *budget, strbuf *out, sim_diag *d)
 {
     if (depth > MAX_PLACEHOLDER_DEPTH)
         return diag_file(d, p->file, p->line, p->col, "%s: placeholders refer to each other in a "
@@ -548,8 +551,11 @@ static int resolve_text(const spring_env *e, const spring_prop *p, const char *t
             level += end[0] == '{' && end[-1] == '$' ? 1 : end[0] == '}' ? -1 : 0;
         if (level)
             return diag_file(d, p->file, p->line, p->col, "%s: '${' without its '}'", p->name);
+        if (--*budget < 0)
+            return diag_file(d, p->file, p->line, p->col, "%s: its placeholders expand to more "
+                             "than %d others", p->name, MAX_PLACEHOLDERS);
         char *inner = xstrndup(c + 2, (size_t)(end - 1 - (c + 2)));
-        int rc = resolve_one(e, p, inner, use_env, depth, out, d);
+        int rc = resolve_one(e, p, inner, use_env, depth, budget, out, d);
         free(inner);
         if (rc != SIM_OK)
             return rc;
@@ -563,7 +569,8 @@ int spring_env_resolve(const spring_env *e, const spring_prop *p, bool use_env, 
 {
     strbuf sb = { 0 };
     sb_add(&sb, "");
-    int rc = resolve_text(e, p, p->value, use_env, 0, &sb, d);
+    long budget = MAX_PLACEHOLDERS;
+    int rc = resolve_text(e, p, p->value, use_env, 0, &budget, &sb, d);
     *out = rc == SIM_OK ? sb_take(&sb) : NULL;
     sb_free(&sb);
     return rc;

@@ -269,6 +269,26 @@ spring_rabbitmq_listener_simple_maxconcurrency=8 imported '^  maxConcurrentConsu
 spring_rabbitmq_listener_simple_maxconcurrency=8 imported '^  maxConcurrentConsumers: 16 ' -- \
     "$TMP/app4/lower.properties" --boot 3.4
 unset SPRING_PROFILES_ACTIVE spring_rabbitmq_listener_simple_maxconcurrency   # whatever sh kept of them
+{   # 10 to the 29th expansions: refused at once, not expanded
+    echo x0=1
+    i=1
+    while [ $i -lt 30 ]; do
+        printf 'x%d=' $i
+        for k in 1 2 3 4 5 6 7 8 9 10; do printf '${x%d}' $((i - 1)); done
+        echo
+        i=$((i + 1))
+    done
+    echo "$P.max-concurrency=\${x29}"
+} >"$TMP/app4/bomb.properties"
+expect_status 2 "$TMP/app4/bomb.properties:2:1: x1: its placeholders expand to more than 100000 others" -- \
+    timeout 60 "$LSIM" import "$TMP/app4/bomb.properties"
+{
+    echo a0=5
+    i=1
+    while [ $i -le 20 ]; do echo "a$i=\${a$((i - 1))}"; i=$((i + 1)); done
+    echo "$P.max-concurrency=\${a20}"
+} >"$TMP/app4/chain.properties"
+imported '^  maxConcurrentConsumers: 5 ' -- "$TMP/app4/chain.properties"
 deep=$TMP
 for c in a b c d e f g; do deep=$deep/$(printf "%0200d" 0 | tr 0 "$c"); done
 mkdir -p "$deep"
