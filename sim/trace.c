@@ -511,6 +511,13 @@ static int check_pairing(trace_reader *r, trace_event *ev, sim_diag *d)
                        ev->msg);
         ev->begin_ns = b->t_ns;
         hset_del(&r->begun, b);
+    } else if (ev->kind == TEV_REQUEUE) {
+        /* Taken back from the consumer that began it (a consumer timeout, a
+         * closed channel): that begin has no end, and the next begin may
+         * come on any consumer. */
+        open_begin *b = hset_find(&r->begun, key);
+        if (b && b->who == who_of(ev))
+            hset_del(&r->begun, b);
     }
     return SIM_OK;
 }

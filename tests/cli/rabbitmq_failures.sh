@@ -50,6 +50,16 @@ expect "quorum: fates" "$(sqlite3 "$TMP/x.db" "select min(msg), max(msg), min(de
 expect "quorum: warning" "$(head -1 "$TMP/err")" \
     "lsim: warning: 70 messages were lost (dropped by the broker): see messages.fate"
 
+# A trace of redeliveries (begin, requeue, begin on another consumer) is read
+# back, and the run that wrote it is at distance zero from it.
+for sc in rabbitmq-consumer-timeout rabbitmq-quorum-delivery-limit; do
+    "$LSIM" run scenarios/$sc.yaml --trace "$TMP/$sc.csv" --out "$TMP/x.db" --quiet >/dev/null 2>&1
+    "$LSIM" compare scenarios/$sc.yaml "$TMP/$sc.csv" --json --out "$TMP/c.db" >"$TMP/c.json" 2>"$TMP/err"
+    expect "$sc: compare with its own trace" "$?" 0
+    expect "$sc: distance zero" "$(sqlite3 "$TMP/c.db" "select count(*) from comparison \
+        where difference is not null and difference <> 0")" 0
+done
+
 "$LSIM" sweep scenarios/tune-prefetch-consumer-timeout.yaml \
     --vary container.prefetchCount=120,110,100,90,80,70,60,50,40,30 \
     --reps 5 --require 'duplicates<=0' -j 2 --json --quiet --out "$TMP/s.db" >"$TMP/out"
