@@ -30,20 +30,28 @@ typedef struct replay {
     strbuf *b;
 } replay;
 
-/* A metadata value without its comment, into buf; false when absent or empty. */
-static bool meta_value(const replay *r, const char *key, char *buf, size_t size)
+/* A metadata value without its comment (the caller frees it); NULL when
+ * absent or empty. */
+static char *meta_text(const replay *r, const char *key)
 {
     const char *v = r->meta(r->src, key);
     if (!v)
-        return false;
+        return NULL;
     size_t n = strcspn(v, "(");
     while (n && isspace((unsigned char)v[n - 1]))
         n--;
-    if (n == 0 || n >= size)
-        return false;
-    memcpy(buf, v, n);
-    buf[n] = '\0';
-    return true;
+    return n ? xstrndup(v, n) : NULL;
+}
+
+/* The same into buf, for a short value; false when absent, empty or longer. */
+static bool meta_value(const replay *r, const char *key, char *buf, size_t size)
+{
+    char *v = meta_text(r, key);
+    bool fits = v && strlen(v) < size;
+    if (fits)
+        memcpy(buf, v, strlen(v) + 1);
+    free(v);
+    return fits;
 }
 
 static bool meta_number(const replay *r, const char *key, double *out)
@@ -176,8 +184,8 @@ static void cache_level_yaml(const replay *r)
 /* runtime_calls "20000:setMaxConcurrentConsumers=8 45000:setConcurrentConsumers=2". */
 static void changes_yaml(const replay *r)
 {
-    char v[1024];
-    if (!meta_value(r, "runtime_calls", v, sizeof v))
+    char *v = meta_text(r, "runtime_calls");
+    if (!v)
         return;
     bool any = false;
     char *save = NULL;
@@ -202,6 +210,7 @@ static void changes_yaml(const replay *r)
         sb_addf(r->b, numeric ? "    - { at: %sms, %s: %s }\n" : "    - { at: %sms, %s: \"%s\" }\n",
                 tok, key, eq + 1);
     }
+    free(v);
 }
 
 /* ---- nodes ---------------------------------------------------------------------------- */
@@ -209,16 +218,26 @@ static void changes_yaml(const replay *r)
 /* node_started_ms "node-1=40.2, node-2=97.6": the start of node `name`. */
 static bool node_started(const replay *r, const char *name, double *out)
 {
-    char v[1024];
-    if (!meta_value(r, "node_started_ms", v, sizeof v))
+    char *v = meta_text(r, "node_started_ms");
+    if (!v)
         return false;
     size_t len = strlen(name);
-    for (char *p = strstr(v, name); p; p = strstr(p + 1, name))
-        if ((p == v || p[-1] == ' ' || p[-1] == ',') && p[len] == '=') {
-            *out = strtod(p + len + 1, NULL);
-            return true;
+    bool found = false;
+    for (char *p = strstr(v, name); p && !found; p = strstr(p + 1, name)) {
+        const char *eq = p + len;
+        while (*eq == ' ' || *eq == '\t')
+            eq++;
+        char *end;
+        if ((p == v || p[-1] == ' ' || p[-1] == '\t' || p[-1] == ',') && *eq == '=') {
+            double t = strtod(eq + 1, &end);
+            if (end != eq + 1) {
+                *out = t;
+                found = true;
+            }
         }
-    return false;
+    }
+    free(v);
+    return found;
 }
 
 /* Node k's name: the trace's, or node-(k+1) for one without events. */

@@ -221,5 +221,27 @@ echo "  $(cat "$TMP/err")"
     --out "$TMP/full.db" >/dev/null 2>"$TMP/err"
 [ ! -s "$TMP/err" ] || fail "compare took from the trace what the scenario sets: '$(cat "$TMP/err")'"
 
+# 8. Long metadata values are read whole: a node_started_ms past 1,000
+#    characters (spaces around '='), and 50 runtime_calls.
+count=$((count + 1))
+{
+    sed -n '1,/^t_ms,/{/^t_ms,/!p}' tests/data/traces/smlc-S1-burst-scaleup-run1.csv
+    printf '# node_started_ms: '
+    i=100
+    while [ $i -lt 160 ]; do printf 'node-%d = 1%d.5, ' $i $i; i=$((i + 1)); done
+    echo 'node-1 = 460.5 (the container start)'
+    printf '# runtime_calls: '
+    i=1
+    while [ $i -le 50 ]; do printf '%d000:setMaxConcurrentConsumers=%d ' $((100 + i)) $((3 + i % 3)); i=$((i + 1)); done
+    echo
+    sed -n '/^t_ms,/,$p' tests/data/traces/smlc-S1-burst-scaleup-run1.csv
+} >"$TMP/long-meta.csv"
+"$LSIM" fit "$TMP/long-meta.csv" --replay -o "$TMP/long-meta.yaml" 2>"$TMP/err" ||
+    fail "fit --replay of long metadata: $(cat "$TMP/err")"
+grep -q '^  - { start: 460500us }' "$TMP/long-meta.yaml" ||
+    fail "long node_started_ms: $(grep -A1 '^nodes:' "$TMP/long-meta.yaml")"
+[ "$(grep -c '^    - { at: [0-9]*ms, maxConcurrentConsumers: [0-9]* }' "$TMP/long-meta.yaml")" = 50 ] ||
+    fail "long runtime_calls: $(grep -c '{ at:' "$TMP/long-meta.yaml") changes written"
+
 echo "$count replay checks, $failures failed"
 [ "$failures" -eq 0 ]
