@@ -123,6 +123,10 @@ int cmd_fit(int argc, char **argv)
         names_fini(&groups);
         return cli_report_unless_interrupted(&d);
     }
+    if (rd.other_queue)
+        fprintf(stderr, "lsim: warning: %s: messages on more than one queue ('%s', '%s', ...): "
+                "the scenario has one queue, '%s', with all of them\n", a.trace, rd.queue,
+                rd.other_queue, rd.queue);
     /* The trace is read once (its metadata kept in rd): it may be a pipe
      * (/dev/stdin). */
     char *yaml = NULL, *arrivals = NULL;

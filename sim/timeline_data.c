@@ -22,6 +22,7 @@ void run_data_free(run_data *rd)
         free(rd->nodes[i]);
     free(rd->nodes);
     free(rd->queue);
+    free(rd->other_queue);
     for (size_t i = 0; i < 2 * rd->nmeta; i++)
         free(rd->meta[i]);
     free(rd->meta);
@@ -165,6 +166,8 @@ static void on_message_event(loader *l, const trace_event *ev)
     if (ev->kind == TEV_PUBLISH) {
         if (!rd->queue)
             rd->queue = xstrdup(ev->queue);
+        else if (!rd->other_queue && strcmp(rd->queue, ev->queue) != 0)
+            rd->other_queue = xstrdup(ev->queue);
         names_intern(&l->ids, ev->msg, strlen(ev->msg));
         td_msg *m = add_msg(rd);
         m->t_publish = t;

@@ -41,6 +41,7 @@ typedef struct run_data {
     int nnodes;
     double end_ms;                 /* end of observation: shutdown, or the last event */
     char *queue;                   /* the queue of the first message (traces) */
+    char *other_queue;             /* the first publish to another queue, or NULL */
     char **meta;                   /* traces: the metadata, key and value in turn */
     size_t nmeta;                  /* pairs */
 } run_data;
