@@ -148,6 +148,17 @@ static void on_consumer_event(loader *l, const trace_event *ev)
     double t = (double)ev->t_ns / 1e6;
     cons_name *c = consumer_named(l, node, ev->consumer, t, false);
     td_consumer *tc = &l->rd->cons[c->cons];
+    if (ev->kind == TEV_CONSUMER_START && !isnan(tc->t_stop)) {
+        /* The name again after its stop: a recorder that reuses ids; this
+         * is another consumer's lifetime. */
+        td_consumer *again = add_consumer(l->rd);
+        again->node = node;
+        again->consumer = l->per_node[node]++;
+        again->t_start = t;
+        c->cons = l->rd->ncons - 1;
+        c->is_implicit = false;
+        return;
+    }
     if (ev->kind == TEV_CONSUMER_START) {
         if (c->is_implicit)
             tc->t_start = t;

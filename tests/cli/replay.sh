@@ -252,5 +252,18 @@ printf '%s\n' t_ms,event,node,consumer,msg,group,queue 0,consumer_start,node-1,c
 grep -qxF "lsim: warning: $TMP/twoq.csv: messages on more than one queue ('qa', 'qb', ...): the scenario has one queue, 'qa', with all of them" \
     "$TMP/err" || fail "fit of two queues: no warning: '$(cat "$TMP/err")'"
 
+# 10. A consumer id used again after its stop is another consumer's lifetime.
+count=$((count + 1))
+printf '%s\n' t_ms,event,node,consumer,msg,group,queue 0,consumer_start,node-1,c1,,,q \
+    1,publish,,,m1,,q 1,begin,node-1,c1,m1,,q 6,end,node-1,c1,m1,,q 10,consumer_stop,node-1,c1,,,q \
+    20,consumer_start,node-1,c1,,,q 21,publish,,,m2,,q 21,begin,node-1,c1,m2,,q \
+    26,end,node-1,c1,m2,,q 30,consumer_stop,node-1,c1,,,q >"$TMP/reuse.csv"
+printf '%s\n' 'name: reuse' 'duration: 40ms' \
+    'queue: { arrivals: { kind: trace, path: reuse.csv }, service: { kind: constant, value: 5ms } }' \
+    'container: { kind: competing, workers: 1 }' >"$TMP/reuse.yaml"
+"$LSIM" compare "$TMP/reuse.yaml" "$TMP/reuse.csv" --out "$TMP/reuse.db" >/dev/null 2>"$TMP/err"
+[ "$(sqlite3 "$TMP/reuse.db" "select count(*), count(t_stop) from trace_consumers where source = 'real'")" = "2|2" ] ||
+    fail "a reused consumer id: $(sqlite3 "$TMP/reuse.db" "select * from trace_consumers where source = 'real'") $(cat "$TMP/err")"
+
 echo "$count replay checks, $failures failed"
 [ "$failures" -eq 0 ]
