@@ -123,6 +123,12 @@ int cmd_fit(int argc, char **argv)
         names_fini(&groups);
         return cli_report_unless_interrupted(&d);
     }
+    if (!a.replay && rd.nmsgs == 0) {
+        diag_file(&d, a.trace, 0, 0, "no message is published in it: there is no workload to fit");
+        run_data_free(&rd);
+        names_fini(&groups);
+        return cli_report(&d);
+    }
     if (rd.other_queue)
         fprintf(stderr, "lsim: warning: %s: messages on more than one queue ('%s', '%s', ...): "
                 "the scenario has one queue, '%s', with all of them\n", a.trace, rd.queue,

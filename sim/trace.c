@@ -210,6 +210,7 @@ struct trace_reader {
     int line;
     char buf[MAX_LINE + 2];
     char **meta_keys, **meta_vals;
+    int *meta_lines;               /* where each key is, for errors */
     size_t nmeta, capmeta;
     int64_t last_t;
     int64_t shutdown_ns;           /* shutdown_ms: stops from then on are the recording's */
@@ -320,19 +321,24 @@ static int read_line(trace_reader *r, sim_diag *d)
 static void add_meta(trace_reader *r, const char *line)
 {
     const char *p = line + 1;
-    while (*p == ' ')
+    while (*p == ' ' || *p == '\t')
         p++;
     const char *colon = strchr(p, ':');
     if (!colon || colon == p)
         return;
+    const char *kend = colon;      /* "# shutdown_ms : 3" names shutdown_ms too */
+    while (kend > p && (kend[-1] == ' ' || kend[-1] == '\t'))
+        kend--;
     const char *v = colon + 1;
-    while (*v == ' ')
+    while (*v == ' ' || *v == '\t')
         v++;
-    size_t cap = r->capmeta;
+    size_t cap = r->capmeta, cap2 = r->capmeta;
     xgrow((void **)&r->meta_keys, &cap, r->nmeta + 1, sizeof *r->meta_keys);
+    xgrow((void **)&r->meta_lines, &cap2, r->nmeta + 1, sizeof *r->meta_lines);
     xgrow((void **)&r->meta_vals, &r->capmeta, r->nmeta + 1, sizeof *r->meta_vals);
-    r->meta_keys[r->nmeta] = xstrndup(p, (size_t)(colon - p));
+    r->meta_keys[r->nmeta] = xstrndup(p, (size_t)(kend - p));
     r->meta_vals[r->nmeta] = xstrdup(v);
+    r->meta_lines[r->nmeta] = r->line;
     r->nmeta++;
 }
 
@@ -377,6 +383,7 @@ void trace_reader_close(trace_reader *r)
     }
     free(r->meta_keys);
     free(r->meta_vals);
+    free(r->meta_lines);
     idset_free(&r->published);
     hset_free(&r->begun);
     free(r->path);
@@ -391,11 +398,15 @@ static int meta_time(trace_reader *r, const char *key, int64_t *ns, sim_diag *d)
     *ns = -1;
     if (!v)
         return SIM_OK;
+    int line = 0;
+    for (size_t i = 0; i < r->nmeta && !line; i++)
+        if (r->meta_vals[i] == v)
+            line = r->meta_lines[i];
     char num[64];
-    size_t k = strcspn(v, " (");
+    size_t k = strcspn(v, " \t(");
     snprintf(num, sizeof num, "%.*s", (int)(k < 63 ? k : 63), v);
     if (trace_parse_ms(num, ns) != NULL)
-        return diag_file(d, r->path, 0, 0, "metadata %s: '%s' is not a time", key, v);
+        return diag_file(d, r->path, line, 0, "metadata %s: '%s' is not a time", key, v);
     return SIM_OK;
 }
 
@@ -410,6 +421,8 @@ static int read_head(trace_reader *r, sim_diag *d)
             add_meta(r, r->buf);
             continue;
         }
+        if (r->buf[0] == '\0')    /* a blank line before the header */
+            continue;
         if (strcmp(r->buf, TRACE_HEADER) != 0)
             return bad(r, d, "wrong header: expected '%s'", TRACE_HEADER);
         break;

@@ -35,9 +35,15 @@ static int read_line(wfile *w, sim_diag *d)
     }
     w->line++;
     size_t n = strlen(w->buf);
-    if (n == 0 || w->buf[n - 1] != '\n')
-        return bad(w, d, n >= sizeof w->buf - 1 ? "line too long" :
-                   "the file ends in the middle of a line (no line end)", "");
+    if (n == 0 || w->buf[n - 1] != '\n')   /* fgets reads past a NUL: strlen stops at it */
+        return bad(w, d, n >= sizeof w->buf - 1 ? "line too long"
+                         : !feof(w->f) ? "a NUL byte: not a text file"
+                                       : "the file ends in the middle of a line (no line end)",
+                   "");
+    if (w->line == 1 && memcmp(w->buf, "\xef\xbb\xbf", 3) == 0) {   /* a UTF-8 BOM */
+        memmove(w->buf, w->buf + 3, n - 2);
+        n -= 3;
+    }
     w->buf[--n] = '\0';
     if (n && w->buf[n - 1] == '\r')
         w->buf[--n] = '\0';

@@ -265,5 +265,32 @@ printf '%s\n' 'name: reuse' 'duration: 40ms' \
 [ "$(sqlite3 "$TMP/reuse.db" "select count(*), count(t_stop) from trace_consumers where source = 'real'")" = "2|2" ] ||
     fail "a reused consumer id: $(sqlite3 "$TMP/reuse.db" "select * from trace_consumers where source = 'real'") $(cat "$TMP/err")"
 
+# 11. Metadata and file edges: a bad time named at its line, a tab after the
+#     colon, blanks around the key, a blank line before the header, a
+#     workload file's BOM and NUL byte, a trace with nothing published.
+H=t_ms,event,node,consumer,msg,group,queue
+EV='0,consumer_start,node-1,c1,,,q 0,publish,,,m1,,q 1,begin,node-1,c1,m1,,q 3,end,node-1,c1,m1,,q'
+printf '%s\n' '# shutdown_ms: soon' $H $EV >"$TMP/m1.csv"
+expect_status 2 "$TMP/m1.csv:1: metadata shutdown_ms: 'soon' is not a time" -- "$LSIM" fit "$TMP/m1.csv"
+printf '# shutdown_ms:\t45\n\n' >"$TMP/m2.csv"
+printf '%s\n' $H $EV >>"$TMP/m2.csv"
+printf '%s\n' '# shutdown_ms : 45' $H $EV >"$TMP/m3.csv"
+for f in m2 m3; do
+    count=$((count + 1))
+    [ "$("$LSIM" fit "$TMP/$f.csv" 2>"$TMP/err" | grep '^duration:')" = "duration: 45.000ms" ] ||
+        fail "$f: shutdown_ms not read: $(cat "$TMP/err")"
+done
+printf '\357\273\277t_ms,msg,group,service_ms\n0,m1,,5\n' >"$TMP/wbom.csv"
+printf 't_ms,msg,group,service_ms\n0,m1,,5\n1,m\0002,,5\n' >"$TMP/wnul.csv"
+for f in wbom wnul; do
+    printf '%s\n' "name: $f" 'duration: 1s' \
+        "queue: { arrivals: { kind: file, path: $f.csv }, service: { kind: constant, value: 5ms } }" \
+        'container: { kind: competing, workers: 1 }' >"$TMP/$f.yaml"
+done
+expect_status 0 -- "$LSIM" run "$TMP/wbom.yaml" --out "$TMP/w.db" --quiet
+expect_status 2 "$TMP/wnul.csv:3: a NUL byte: not a text file" -- "$LSIM" run "$TMP/wnul.yaml" --out "$TMP/w.db" --quiet
+printf '%s\n' $H >"$TMP/hdr.csv"
+expect_status 2 "$TMP/hdr.csv: no message is published in it: there is no workload to fit" -- "$LSIM" fit "$TMP/hdr.csv"
+
 echo "$count replay checks, $failures failed"
 [ "$failures" -eq 0 ]
