@@ -569,7 +569,7 @@ int cmd_compare(int argc, char **argv)
     if (rc == 0 && trace_reader_open(a.trace, &meta, &d) != SIM_OK)
         rc = cli_report_unless_interrupted(&d);
     if (rc == 0 && real.other_queue)
-        fprintf(stderr, "lsim: warning: %s: messages on more than one queue ('%s', '%s', ...): "
+        fprintf(stderr, "lsim: warning: %s: messages on more than one queue ('%s', then '%s'): "
                 "they are compared as one queue\n", a.trace, real.queue, real.other_queue);
     a.real = &real;
     a.meta = meta;

@@ -130,7 +130,7 @@ int cmd_fit(int argc, char **argv)
         return cli_report(&d);
     }
     if (rd.other_queue)
-        fprintf(stderr, "lsim: warning: %s: messages on more than one queue ('%s', '%s', ...): "
+        fprintf(stderr, "lsim: warning: %s: messages on more than one queue ('%s', then '%s'): "
                 "the scenario has one queue, '%s', with all of them\n", a.trace, rd.queue,
                 rd.other_queue, rd.queue);
     /* The trace is read once (its metadata kept in rd): it may be a pipe

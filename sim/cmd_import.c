@@ -88,25 +88,29 @@ static bool needs_quotes(const char *v)
     return !v[0] || strpbrk(v, ":-#{}[],&*!|>'\"%@` ") != NULL;
 }
 
-static void origin_of(const spring_setting *s, char *buf, size_t size)
+/* "# NAME, FILE:LINE" (or "environment variable VAR", or the origin alone):
+ * whole, however long the path, since blame_origin reads it back. */
+static void origin_of(strbuf *b, const spring_setting *s)
 {
     if (s->is_env)
-        snprintf(buf, size, "%s, environment variable %s", s->origin, s->file);
+        sb_addf(b, "%s, environment variable %s", s->origin, s->file);
     else if (s->file)
-        snprintf(buf, size, "%s, %s:%d", s->origin, s->file, s->line);
+        sb_addf(b, "%s, %s:%d", s->origin, s->file, s->line);
     else
-        snprintf(buf, size, "%s", s->origin);
+        sb_addf(b, "%s", s->origin);
 }
 
 static void setting_line(strbuf *b, int indent, const char *key, const spring_setting *s,
                          bool commented)
 {
-    char line[300], origin[400];
+    strbuf line = { 0 };
     bool quote = needs_quotes(s->value) || strcmp(key, "concurrency") == 0;   /* a string */
-    snprintf(line, sizeof line, "%*s%s%s: %s%s%s", indent, "", commented ? "# " : "", key,
-             quote ? "\"" : "", s->value, quote ? "\"" : "");
-    origin_of(s, origin, sizeof origin);
-    sb_addf(b, "%-40s # %s\n", line, origin);
+    sb_addf(&line, "%*s%s%s: %s%s%s", indent, "", commented ? "# " : "", key, quote ? "\"" : "",
+            s->value, quote ? "\"" : "");
+    sb_addf(b, "%-40s # ", line.s);
+    origin_of(b, s);
+    sb_add(b, "\n");
+    sb_free(&line);
 }
 
 /* spring.application.name when it makes a scenario name, else "imported". */
@@ -203,11 +207,12 @@ static void blame_origin(const char *text, sim_diag *d)
     const char *hash = memchr(l, '#', len);
     if (!hash || hash + 2 > l + len || hash[1] != ' ')
         return;
-    char origin[512];
-    snprintf(origin, sizeof origin, "%.*s", (int)(l + len - hash - 2), hash + 2);
+    char *origin = xstrndup(hash + 2, (size_t)(l + len - hash - 2));
     char *comma = strstr(origin, ", ");
-    if (!comma)
+    if (!comma) {
+        free(origin);
         return;
+    }
     *comma = 0;
     const char *name = origin, *from = comma + 2, *var = "environment variable ";
     char msg[sizeof d->msg];
@@ -215,17 +220,19 @@ static void blame_origin(const char *text, sim_diag *d)
         snprintf(msg, sizeof msg, "%s: %s gives %s", from + strlen(var), name, d->msg);
         *d = (sim_diag){ 0 };
         diag_file(d, "environment", 0, 0, "%s", msg);
+        free(origin);
         return;
     }
     char *colon = strrchr(from, ':');
     char *end;
     long line = colon ? strtol(colon + 1, &end, 10) : 0;
-    if (!colon || line < 1 || line > INT_MAX || *end)
-        return;
-    *colon = 0;
-    snprintf(msg, sizeof msg, "%s gives %s", name, d->msg);
-    *d = (sim_diag){ 0 };
-    diag_file(d, from, (int)line, 1, "%s", msg);
+    if (colon && line >= 1 && line <= INT_MAX && !*end) {
+        *colon = 0;
+        snprintf(msg, sizeof msg, "%s gives %s", name, d->msg);
+        *d = (sim_diag){ 0 };
+        diag_file(d, from, (int)line, 1, "%s", msg);
+    }
+    free(origin);
 }
 
 static int write_out(const char *path, const char *text)
@@ -294,10 +301,21 @@ int cmd_import(int argc, char **argv)
         }
     }
     char err[1024];
-    if (rc == 0 && a.out &&
-        outpath_check_distinct(&a.out, 1, (const char *const *)r.env.files, r.env.nfiles, err,
-                               sizeof err) != 0)
-        rc = cli_bad_usage("%s", err);
+    if (rc == 0 && a.out) {
+        /* The files read; env.files also names the environment's variables. */
+        const char **read = xcalloc(r.env.nfiles + 1, sizeof *read);
+        size_t nread = 0;
+        for (size_t i = 0; i < r.env.nfiles; i++) {
+            bool is_var = false;
+            for (size_t k = 0; k < r.env.n && !is_var; k++)
+                is_var = r.env.v[k].is_env && r.env.v[k].file == r.env.files[i];
+            if (!is_var)
+                read[nread++] = r.env.files[i];
+        }
+        if (outpath_check_distinct(&a.out, 1, read, nread, err, sizeof err) != 0)
+            rc = cli_bad_usage("%s", err);
+        free(read);
+    }
     if (rc == 0) {
         for (size_t i = 0; i < r.nwarnings; i++)
             fprintf(stderr, "lsim: warning: %s\n", r.warnings[i]);

@@ -28,6 +28,11 @@
  * several others would otherwise multiply without end. */
 #define MAX_PLACEHOLDERS 100000
 
+typedef struct budget {
+    long left;                     /* placeholders still allowed */
+    const spring_prop *root;       /* the property being resolved: errors of size go there */
+} budget;
+
 /* ---- names ------------------------------------------------------------------ */
 
 char *spring_relaxed(const char *name)
@@ -116,85 +121,117 @@ static bool is_active(const char *const *profiles, size_t n, const char *name, s
     return false;
 }
 
-/* A profile expression as Spring's Profiles.of reads it: names, '!', '&',
- * '|' and parentheses, '&' and '|' not mixed without parentheses; a list
- * (commas) matches when any of its expressions does. */
+/* A profile expression as Spring's ProfilesParser reads it: the text splits
+ * into the tokens ( ) & | ! and the trimmed names between them (empty ones
+ * dropped); elements joined by no operator are an "or"; '&' and '|' mixed
+ * at one level, or a level with no element, is malformed, which stops
+ * Boot at startup.  A list (commas, as Boot binds on-profile to String[])
+ * matches when any of its expressions does. */
 typedef struct pexpr {
     spring_env *e;
-    const char *s;                 /* the next character */
+    const char *s, *end;           /* the expression's next character, and its end */
     const char *const *profiles;
     size_t np;
-    int depth;                     /* of '!' and parentheses: bounded, the stack too */
-    bool bad;                      /* malformed: Spring stops at startup */
+    int depth;                     /* of '(' and '!': bounded, the stack too */
+    bool bad;
 } pexpr;
 
 #define MAX_PROFILE_NESTING 64
 
-static bool p_expr(pexpr *x);
+enum { IN_TOP, IN_PARENS, IN_NOT };
 
-static void p_blanks(pexpr *x)
+/* The next token: '(', ')', '&', '|', '!', 'n' for a name, 0 at the end. */
+static char p_token(pexpr *x, const char **name, size_t *len)
 {
-    while (*x->s == ' ' || *x->s == '\t')
-        x->s++;
-}
-
-/* A name, '!' and what follows it, or an expression in parentheses. */
-static bool p_term(pexpr *x)
-{
-    p_blanks(x);
-    if ((*x->s == '!' || *x->s == '(') && x->depth == MAX_PROFILE_NESTING) {
-        x->bad = true;             /* no real expression nests this deep */
-        x->s += strlen(x->s);
-        return false;
-    }
-    if (*x->s == '!') {
-        x->s++;
-        x->depth++;
-        bool v = !p_term(x);
-        x->depth--;
-        return v;
-    }
-    if (*x->s == '(') {
-        x->s++;
-        x->depth++;
-        bool v = p_expr(x);
-        x->depth--;
-        p_blanks(x);
-        if (*x->s == ')')
+    static const char ops[] = "()&|!";
+    while (x->s < x->end) {
+        if (memchr(ops, *x->s, sizeof ops - 1))
+            return *x->s++;
+        const char *a = x->s;
+        while (x->s < x->end && !memchr(ops, *x->s, sizeof ops - 1))
             x->s++;
-        else
-            x->bad = true;
-        return v;
+        const char *b = x->s;
+        while (a < b && isspace((unsigned char)*a))
+            a++;
+        while (b > a && isspace((unsigned char)b[-1]))
+            b--;
+        if (a < b) {
+            *name = a;
+            *len = (size_t)(b - a);
+            return 'n';
+        }
     }
-    size_t n = strcspn(x->s, "()&|!,");
-    const char *name = x->s;
-    x->s += n;
-    while (n && (name[n - 1] == ' ' || name[n - 1] == '\t'))
-        n--;
-    if (n == 0) {
-        x->bad = true;
-        return false;
-    }
-    note_seen(x->e, name, n);
-    return is_active(x->profiles, x->np, name, n);
+    return 0;
 }
 
-static bool p_expr(pexpr *x)
+typedef struct pelems {
+    int n;
+    bool all, any;                 /* over the elements so far */
+} pelems;
+
+static void pe_add(pelems *l, bool v)
 {
-    bool v = p_term(x);
-    char op = 0;
-    for (;;) {
-        p_blanks(x);
-        char c = *x->s;
-        if (c != '&' && c != '|')
-            return v;
-        if (op && c != op)
-            x->bad = true;
-        op = c;
-        x->s++;
-        bool w = p_term(x);        /* always read: every name counts as seen */
-        v = c == '&' ? v && w : v || w;
+    l->all = l->all && v;
+    l->any = l->any || v;
+    l->n++;
+}
+
+static bool pe_merge(pexpr *x, const pelems *l, char op)
+{
+    if (l->n == 0)
+        x->bad = true;
+    return op == '&' ? l->n > 0 && l->all : l->any;
+}
+
+static bool p_tokens(pexpr *x, int context);
+
+static bool p_nested(pexpr *x, int context)
+{
+    if (x->depth == MAX_PROFILE_NESTING) {
+        x->bad = true;             /* no real expression nests this deep */
+        x->s = x->end;
+        return false;
     }
+    x->depth++;
+    bool v = p_tokens(x, context);
+    x->depth--;
+    return v;
+}
+
+static bool p_tokens(pexpr *x, int context)
+{
+    pelems l = { 0, true, false };
+    char op = 0, t;
+    const char *name = NULL;
+    size_t len = 0;
+    while ((t = p_token(x, &name, &len))) {
+        if (t == '(') {
+            bool v = p_nested(x, IN_PARENS);
+            if (context == IN_NOT)
+                return v;
+            pe_add(&l, v);
+        } else if (t == '&' || t == '|') {
+            if (op && op != t)
+                x->bad = true;
+            op = t;
+        } else if (t == '!') {
+            pe_add(&l, !p_nested(x, IN_NOT));
+        } else if (t == ')') {
+            bool v = pe_merge(x, &l, op);
+            if (context == IN_PARENS)
+                return v;
+            l = (pelems){ 0, true, false };
+            pe_add(&l, v);
+            op = 0;
+        } else {
+            note_seen(x->e, name, len);
+            bool v = is_active(x->profiles, x->np, name, len);
+            if (context == IN_NOT)
+                return v;
+            pe_add(&l, v);
+        }
+    }
+    return pe_merge(x, &l, op);
 }
 
 /* 1: the expression list matches the active profiles, 0: it does not,
@@ -202,18 +239,17 @@ static bool p_expr(pexpr *x)
 static int expr_matches(spring_env *e, const char *expr, const char *const *profiles,
                         size_t np)
 {
-    pexpr x = { e, expr, profiles, np, 0, false };
-    bool any = false;
-    for (;;) {
-        any = p_expr(&x) || any;
-        p_blanks(&x);
-        if (*x.s != ',')
+    bool any = false, bad = false;
+    for (const char *p = expr;;) {
+        const char *comma = strchr(p, ',');
+        pexpr x = { e, p, comma ? comma : p + strlen(p), profiles, np, 0, false };
+        any = p_tokens(&x, IN_TOP) || any;
+        bad = bad || x.bad;
+        if (!comma)
             break;
-        x.s++;
+        p = comma + 1;
     }
-    if (*x.s)
-        x.bad = true;
-    return x.bad ? -1 : any;
+    return bad ? -1 : any;
 }
 
 /* The first of doc's properties that Boot 2.4 on refuses in a
@@ -501,10 +537,17 @@ const spring_prop *spring_env_overridden(const spring_env *e, const spring_prop 
 /* ---- placeholders -------------------------------------------------------------------------- */
 
 static int resolve_text(const spring_env *e, const spring_prop *p, const char *text, bool use_env,
-                        int depth, long *budget, strbuf *out, sim_diag *d);
+                        int depth, budget *bg, strbuf *out, sim_diag *d);
+
+static int too_big(const budget *bg, sim_diag *d)
+{
+    return diag_file(d, bg->root->file, bg->root->line, bg->root->col,
+                     "%s: its placeholders expand to more than %d others or %u MiB",
+                     bg->root->name, MAX_PLACEHOLDERS, MAX_SPRING_MIB);
+}
 
 static int resolve_one(const spring_env *e, const spring_prop *p, const char *inner, bool use_env,
-                       int depth, long *budget, strbuf *out, sim_diag *d)
+                       int depth, budget *bg, strbuf *out, sim_diag *d)
 {
     const char *colon = strchr(inner, ':');
     char *name = colon ? xstrndup(inner, (size_t)(colon - inner)) : xstrdup(inner);
@@ -517,9 +560,9 @@ static int resolve_one(const spring_env *e, const spring_prop *p, const char *in
     }
     int rc;
     if (v)
-        rc = resolve_text(e, q, v, use_env, depth + 1, budget, out, d);
+        rc = resolve_text(e, q && q != p ? q : p, v, use_env, depth + 1, bg, out, d);
     else if (colon)
-        rc = resolve_text(e, p, colon + 1, use_env, depth + 1, budget, out, d);
+        rc = resolve_text(e, p, colon + 1, use_env, depth + 1, bg, out, d);
     else
         rc = diag_file(d, p->file, p->line, p->col, "%s: the placeholder ${%s} has no value: no "
                        "property %s%s, and no default (write ${%s:DEFAULT})", p->name, name,
@@ -530,7 +573,7 @@ static int resolve_one(const spring_env *e, const spring_prop *p, const char *in
 }
 
 static int resolve_text(const spring_env *e, const spring_prop *p, const char *text, bool use_env,
-                        int depth, long *budget, strbuf *out, sim_diag *d)
+                        int depth, budget *bg, strbuf *out, sim_diag *d)
 {
     if (depth > MAX_PLACEHOLDER_DEPTH)
         return diag_file(d, p->file, p->line, p->col, "%s: placeholders refer to each other in a "
@@ -542,7 +585,11 @@ static int resolve_text(const spring_env *e, const spring_prop *p, const char *t
             continue;
         }
         if (c[0] != '$' || c[1] != '{') {
-            sb_addn(out, c++, 1);
+            size_t n = strcspn(c + 1, "$\\") + 1;   /* up to the next placeholder */
+            if (out->len + n > (size_t)MAX_SPRING_MIB << 20)
+                return too_big(bg, d);
+            sb_addn(out, c, n);
+            c += n;
             continue;
         }
         int level = 1;
@@ -551,11 +598,10 @@ static int resolve_text(const spring_env *e, const spring_prop *p, const char *t
             level += end[0] == '{' && end[-1] == '$' ? 1 : end[0] == '}' ? -1 : 0;
         if (level)
             return diag_file(d, p->file, p->line, p->col, "%s: '${' without its '}'", p->name);
-        if (--*budget < 0)
-            return diag_file(d, p->file, p->line, p->col, "%s: its placeholders expand to more "
-                             "than %d others", p->name, MAX_PLACEHOLDERS);
+        if (--bg->left < 0)
+            return too_big(bg, d);
         char *inner = xstrndup(c + 2, (size_t)(end - 1 - (c + 2)));
-        int rc = resolve_one(e, p, inner, use_env, depth, budget, out, d);
+        int rc = resolve_one(e, p, inner, use_env, depth, bg, out, d);
         free(inner);
         if (rc != SIM_OK)
             return rc;
@@ -569,8 +615,8 @@ int spring_env_resolve(const spring_env *e, const spring_prop *p, bool use_env, 
 {
     strbuf sb = { 0 };
     sb_add(&sb, "");
-    long budget = MAX_PLACEHOLDERS;
-    int rc = resolve_text(e, p, p->value, use_env, 0, &budget, &sb, d);
+    budget bg = { MAX_PLACEHOLDERS, p };
+    int rc = resolve_text(e, p, p->value, use_env, 0, &bg, &sb, d);
     *out = rc == SIM_OK ? sb_take(&sb) : NULL;
     sb_free(&sb);
     return rc;

@@ -249,7 +249,7 @@ printf '%s\n' t_ms,event,node,consumer,msg,group,queue 0,consumer_start,node-1,c
     10,publish,,,a1,,qa 10,begin,node-1,c1,a1,,qa 15,end,node-1,c1,a1,,qa \
     20,publish,,,b1,,qb 20,begin,node-1,c1,b1,,qb 29,end,node-1,c1,b1,,qb >"$TMP/twoq.csv"
 "$LSIM" fit "$TMP/twoq.csv" >/dev/null 2>"$TMP/err" || fail "fit of two queues: $(cat "$TMP/err")"
-grep -qxF "lsim: warning: $TMP/twoq.csv: messages on more than one queue ('qa', 'qb', ...): the scenario has one queue, 'qa', with all of them" \
+grep -qxF "lsim: warning: $TMP/twoq.csv: messages on more than one queue ('qa', then 'qb'): the scenario has one queue, 'qa', with all of them" \
     "$TMP/err" || fail "fit of two queues: no warning: '$(cat "$TMP/err")'"
 
 # 10. A consumer id used again after its stop is another consumer's lifetime.

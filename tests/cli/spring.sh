@@ -248,6 +248,10 @@ gated() {
 gated '(prod | staging) & eu'
 imported '^  maxConcurrentConsumers: 2 ' -- "$TMP/app4/gated.yml" --profile prod
 imported '^  maxConcurrentConsumers: 10 ' -- "$TMP/app4/gated.yml" --profile prod --profile eu
+gated 'prod & & eu'          # Spring drops the empty element: prod & eu
+imported '^  maxConcurrentConsumers: 2 ' -- "$TMP/app4/gated.yml" --profile prod
+gated '(prod)(eu)'           # no operator: an "or"
+imported '^  maxConcurrentConsumers: 10 ' -- "$TMP/app4/gated.yml" --profile prod
 gated 'prod & eu | staging'
 expect_status 2 "$TMP/app4/gated.yml:3:1: on-profile 'prod & eu | staging' is not a profile expression Spring reads (names, !, & and |, with parentheses around & and | mixed): Spring Boot stops at startup" -- \
     "$LSIM" import "$TMP/app4/gated.yml" --profile prod
@@ -280,7 +284,7 @@ unset SPRING_PROFILES_ACTIVE spring_rabbitmq_listener_simple_maxconcurrency   # 
     done
     echo "$P.max-concurrency=\${x29}"
 } >"$TMP/app4/bomb.properties"
-expect_status 2 "$TMP/app4/bomb.properties:2:1: x1: its placeholders expand to more than 100000 others" -- \
+expect_status 2 "$TMP/app4/bomb.properties:31:1: $P.max-concurrency: its placeholders expand to more than 100000 others or 16 MiB" -- \
     timeout 60 "$LSIM" import "$TMP/app4/bomb.properties"
 {
     echo a0=5
@@ -293,7 +297,13 @@ deep=$TMP
 for c in a b c d e f g; do deep=$deep/$(printf "%0200d" 0 | tr 0 "$c"); done
 mkdir -p "$deep"
 cp "$TMP/env/application.properties" "$TMP/env/application-prod.properties" "$deep/"
-imported '^  maxConcurrentConsumers: 10 ' -- "$deep"
+imported '^  maxConcurrentConsumers: 10 .*/application-prod.properties:1$' -- "$deep"
+printf '%s\n' "$P.concurrency=0" >"$deep/application-prod.properties"
+expect_status 2 "$deep/application-prod.properties:1:1: $P.concurrency gives concurrentConsumers: 0 is out of range (1 to 100000)" -- \
+    "$LSIM" import "$deep"
+printf '%s\n' "$P.max-concurrency=\${XREF}" >"$TMP/app4/xref.properties"
+expect_status 2 "$TMP/app4/xref.properties:1:1: $P.max-concurrency: the placeholder \${NOPE_UNDEFINED} has no value: no property NOPE_UNDEFINED or environment variable, and no default (write \${NOPE_UNDEFINED:DEFAULT})" -- \
+    env XREF='${NOPE_UNDEFINED}' "$LSIM" import "$TMP/app4/xref.properties"
 
 # 5. Traps: a warning naming the file and line, and the run goes on.
 while IFS='|' read -r file warning; do
