@@ -215,11 +215,12 @@ static void blame_origin(const char *text, sim_diag *d)
     }
     *comma = 0;
     const char *name = origin, *from = comma + 2, *var = "environment variable ";
-    char msg[sizeof d->msg];
+    strbuf msg = { 0 };            /* diag_file cuts it to its own size */
     if (strncmp(from, var, strlen(var)) == 0) {
-        snprintf(msg, sizeof msg, "%s: %s gives %s", from + strlen(var), name, d->msg);
+        sb_addf(&msg, "%s: %s gives %s", from + strlen(var), name, d->msg);
         *d = (sim_diag){ 0 };
-        diag_file(d, "environment", 0, 0, "%s", msg);
+        diag_file(d, "environment", 0, 0, "%s", msg.s);
+        sb_free(&msg);
         free(origin);
         return;
     }
@@ -228,10 +229,11 @@ static void blame_origin(const char *text, sim_diag *d)
     long line = colon ? strtol(colon + 1, &end, 10) : 0;
     if (colon && line >= 1 && line <= INT_MAX && !*end) {
         *colon = 0;
-        snprintf(msg, sizeof msg, "%s gives %s", name, d->msg);
+        sb_addf(&msg, "%s gives %s", name, d->msg);
         *d = (sim_diag){ 0 };
-        diag_file(d, from, (int)line, 1, "%s", msg);
+        diag_file(d, from, (int)line, 1, "%s", msg.s);
     }
+    sb_free(&msg);
     free(origin);
 }
 

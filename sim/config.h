@@ -24,7 +24,7 @@
 
 typedef struct sim_diag {
     bool is_set;
-    char file[4096];               /* PATH_MAX: a long path stays whole */
+    char file[256];
     int line, col;                 /* 1-based; 0 when unknown */
     char msg[512];
 } sim_diag;

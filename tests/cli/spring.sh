@@ -298,9 +298,6 @@ for c in a b c d e f g; do deep=$deep/$(printf "%0200d" 0 | tr 0 "$c"); done
 mkdir -p "$deep"
 cp "$TMP/env/application.properties" "$TMP/env/application-prod.properties" "$deep/"
 imported '^  maxConcurrentConsumers: 10 .*/application-prod.properties:1$' -- "$deep"
-printf '%s\n' "$P.concurrency=0" >"$deep/application-prod.properties"
-expect_status 2 "$deep/application-prod.properties:1:1: $P.concurrency gives concurrentConsumers: 0 is out of range (1 to 100000)" -- \
-    "$LSIM" import "$deep"
 printf '%s\n' "$P.max-concurrency=\${XREF}" >"$TMP/app4/xref.properties"
 expect_status 2 "$TMP/app4/xref.properties:1:1: $P.max-concurrency: the placeholder \${NOPE_UNDEFINED} has no value: no property NOPE_UNDEFINED or environment variable, and no default (write \${NOPE_UNDEFINED:DEFAULT})" -- \
     env XREF='${NOPE_UNDEFINED}' "$LSIM" import "$TMP/app4/xref.properties"
