@@ -29,7 +29,9 @@
  * SMLC: the decision is the end of the starting consumer's cycle plus its
  * cycle overhead (of the consumers on the node in their gap at the
  * consumer_start, the one for which that comes closest to it); the
- * delivery is the first begin.
+ * delivery is the first begin.  The consumers a runtime call starts, one
+ * after another under consumersLock, are each a step of that run
+ * (call_runs).
  * DMLC: the invoker's thread starts at the receipt that asked for it, and
  * its consumer_start is stamped then, before it subscribes (as the model
  * stamps it); the delivery is its first `deliver` (or its first begin less
@@ -692,12 +694,156 @@ static double *smlc_decisions(const seq_ctx *s, const fit_knobs *k)
     return at;
 }
 
+/* The consumers a runtime call started (calls: the times of the setters
+ * that can add consumers, sorted).  addAndStartConsumers starts them one
+ * after another under consumersLock, each after the previous one's
+ * basic.consume, and none begins its first cycle before the lock is
+ * released after the last: a run of starts up to the first begin among
+ * them (the release), or up to the next call when none of them begins.
+ * Messages that end meanwhile decide nothing (their cycles wait for the
+ * lock).  Each step of the run, from one start to the next, is a start
+ * latency, and so is the last one's to the first begin where that
+ * message was waiting at the run's first start. */
+typedef struct call_runs {
+    const seq_ctx *s;
+    double *at;                    /* per rd->cons: the message decisions (cleared in runs) */
+    bool *in_run;                  /* along starts */
+    double *released;              /* along starts: for a run's first, its release */
+    fit_knobs *k;
+} call_runs;
+
+static double start_at(const seq_ctx *s, size_t j)
+{
+    return s->rd->cons[s->starts.idx[j]].t_start;
+}
+
+/* Node part [lo, hi) of starts from j on, for a run: its end; *got, the
+ * earliest first message among it (NULL: none begins). */
+static size_t run_end(const seq_ctx *s, size_t j, size_t hi, double next, const td_msg **got)
+{
+    double first = start_at(s, j);
+    *got = NULL;
+    for (; j < hi; j++) {
+        double t = start_at(s, j);
+        /* a start at the first begin joins only while all are at one
+         * instant (no latency): later, it is a start the release let in */
+        if (*got ? t > (*got)->t_begin || (t == (*got)->t_begin && t > first) : t >= next)
+            break;
+        const td_msg *f = s->first[s->starts.idx[j]];
+        if (f && f->t_begin >= t && (!*got || f->t_begin < (*got)->t_begin))
+            *got = f;
+    }
+    return j;
+}
+
+/* Whether starts[j], the first start at or after a call at `call` (and
+ * not before `from`, the release of the call before it), is the call's:
+ * a message's decision is no closer to it, or the lock was held at the
+ * call and it came within a hold; a call queued behind the run before it
+ * starts its own at that run's release. */
+static bool call_owns(const call_runs *cr, size_t lo, size_t j, double call, double from)
+{
+    const seq_ctx *s = cr->s;
+    double t = start_at(s, j), own = cr->at[s->starts.idx[j]];
+    if (!started_later(s, &s->rd->cons[s->starts.idx[j]]))
+        return false;
+    if (call < from)
+        return t <= from + START_HOLD_MAX_MS;
+    if (isnan(own) || fabs(t - own) >= t - call)
+        return true;
+    return j > lo && s->hold_max[j - 1] >= call && t - call <= START_HOLD_MAX_MS;
+}
+
+/* One run of starts [j, end): its samples, and no message decides them. */
+static void run_samples(call_runs *cr, size_t j, size_t end, const td_msg *got)
+{
+    const seq_ctx *s = cr->s;
+    bool waited = got && got->t_publish <= start_at(s, j);
+    for (size_t m = j; m < end; m++) {
+        if (m + 1 < end || waited) {
+            sample_add(&cr->k->start, (m + 1 < end ? start_at(s, m + 1) : got->t_begin) -
+                                          start_at(s, m));
+            cr->k->start_by_calls++;
+        }
+        cr->at[s->starts.idx[m]] = NAN;
+        cr->in_run[m] = true;
+    }
+}
+
+static void node_call_runs(call_runs *cr, int node, const double *calls, size_t ncalls)
+{
+    const seq_ctx *s = cr->s;
+    size_t lo, hi, after = 0;      /* after: the end of the last run */
+    node_starts(s, node, &lo, &hi);
+    double from = -INFINITY;       /* the last run's release */
+    for (size_t c = 0; c < ncalls; c++) {
+        size_t j = start_bound(s, lo, hi, calls[c], false);
+        if (j < after)
+            j = after;
+        if (j == hi || !call_owns(cr, lo, j, calls[c], from))
+            continue;
+        const td_msg *got;
+        size_t end = run_end(s, j, hi, c + 1 < ncalls ? calls[c + 1] : INFINITY, &got);
+        run_samples(cr, j, end, got);
+        after = end;
+        from = got ? got->t_begin : start_at(s, end - 1);
+        cr->released[j] = from;
+    }
+}
+
+/* The message-decided starts beside the runs: a cycle that ended during a
+ * run waited for the lock, so its decision came at the release; and a
+ * start whose consumer's first begin waited for a run that started after
+ * it (the setter was queued for the lock) tells nothing of its latency. */
+static void decisions_beside_runs(call_runs *cr)
+{
+    const seq_ctx *s = cr->s;
+    for (int node = 0; node < s->nnodes; node++) {
+        size_t lo, hi;
+        node_starts(s, node, &lo, &hi);
+        double first = NAN, release = NAN;       /* the last run so far */
+        for (size_t j = lo; j < hi; j++) {
+            if (cr->in_run[j]) {
+                if (!isnan(cr->released[j])) {
+                    first = start_at(s, j);
+                    release = cr->released[j];
+                }
+                continue;
+            }
+            double *at = &cr->at[s->starts.idx[j]];
+            if (*at >= first && *at < release)
+                *at = release;
+            const td_msg *f = s->first[s->starts.idx[j]];
+            if (j + 1 < hi && cr->in_run[j + 1] && f && start_at(s, j + 1) < f->t_begin)
+                *at = NAN;
+        }
+    }
+}
+
+static void call_start_latency(const seq_ctx *s, const double *calls, size_t ncalls,
+                               double *at, fit_knobs *k)
+{
+    size_t n = td_by_node_count(&s->starts);
+    call_runs cr = { .s = s, .at = at, .k = k, .in_run = xcalloc(n + 1, sizeof(bool)),
+                     .released = xcalloc(n + 1, sizeof(double)) };
+    for (size_t j = 0; j < n; j++)
+        cr.released[j] = NAN;
+    for (int node = 0; node < s->nnodes && !*s->stop; node++)
+        node_call_runs(&cr, node, calls, ncalls);
+    decisions_beside_runs(&cr);
+    free(cr.in_run);
+    free(cr.released);
+}
+
 /* SMLC: from each start's decision to the new consumer's first begin,
- * where its first message was waiting at the decision. */
-static void smlc_start_latency(const seq_ctx *s, fit_knobs *k)
+ * where its first message was waiting at the decision; and the starts of
+ * runtime calls. */
+static void smlc_start_latency(const seq_ctx *s, const double *calls, size_t ncalls,
+                               fit_knobs *k)
 {
     const run_data *rd = s->rd;
     double *at = smlc_decisions(s, k);
+    call_start_latency(s, calls, ncalls, at, k);
     for (size_t i = 0; i < rd->ncons && !*s->stop; i++) {
         const td_msg *f = s->first[i];
         if (f && !isnan(at[i]) && f->t_publish <= at[i] && f->t_begin >= at[i])
@@ -765,14 +911,14 @@ static void dmlc_lag(const seq_ctx *s, fit_knobs *k)
 /* ---- the two containers -------------------------------------------------------------- */
 
 void fit_measure_smlc(const run_data *rd, int batch, double receive_timeout_ms,
-                      double window_ms, fit_knobs *out)
+                      double window_ms, const double *calls, size_t ncalls, fit_knobs *out)
 {
     memset(out, 0, sizeof *out);
     seq_ctx s;
     seq_init(&s, rd);
     cycle_schedule(&s, batch < 1 ? 1 : batch, receive_timeout_ms, window_ms, out);
     idle_overhead(&s, receive_timeout_ms, out);
-    smlc_start_latency(&s, out);
+    smlc_start_latency(&s, calls, ncalls, out);
     sample_summarise(&out->lag);
     seq_fini(&s);
 }

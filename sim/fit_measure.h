@@ -36,14 +36,16 @@ typedef struct fit_knobs {
     int idle_stops, idle_polls;    /* stops used, polls they span */
     /* start latency: decision to the new consumer's first delivery */
     fit_samples start;
+    size_t start_by_calls;         /* of them, SMLC starts of runtime calls */
     /* DMLC: broker dispatch to receive() returning, for a waiting receive */
     fit_samples lag;
 } fit_knobs;
 
 /* SimpleMessageListenerContainer: batch = txSize / batchSize, receive
- * timeout, and the width of the overhead schedule's windows. */
+ * timeout, the width of the overhead schedule's windows, and the times of
+ * the runtime calls that can start consumers (sorted; on every node). */
 void fit_measure_smlc(const run_data *rd, int batch, double receive_timeout_ms,
-                      double window_ms, fit_knobs *out);
+                      double window_ms, const double *calls, size_t ncalls, fit_knobs *out);
 /* DefaultMessageListenerContainer: receive timeout (0: receive() waits for
  * ever, so no overhead of an empty receive can be seen). */
 void fit_measure_dmlc(const run_data *rd, double receive_timeout_ms, fit_knobs *out);

@@ -181,36 +181,82 @@ static void cache_level_yaml(const replay *r)
         }
 }
 
-/* runtime_calls "20000:setMaxConcurrentConsumers=8 45000:setConcurrentConsumers=2". */
-static void changes_yaml(const replay *r)
+/* One setter call of runtime_calls: its time (trace ms, as written), the
+ * property it sets (lower-case first letter) and the value. */
+typedef struct runtime_call {
+    const char *at, *value;
+    char key[64];
+} runtime_call;
+
+static bool only_of(const char *s, const char *set)
 {
-    char *v = meta_text(r, "runtime_calls");
-    if (!v)
-        return;
-    bool any = false;
-    char *save = NULL;
-    for (char *tok = strtok_r(v, " ,;", &save); tok; tok = strtok_r(NULL, " ,;", &save)) {
+    return *s && strspn(s, set) == strlen(s);
+}
+
+/* The next call of runtime_calls "20000:setMaxConcurrentConsumers=8
+ * 45000:setConcurrentConsumers=2" (v as strtok_r takes it), skipping what
+ * a scenario could not hold unquoted: a time, a setter, a value. */
+static bool next_call(char *v, char **save, runtime_call *c)
+{
+    for (char *tok = strtok_r(v, " ,;", save); tok; tok = strtok_r(NULL, " ,;", save)) {
         char *colon = strchr(tok, ':'), *eq = strchr(tok, '=');
         if (!colon || !eq || eq < colon || strncmp(colon + 1, "set", 3) != 0)
             continue;
         *colon = *eq = '\0';
-        char key[64];
-        snprintf(key, sizeof key, "%s", colon + 4);
-        key[0] = (char)tolower((unsigned char)key[0]);
-        /* only what a scenario can hold unquoted: a time, a setter, a value */
-        if (!key[0] || strspn(key, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ") !=
-                           strlen(key) || !tok[0] || strspn(tok, "0123456789.") != strlen(tok) ||
-            !eq[1] || strspn(eq + 1, "0123456789-") != strlen(eq + 1))
-            continue;
+        snprintf(c->key, sizeof c->key, "%s", colon + 4);
+        c->key[0] = (char)tolower((unsigned char)c->key[0]);
+        c->at = tok;
+        c->value = eq + 1;
+        if (only_of(c->key, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ") &&
+            only_of(c->at, "0123456789.") && only_of(c->value, "0123456789-"))
+            return true;
+    }
+    return false;
+}
+
+static void changes_yaml(const replay *r)
+{
+    char *v = meta_text(r, "runtime_calls");
+    bool any = false;
+    char *save = NULL;
+    runtime_call c;
+    for (char *p = v; v && next_call(p, &save, &c); p = NULL) {
         if (!any)
             sb_add(r->b, "  # the trace's runtime_calls, as the setters were called\n"
                          "  changes:\n");
         any = true;
-        bool numeric = strspn(eq + 1, "0123456789") == strlen(eq + 1);
+        bool numeric = only_of(c.value, "0123456789");
         sb_addf(r->b, numeric ? "    - { at: %sms, %s: %s }\n" : "    - { at: %sms, %s: \"%s\" }\n",
-                tok, key, eq + 1);
+                c.at, c.key, c.value);
     }
     free(v);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The times of the runtime calls that can start consumers (an SMLC's
+ * setConcurrentConsumers and setConcurrency), sorted; *n of them. */
+static double *adding_calls(const replay *r, size_t *n)
+{
+    char *v = meta_text(r, "runtime_calls");
+    double *at = NULL;
+    size_t cap = 0;
+    char *save = NULL;
+    runtime_call c;
+    *n = 0;
+    for (char *p = v; v && next_call(p, &save, &c); p = NULL)
+        if (strcmp(c.key, "concurrentConsumers") == 0 || strcmp(c.key, "concurrency") == 0) {
+            xgrow((void **)&at, &cap, *n + 1, sizeof *at);
+            at[(*n)++] = strtod(c.at, NULL);
+        }
+    free(v);
+    if (at)
+        qsort(at, *n, sizeof *at, cmp_double);
+    return at;
 }
 
 /* ---- nodes ---------------------------------------------------------------------------- */
@@ -398,6 +444,10 @@ static void start_yaml(strbuf *b, const fit_knobs *k, fit_container kind)
         sb_add(b, "  #   no start shows it: left at the model's default\n");
         return;
     }
+    if (k->start_by_calls)
+        sb_addf(b, "  #   %zu of the samples are starts of runtime calls: they start one after "
+                   "another,\n  #   so each from a start to the next (the last: to the first "
+                   "begin among them)\n", k->start_by_calls);
     sampled_yaml(b, &k->start, "startLatency");
 }
 
@@ -427,7 +477,10 @@ static void knobs_yaml(const replay *r)
         lag_yaml(r->b, &k);
         idle_yaml(r->b, &k, "idleReceiveOverhead", rt);
     } else {
-        fit_measure_smlc(r->rd, (int)batch, rt, FIT_WINDOW_MS, &k);
+        size_t ncalls = 0;
+        double *calls = r->kind == FIT_SMLC ? adding_calls(r, &ncalls) : NULL;
+        fit_measure_smlc(r->rd, (int)batch, rt, FIT_WINDOW_MS, calls, ncalls, &k);
+        free(calls);
         start_yaml(r->b, &k, r->kind);
         if (r->kind == FIT_SMLC) {
             cycle_yaml(r->b, &k, (int)batch, FIT_WINDOW_MS);

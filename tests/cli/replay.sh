@@ -1,9 +1,9 @@
 #!/bin/sh
 # replay.sh LSIM -- `lsim fit TRACE --replay`: self-consistency (a run with
-# known overheads, its trace, the replay fit on it: each overhead recovered
-# within 5 %, every consumer start and stop within 1 ms), the shared real
-# traces replayed with no hand edits within compare's default tolerances,
-# and bad traces refused.  Run from the top of the repository.
+# known overheads, runtime calls among them, its trace, the replay fit on
+# it: each overhead recovered within 5 %, every consumer start and stop
+# within 1 ms), the shared real traces replayed with no hand edits within
+# compare's default tolerances, and bad traces refused.  Run from the top of the repository.
 set -u
 LSIM=${1:-build/lsim}
 . tests/cli/lib.sh
@@ -76,6 +76,22 @@ self_check tests/cli/replay/smlc-schedule-batch4.yaml startLatency=7 cycleOverhe
     cycleOverhead@12000=1.5 cycleOverhead@60000=1.5 idlePollOverhead=0.8
 self_check tests/cli/replay/dmlc-idle.yaml startLatency=6 receiveLag=0.3 \
     idleReceiveOverhead=1.2
+self_check tests/cli/replay/smlc-runtime-calls.yaml startLatency=8 cycleOverhead=1 \
+    idlePollOverhead=0.5
+# The runs of runtime calls at their edges: each replay's start latency and
+# its starts and stops within 1 ms (these runs need not stop a consumer).
+for c in calls-in-dynamic-hold:80 calls-10ms-apart:20 calls-idle:8 calls-release-dynamic:9 \
+    calls-light-load:7; do
+    count=$((count + 1))
+    base=$TMP/${c%:*}
+    "$LSIM" run "tests/cli/replay/${c%:*}.yaml" --trace "$base.csv" --out "$base.db" --quiet \
+        >/dev/null && "$LSIM" fit "$base.csv" --replay -o "$base-replay.yaml" ||
+        fail "${c%:*}: run or fit"
+    check_knobs "$base-replay.yaml" "startLatency=${c#*:}" || fail "${c%:*}: startLatency"
+    "$LSIM" compare "$base-replay.yaml" "$base.csv" --out "$base-cmp.db" --quiet \
+        --tolerance consumer_start_max_abs_ms=1 --tolerance consumer_stop_max_abs_ms=1 \
+        >/dev/null 2>&1 || fail "${c%:*}: the replay is not within 1 ms"
+done
 
 # 2. The shared real traces: fit --replay, then run and compare, no edits.
 for trace in A-burst C-groups-skew smlc-S1-burst-scaleup; do

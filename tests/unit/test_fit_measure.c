@@ -49,7 +49,7 @@ static void smlc_cycle_sum_and_idle_polls(void **state)
     double last_end = rd.msgs[rd.nmsgs - 1].t_end;
     rd.cons[0].t_stop = last_end + 3.5 + 4 * 1000.7;   /* the cycle's overhead, as the model spends it */
     fit_knobs k;
-    fit_measure_smlc(&rd, 2, 1000, 5000, &k);
+    fit_measure_smlc(&rd, 2, 1000, 5000, NULL, 0, &k);
     assert_int_equal(k.ncycle, 1);
     assert_float_equal(k.cycle[0].value_ms, 3.5, 1e-9);
     assert_int_equal(k.cycle_gaps, 38);        /* 39 gaps, one not waiting */
@@ -132,7 +132,7 @@ static void smlc_start_decision_closest_first_on_a_tie(void **state)
     msg(&rd, 250, 300, 310, 1, NAN);
     msg(&rd, 20, 45, 50, 2, NAN);
     fit_knobs k;
-    fit_measure_smlc(&rd, 1, 1000, 5000, &k);
+    fit_measure_smlc(&rd, 1, 1000, 5000, NULL, 0, &k);
     assert_int_equal(k.cycle_gaps, 5);
     assert_int_equal(k.ncycle, 1);
     assert_float_equal(k.cycle[0].value_ms, 2, 1e-9);
@@ -144,6 +144,47 @@ static void smlc_start_decision_closest_first_on_a_tie(void **state)
 
 /* A schedule's value at t: the last step begun by t (one that begins at t
  * has begun), 0 before the first. */
+/* Starts a runtime call asked for (at 100): three, one after another
+ * every 30 ms under the lock, all beginning at its release (190.5); a
+ * message of consumer 1 ends in the run (its decision at 121 is nearer the
+ * second and third starts than the call) and decides nothing.  The call at
+ * 500 starts none: the next start (900.2) is a message's decision (consumer
+ * 0's end at 899 plus its 1 ms cycle overhead), 29.9 ms before its begin. */
+static void smlc_starts_of_a_runtime_call(void **state)
+{
+    (void)state;
+    run_data rd;
+    one_node(&rd);
+    consumer(&rd, 0, 0, NAN);
+    consumer(&rd, 1, 0, NAN);
+    consumer(&rd, 2, 100.3, NAN);
+    consumer(&rd, 3, 130.3, NAN);
+    consumer(&rd, 4, 160.3, NAN);
+    consumer(&rd, 5, 900.2, NAN);
+    for (int i = 0; i < 90; i++)
+        msg(&rd, 0, 10 * i, 10 * i + 9, 0, NAN);   /* cycle overhead 1 ms */
+    msg(&rd, 0, 930, 939, 0, NAN);
+    msg(&rd, 0, 60, 120, 1, NAN);
+    msg(&rd, 0, 191, 250, 1, NAN);
+    msg(&rd, 0, 190.5, 200, 2, NAN);
+    msg(&rd, 0, 190.6, 200, 3, NAN);
+    msg(&rd, 0, 190.7, 200, 4, NAN);
+    msg(&rd, 0, 929.9, 940, 5, NAN);
+    const double calls[] = { 100, 500 };
+    fit_knobs k;
+    fit_measure_smlc(&rd, 1, 1000, 5000, calls, 2, &k);
+    assert_int_equal(k.ncycle, 1);
+    assert_float_equal(k.cycle[0].value_ms, 1, 1e-9);
+    assert_int_equal(k.start.n, 4);
+    assert_int_equal(k.start_by_calls, 3);
+    assert_float_equal(k.start.v[0], 29.9, 1e-9);
+    assert_float_equal(k.start.v[1], 30, 1e-9);
+    assert_float_equal(k.start.v[2], 30, 1e-9);
+    assert_float_equal(k.start.v[3], 30.2, 1e-9);
+    fit_knobs_free(&k);
+    run_data_free(&rd);
+}
+
 static void step_at_the_edges(void **state)
 {
     (void)state;
@@ -183,6 +224,7 @@ int main(void)
         cmocka_unit_test(dmlc_lag_and_start),
         cmocka_unit_test(dmlc_lag_reads_its_own_node),
         cmocka_unit_test(smlc_start_decision_closest_first_on_a_tie),
+        cmocka_unit_test(smlc_starts_of_a_runtime_call),
         cmocka_unit_test(step_at_the_edges),
         cmocka_unit_test(prediction_band_is_order_statistics),
     };
