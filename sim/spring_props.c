@@ -252,6 +252,17 @@ static int expr_matches(spring_env *e, const char *expr, const char *const *prof
     return bad ? -1 : any;
 }
 
+/* Whether relaxed name r is `name` or an item of it (name[0], ...): the
+ * text after the name is nothing or an index; *item says which. */
+static bool names_property(const char *r, const char *name, bool *item)
+{
+    size_t n = strlen(name);
+    if (strncmp(r, name, n) != 0 || (r[n] && r[n] != '['))
+        return false;
+    *item = r[n] == '[';
+    return true;
+}
+
 /* The first of doc's properties that Boot 2.4 on refuses in a
  * profile-specific file or document (InvalidConfigDataPropertyException),
  * or -1. */
@@ -259,13 +270,11 @@ static ptrdiff_t profile_specific_error(const sdoc *doc)
 {
     static const char *const names[] = { "spring.profiles.active", "spring.profiles.include",
                                           "spring.profiles.default" };
+    bool item;
     for (size_t j = 0; j < doc->props.n; j++)
-        for (size_t k = 0; k < 3; k++) {
-            const char *r = doc->props.v[j].relaxed;
-            size_t n = strlen(names[k]);
-            if (strncmp(r, names[k], n) == 0 && (r[n] == 0 || r[n] == '['))
+        for (size_t k = 0; k < 3; k++)
+            if (names_property(doc->props.v[j].relaxed, names[k], &item))
                 return (ptrdiff_t)j;
-        }
     return -1;
 }
 
@@ -307,8 +316,6 @@ static void commit(spring_env *e, doc_list *docs, const char *const *profiles, s
  * replaces an earlier document's. */
 static char *files_active(const doc_list *docs)
 {
-    static const char name[] = "spring.profiles.active";
-    const size_t n = sizeof name - 1;
     char *v = NULL;
     for (size_t i = 0; i < docs->n; i++) {
         if (docs->v[i].on_profile)
@@ -317,9 +324,9 @@ static char *files_active(const doc_list *docs)
         bool any = false, listed = false;
         for (size_t j = 0; j < docs->v[i].props.n; j++) {
             const spring_prop *p = &docs->v[i].props.v[j];
-            if (strncmp(p->relaxed, name, n) != 0 || (p->relaxed[n] && p->relaxed[n] != '['))
+            bool item;
+            if (!names_property(p->relaxed, "spring.profiles.active", &item))
                 continue;
-            bool item = p->relaxed[n] == '[';
             if (!item || !listed)  /* a text, or a list's first item: it starts again */
                 sb.len = 0;
             else
