@@ -3,8 +3,8 @@
 # known overheads, its trace, the replay fit on it: each overhead recovered
 # within 5 %, every consumer start and stop within 1 ms), the shared real
 # traces replayed with no hand edits within compare's default tolerances,
-# bad traces refused, and a run's own trace at distance zero with a
-# shutdown before its last end.  Run from the top of the repository.
+# bad traces refused, and a run's own trace at distance zero at the end of
+# the observation.  Run from the top of the repository.
 set -u
 LSIM=${1:-build/lsim}
 . tests/cli/lib.sh
@@ -293,10 +293,12 @@ expect_status 2 "$TMP/wnul.csv:3: a NUL byte: not a text file" -- "$LSIM" run "$
 printf '%s\n' $H >"$TMP/hdr.csv"
 expect_status 2 "$TMP/hdr.csv: no message is published in it: there is no workload to fit" -- "$LSIM" fit "$TMP/hdr.csv"
 
-# 12. The end of the observation.  With a shutdown_ms written before the
-#     last end of a run's own trace, the trace is at distance zero from the
-#     run, replayed (fit --replay) or through its own scenario: both sides
-#     count what happened by the shutdown and nothing after.
+# 12. The end of the observation.  A run traced with messages still running
+#     at its end is at distance zero from its trace, replayed (fit --replay)
+#     or through its own scenario: a message that had run longer than the
+#     mean service time when the trace ended runs past that end in the
+#     replay too.  With a shutdown_ms written before the trace's last end,
+#     both sides count what happened by the shutdown and nothing after.
 #     (The run has no empty poll overhead: no consumer stops in it, so fit
 #     has nothing to measure that overhead from.)
 SS="scenarios/smlc-steady.yaml --set container.idlePollOverhead=0"
@@ -327,6 +329,10 @@ assert not bad and c["real"] == int(sys.argv[2]), bad
 PY
     done
 }
+running=$(awk -F, '$2 == "begin" { b[$5] = $1 } $2 == "end" { delete b[$5] }
+                  END { for (k in b) if (b[k] < 599800) n++; print n + 0 }' "$TMP/end.csv")
+[ "$running" -ge 1 ] || fail "the run's trace has no message running long at its end"
+distance_zero end "$TMP/end.csv" 600000          # the run's duration, 10 m
 distance_zero shut "$TMP/shut.csv" 300000
 
 echo "$count replay checks, $failures failed"
