@@ -10,7 +10,11 @@
  * ahead until the oldest publish it holds has ended, keeping the publishes
  * met on the way: what it holds is what the real system had in flight.  A
  * message the trace never finished gets the mean service time of those that
- * did, and the run says so.
+ * did, and the run says so; but one still running when the trace ends (its
+ * begin neither ended, nor taken back, nor followed by its consumer's stop)
+ * is censored, its service known to be longer than it had run: it gets the
+ * mean only if that is longer, else it ends just after the trace's end, so
+ * a replay does not finish it inside the observation.
  */
 #include "arrivals.h"
 #include "mem.h"
@@ -131,6 +135,8 @@ typedef struct pending {
     uint64_t key;                  /* hash of the message id */
     sim_time t;
     sim_time service;              /* -1 until its end is read */
+    sim_time begin;                /* its open begin (not ended, not taken back), -1 none */
+    uint64_t who;                  /* the consumer of that begin (consumer_key) */
     int32_t group;
     uint32_t next_same;            /* the ring position + 1 of the next unended publish of
                                     * its key, 0 none */
@@ -147,6 +153,13 @@ typedef struct key_slot {
     uint32_t first, last;
 } key_slot;
 
+/* When a consumer last stopped: a message it had begun and not ended is
+ * not running after that.  Open addressing by key, at most half full. */
+typedef struct consumer_stop {
+    uint64_t who;                  /* consumer_key; 0: an empty slot */
+    sim_time t;
+} consumer_stop;
+
 /* Ring positions fit 32 bits: the ring stops growing at 2^31 publishes
  * (64 GB of them) in flight. */
 #define RING_MAX ((size_t)1 << 31)
@@ -160,6 +173,10 @@ typedef struct trace_arrivals {
     key_slot *slots;               /* the index: nslots a power of two */
     size_t nslots, nkeys;
     bool at_eof;
+    sim_time end;                  /* the trace's end: its last event, shutdown or
+                                    * observed_until, the latest */
+    consumer_stop *stops;          /* each consumer's last stop: nstop_slots a power of two */
+    size_t nstop_slots, nstops;
     double service_sum;            /* for messages the trace never finished */
     uint64_t service_count, unfinished;
 } trace_arrivals;
@@ -170,6 +187,53 @@ static uint64_t msg_key(const char *s)
     for (; *s; s++)
         h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
     return h;
+}
+
+/* A hash of a consumer's node and id (never 0). */
+static uint64_t consumer_key(const char *node, const char *consumer)
+{
+    uint64_t h = msg_key(node);
+    h = (h ^ 0xff) * 0x100000001b3ULL;   /* a byte no UTF-8 text has, between the two */
+    for (const char *s = consumer; *s; s++)
+        h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
+    return h ? h : 1;
+}
+
+/* ---- the consumers' stops ------------------------------------------------------- */
+
+/* The slot of `who`, or the empty slot where it would go. */
+static consumer_stop *stop_slot(const trace_arrivals *t, uint64_t who)
+{
+    size_t i = (size_t)((who * 0x9e3779b97f4a7c15ULL) >> 32) & (t->nstop_slots - 1);
+    while (t->stops[i].who && t->stops[i].who != who)
+        i = (i + 1) & (t->nstop_slots - 1);
+    return &t->stops[i];
+}
+
+static void stop_record(trace_arrivals *t, uint64_t who, sim_time at)
+{
+    if (2 * (t->nstops + 1) > t->nstop_slots) {
+        consumer_stop *old = t->stops;
+        size_t nold = t->nstop_slots;
+        t->nstop_slots = nold ? 2 * nold : 64;
+        t->stops = xcalloc(t->nstop_slots, sizeof *t->stops);
+        for (size_t i = 0; i < nold; i++)
+            if (old[i].who)
+                *stop_slot(t, old[i].who) = old[i];
+        free(old);
+    }
+    consumer_stop *s = stop_slot(t, who);
+    t->nstops += s->who == 0;
+    *s = (consumer_stop){ .who = who, .t = at };
+}
+
+/* When `who` last stopped; -1 if it never did. */
+static sim_time stop_time(const trace_arrivals *t, uint64_t who)
+{
+    if (!t->nstops)
+        return -1;
+    const consumer_stop *s = stop_slot(t, who);
+    return s->who ? s->t : -1;
 }
 
 /* ---- the index of unended publishes -------------------------------------------- */
@@ -256,6 +320,16 @@ static pending *ring_find(trace_arrivals *t, uint64_t key)
     return p;
 }
 
+/* The oldest pending publish of `key` that has not ended, left in the
+ * index; NULL when there is none. */
+static pending *ring_peek(trace_arrivals *t, uint64_t key)
+{
+    if (!t->nkeys)
+        return NULL;
+    key_slot *s = slot_find(t, key);
+    return s->first ? &t->ring[s->first - 1] : NULL;
+}
+
 /* A publish read: onto the ring, and into the index.  A ring that grows
  * moves its entries, and an index that would pass three quarters full
  * (counting the new key, in case it is new) doubles: either way the index
@@ -309,7 +383,21 @@ static bool read_ahead(sim_ctx *ctx, trace_arrivals *t)
     if (ev.kind == TEV_PUBLISH) {
         int g = ev.group[0] ? sim_group_intern(ctx, ev.group, strlen(ev.group)) : -1;
         ring_push(ctx, t, (pending){ .key = msg_key(ev.msg), .t = ev.t_ns, .group = g,
-                                     .service = -1 });
+                                     .service = -1, .begin = -1 });
+    } else if (ev.kind == TEV_BEGIN) {
+        pending *p = ring_peek(t, msg_key(ev.msg));
+        if (p) {
+            p->begin = ev.t_ns;
+            p->who = consumer_key(ev.node, ev.consumer);
+        }
+    } else if (ev.kind == TEV_REQUEUE) {
+        /* Taken back from the consumer that began it (as the reader pairs
+         * them): not running until its next begin. */
+        pending *p = ring_peek(t, msg_key(ev.msg));
+        if (p && p->begin >= 0 && p->who == consumer_key(ev.node, ev.consumer))
+            p->begin = -1;
+    } else if (ev.kind == TEV_CONSUMER_STOP) {
+        stop_record(t, consumer_key(ev.node, ev.consumer), ev.t_ns);
     } else if (ev.kind == TEV_END) {
         pending *p = ring_find(t, msg_key(ev.msg));
         if (p) {
@@ -321,6 +409,59 @@ static bool read_ahead(sim_ctx *ctx, trace_arrivals *t)
     return true;
 }
 
+/* True for an unended message still running at the trace's end: begun,
+ * and neither taken back nor left by its consumer's stop since (a consumer
+ * whose channel closed may stop without ending or requeueing what it held;
+ * a stop at the very time of the begin counts as after it). */
+static bool still_running(const trace_arrivals *t, const pending *p)
+{
+    return p->begin >= 0 && stop_time(t, p->who) < p->begin;
+}
+
+/* The service of a message the trace never finished: the mean of those
+ * it did, or, for one still running at the trace's end that had already
+ * run as long, one microsecond (the trace's resolution) more than it had
+ * run, so that it ends just after that end. */
+static sim_time unfinished_service(const trace_arrivals *t, const pending *p, sim_time mean)
+{
+    if (!still_running(t, p) || mean > t->end - p->begin)
+        return mean;
+    return t->end - p->begin + 1000;
+}
+
+/* Says once, when the first unfinished message is handed out (at the end
+ * of the trace: the ring then holds every one of them), how many there
+ * are and what they get. */
+static void warn_unfinished(sim_ctx *ctx, const trace_arrivals *t, sim_time mean)
+{
+    uint64_t running = 0, waiting = 0;
+    for (size_t i = 0; i < t->n; i++) {
+        const pending *p = &t->ring[(t->head + i) & (t->cap - 1)];
+        if (p->service >= 0)
+            continue;
+        if (still_running(t, p))
+            running++;
+        else
+            waiting++;
+    }
+    strbuf b = { 0 };
+    sb_addf(&b, "%s: %llu messages never ended in the trace (it ends at %.3f ms): ", t->path,
+            (unsigned long long)(running + waiting), (double)t->end / 1e6);
+    if (waiting)
+        sb_addf(&b, "%llu not running then (never begun, taken back, or left by a stopped "
+                "consumer) get the mean service time of the others (%.3f ms)%s", (unsigned long long)waiting,
+                (double)mean / 1e6, running ? "; " : "");
+    if (running && waiting)
+        sb_addf(&b, "%llu still running get that mean too", (unsigned long long)running);
+    else if (running)
+        sb_addf(&b, "%llu still running get the mean service time of the others (%.3f ms)",
+                (unsigned long long)running, (double)mean / 1e6);
+    if (running)
+        sb_add(&b, " or, when they had already run longer, end a microsecond after the trace does");
+    sim_warn(ctx, "%s", b.s);
+    sb_free(&b);
+}
+
 static bool trace_next(sim_ctx *ctx, arrivals *a, arrival *out)
 {
     trace_arrivals *t = (trace_arrivals *)a;
@@ -329,16 +470,16 @@ static bool trace_next(sim_ctx *ctx, arrivals *a, arrival *out)
     if (t->n == 0)
         return false;
     pending p = t->ring[t->head];
-    if (p.service < 0)             /* the oldest of its key in the index */
-        index_take_oldest(t, slot_find(t, p.key));
+    if (p.service < 0) {
+        sim_time mean =
+            t->service_count ? (sim_time)(t->service_sum / (double)t->service_count) : 0;
+        if (t->unfinished++ == 0)
+            warn_unfinished(ctx, t, mean);
+        index_take_oldest(t, slot_find(t, p.key));  /* the oldest of its key in the index */
+        p.service = unfinished_service(t, &p, mean);
+    }
     t->head = (t->head + 1) & (t->cap - 1);
     t->n--;
-    if (p.service < 0) {
-        p.service = t->service_count ? (sim_time)(t->service_sum / (double)t->service_count) : 0;
-        if (t->unfinished++ == 0)
-            sim_warn(ctx, "%s: some messages never ended in the trace; they get the mean "
-                     "service time of the others", t->path);
-    }
     *out = (arrival){ .t = t->base.start + p.t, .group = p.group, .service = p.service };
     return true;
 }
@@ -349,6 +490,7 @@ static void trace_destroy(arrivals *a)
     trace_reader_close(t->r);
     free(t->ring);
     free(t->slots);
+    free(t->stops);
     free(t);
 }
 
@@ -366,7 +508,8 @@ const arrivals_ops arrivals_trace = {
     .has_service = trace_has_service, .destroy = trace_destroy,
 };
 
-/* Reads the whole trace once; returns its end (last event or shutdown). */
+/* Reads the whole trace once; returns its end (the latest of its last event,
+ * shutdown_ms and observed_until_ms). */
 static int trace_check(const char *path, sim_time *end, sim_diag *d)
 {
     trace_reader *r;
@@ -402,6 +545,7 @@ static int trace_create(sim_ctx *ctx, cfg_node *cfg, const char *stream, sim_tim
         trace_destroy(&t->base);
         return at_path(cfg, d);
     }
+    t->end = end;
     sim_set_workload_end(ctx, start + end);
     *out = &t->base;
     return SIM_OK;

@@ -2,7 +2,11 @@
  *
  * Consumer counts are step functions over [0, T], T the end of the real
  * observation (its shutdown, or its last event); their difference is
- * integrated exactly between events.  Quantiles are GSL's (linear
+ * integrated exactly between events.  The message metrics count the same
+ * window on both sides: a begin or an end after T is not seen (a trace
+ * may go on past its shutdown, a simulated run past T when the scenario's
+ * duration is longer), so a message still running at T is unfinished in
+ * both.  Quantiles are GSL's (linear
  * interpolation of the sorted values); the Kolmogorov-Smirnov distance is
  * the largest gap between the two empirical distribution functions.  The
  * group partition is each group's main consumer (the one that processed
@@ -215,16 +219,31 @@ static void scale_events(ctx *c, const run_data *sim, const td_by_node *sn,
               : "largest |sim - real| time of the k-th start on a node, ms");
 }
 
+/* ---- the observation window of the message metrics -------------------------------- */
+
+/* False for a message that never began or ended (NAN), as for one that did
+ * so after T. */
+static bool begun_by(const td_msg *m, double T)
+{
+    return m->t_begin <= T;
+}
+
+static bool ended_by(const td_msg *m, double T)
+{
+    return m->t_end <= T;
+}
+
 /* ---- latency and wait distributions --------------------------------------------- */
 
-static double *durations(const run_data *rd, bool wait, size_t *n)
+/* Latencies (waits) of the messages ended by T, sorted. */
+static double *durations(const run_data *rd, bool wait, double T, size_t *n)
 {
     double *v = xcalloc(rd->nmsgs + 1, sizeof *v);
     size_t k = 0;
     for (size_t i = 0; i < rd->nmsgs; i++) {
         const td_msg *m = &rd->msgs[i];
         double x = (wait ? m->t_begin : m->t_end) - m->t_publish;
-        if (!isnan(m->t_end) && !isnan(x))
+        if (ended_by(m, T) && !isnan(x))
             v[k++] = x;
     }
     qsort(v, k, sizeof *v, cmp_double);
@@ -249,10 +268,11 @@ static double ks_distance(const double *a, size_t na, const double *b, size_t nb
     return na && nb ? d : NAN;
 }
 
-static void distributions(ctx *c, const run_data *sim, const run_data *real, bool wait)
+static void distributions(ctx *c, const run_data *sim, const run_data *real, double T,
+                          bool wait)
 {
     size_t ns, nr;
-    double *s = durations(sim, wait, &ns), *r = durations(real, wait, &nr);
+    double *s = durations(sim, wait, T, &ns), *r = durations(real, wait, T, &nr);
     static const double qs[] = { 0.50, 0.90, 0.99 };
     static const char *const lat[] = { "p50_latency_rel_error", "p90_latency_rel_error",
                                        "p99_latency_rel_error" };
@@ -286,8 +306,8 @@ static int cmp_desc(const void *a, const void *b)
     return -cmp_double(a, b);
 }
 
-/* Completed messages per consumer, largest first; *n consumers. */
-static double *counts_of(const run_data *rd, int nodes, size_t *n)
+/* Messages completed by T per consumer, largest first; *n consumers. */
+static double *counts_of(const run_data *rd, int nodes, double T, size_t *n)
 {
     size_t total = 0;
     int *base = xcalloc((size_t)nodes + 1, sizeof *base);
@@ -303,7 +323,7 @@ static double *counts_of(const run_data *rd, int nodes, size_t *n)
     double *v = xcalloc(total + 1, sizeof *v);
     for (size_t i = 0; i < rd->nmsgs; i++) {
         const td_msg *m = &rd->msgs[i];
-        if (!isnan(m->t_end) && m->node >= 0 && m->node < nodes &&
+        if (ended_by(m, T) && m->node >= 0 && m->node < nodes &&
             (size_t)(base[m->node] + m->consumer) < total)
             v[base[m->node] + m->consumer]++;
     }
@@ -313,10 +333,11 @@ static double *counts_of(const run_data *rd, int nodes, size_t *n)
     return v;
 }
 
-static void consumer_counts(ctx *c, const run_data *sim, const run_data *real, int nodes)
+static void consumer_counts(ctx *c, const run_data *sim, const run_data *real, int nodes,
+                            double T)
 {
     size_t ns, nr;
-    double *s = counts_of(sim, nodes, &ns), *r = counts_of(real, nodes, &nr);
+    double *s = counts_of(sim, nodes, T, &ns), *r = counts_of(real, nodes, T, &nr);
     double worst = 0;
     for (size_t k = 0; k < ns || k < nr; k++) {
         double a = k < ns ? s[k] : 0, b = k < nr ? r[k] : 0;
@@ -347,9 +368,10 @@ static int cmp_pair(const void *x, const void *y)
     return p->b < q->b ? -1 : p->b > q->b;
 }
 
-/* Each group's main consumer (the one that processed most of its messages,
- * the lowest label on a tie), as one integer label; -1 for groups not seen. */
-static long *group_labels(const run_data *rd, int ngroups)
+/* Each group's main consumer (the one that began most of its messages by
+ * T, the lowest label on a tie), as one integer label; -1 for groups not
+ * seen. */
+static long *group_labels(const run_data *rd, int ngroups, double T)
 {
     long *label = xcalloc((size_t)ngroups + 1, sizeof *label);
     for (int g = 0; g < ngroups; g++)
@@ -363,7 +385,7 @@ static long *group_labels(const run_data *rd, int ngroups)
     for (size_t i = 0; i < rd->nmsgs; i++) {
         const td_msg *m = &rd->msgs[i];
         if (m->group >= 0 && m->group < ngroups && m->node >= 0 && m->node < nodes &&
-            m->consumer >= 0 && m->consumer < maxc)
+            m->consumer >= 0 && m->consumer < maxc && begun_by(m, T))
             v[n++] = (pair){ m->group, (long)m->node * maxc + m->consumer };
     }
     qsort(v, n, sizeof *v, cmp_pair);
@@ -426,14 +448,15 @@ static double adjusted_rand(const long *a, const long *b, int ngroups)
     return (index - expected) / (max - expected);
 }
 
-static void group_partition(ctx *c, const run_data *sim, const run_data *real, int ngroups)
+static void group_partition(ctx *c, const run_data *sim, const run_data *real, int ngroups,
+                            double T)
 {
     if (ngroups < 2) {
         add(c, "group_partition_disagreement", NAN, NAN, NAN,
             "1 - adjusted Rand index of groups by main consumer (no groups here)");
         return;
     }
-    long *a = group_labels(sim, ngroups), *b = group_labels(real, ngroups);
+    long *a = group_labels(sim, ngroups, T), *b = group_labels(real, ngroups, T);
     double ari = adjusted_rand(a, b, ngroups);
     add(c, "group_partition_disagreement", NAN, NAN, 1.0 - ari,
         "1 - adjusted Rand index of the groups partitioned by their main consumer");
@@ -441,9 +464,10 @@ static void group_partition(ctx *c, const run_data *sim, const run_data *real, i
     free(b);
 }
 
-/* Messages that began before an earlier-published message of their key had
- * ended (the engine's order_violations, from a timeline). */
-static double violations(const run_data *rd, int ngroups)
+/* Messages that began by T before an earlier-published message of their
+ * key had ended (the engine's order_violations, from a timeline); one not
+ * ended by T is still running then. */
+static double violations(const run_data *rd, int ngroups, double T)
 {
     double *max_end = xcalloc((size_t)ngroups + 1, sizeof *max_end);
     for (int g = 0; g <= ngroups; g++)
@@ -452,21 +476,23 @@ static double violations(const run_data *rd, int ngroups)
     for (size_t i = 0; i < rd->nmsgs; i++) {
         const td_msg *m = &rd->msgs[i];
         size_t key = m->group < 0 ? (size_t)ngroups : (size_t)m->group;
-        if (!isnan(m->t_begin) && max_end[key] > m->t_begin)
+        if (!begun_by(m, T))
+            continue;
+        if (max_end[key] > m->t_begin)
             count++;
-        double end = isnan(m->t_end) ? INFINITY : m->t_end;
-        if (!isnan(m->t_begin) && end > max_end[key])
+        double end = ended_by(m, T) ? m->t_end : INFINITY;
+        if (end > max_end[key])
             max_end[key] = end;
     }
     free(max_end);
     return count;
 }
 
-static double completed(const run_data *rd)
+static double completed(const run_data *rd, double T)
 {
     double n = 0;
     for (size_t i = 0; i < rd->nmsgs; i++)
-        n += !isnan(rd->msgs[i].t_end);
+        n += ended_by(&rd->msgs[i], T);
     return n;
 }
 
@@ -499,9 +525,9 @@ void compare_runs(const run_data *sim, const run_data *real, const cmp_tolerance
     td_by_node_free(&rn);
     if (*c.stop)
         return;
-    distributions(&c, sim, real, false);
-    distributions(&c, sim, real, true);
-    consumer_counts(&c, sim, real, nodes);
+    distributions(&c, sim, real, T, false);
+    distributions(&c, sim, real, T, true);
+    consumer_counts(&c, sim, real, nodes, T);
     if (*c.stop)
         return;
     int ngroups = 0;
@@ -509,12 +535,13 @@ void compare_runs(const run_data *sim, const run_data *real, const cmp_tolerance
         ngroups = real->msgs[i].group + 1 > ngroups ? real->msgs[i].group + 1 : ngroups;
     for (size_t i = 0; i < sim->nmsgs; i++)
         ngroups = sim->msgs[i].group + 1 > ngroups ? sim->msgs[i].group + 1 : ngroups;
-    group_partition(&c, sim, real, ngroups);
-    double vs = violations(sim, ngroups), vr = violations(real, ngroups);
+    group_partition(&c, sim, real, ngroups, T);
+    double vs = violations(sim, ngroups, T), vr = violations(real, ngroups, T);
     add(&c, "order_violations_diff", vs, vr, fabs(vs - vr),
         "messages that began before an earlier message of their group had ended");
-    double cs = completed(sim), cr = completed(real);
-    add(&c, "completed_diff", cs, cr, fabs(cs - cr), "messages that ended");
+    double cs = completed(sim, T), cr = completed(real, T);
+    add(&c, "completed_diff", cs, cr, fabs(cs - cr), "messages that ended by the end of the "
+        "real observation");
 }
 
 void compare_result_free(cmp_result *r)

@@ -3,7 +3,9 @@
 # known overheads, runtime calls among them, its trace, the replay fit on
 # it: each overhead recovered within 5 %, every consumer start and stop
 # within 1 ms), the shared real traces replayed with no hand edits within
-# compare's default tolerances, and bad traces refused.  Run from the top of the repository.
+# compare's default tolerances, bad traces refused, and a run's own trace
+# at distance zero at the end of the observation.  Run from the top of the
+# repository.
 set -u
 LSIM=${1:-build/lsim}
 . tests/cli/lib.sh
@@ -307,6 +309,48 @@ expect_status 0 -- "$LSIM" run "$TMP/wbom.yaml" --out "$TMP/w.db" --quiet
 expect_status 2 "$TMP/wnul.csv:3: a NUL byte: not a text file" -- "$LSIM" run "$TMP/wnul.yaml" --out "$TMP/w.db" --quiet
 printf '%s\n' $H >"$TMP/hdr.csv"
 expect_status 2 "$TMP/hdr.csv: no message is published in it: there is no workload to fit" -- "$LSIM" fit "$TMP/hdr.csv"
+
+# 12. The end of the observation.  A run traced with messages still running
+#     at its end is at distance zero from its trace, replayed (fit --replay)
+#     or through its own scenario: a message that had run longer than the
+#     mean service time when the trace ended runs past that end in the
+#     replay too.  With a shutdown_ms written before the trace's last end,
+#     both sides count what happened by the shutdown and nothing after.
+#     (The run has no empty poll overhead: no consumer stops in it, so fit
+#     has nothing to measure that overhead from.)
+SS="scenarios/smlc-steady.yaml --set container.idlePollOverhead=0"
+"$LSIM" run $SS --trace "$TMP/end.csv" --out "$TMP/end.db" --quiet >/dev/null || fail "run $SS"
+sed 's/^# observed_until_ms: .*/&\n# shutdown_ms: 300000 (written by the test)/' "$TMP/end.csv" >"$TMP/shut.csv"
+# distance_zero NAME TRACE UNTIL_MS: fit --replay and the scenario, each
+# compared with TRACE: every difference zero, completed the trace's ends
+# by UNTIL_MS.
+distance_zero() {
+    count=$((count + 1))
+    ends=$(awk -F, -v until="$3" '$2 == "end" && $1 <= until + 0 { n++ } END { print n + 0 }' "$2")
+    "$LSIM" fit "$2" --replay -o "$TMP/$1-replay.yaml" 2>/dev/null || fail "$1: fit --replay"
+    for how in replay scenario; do
+        if [ $how = replay ]; then
+            "$LSIM" compare "$TMP/$1-replay.yaml" "$2" --json --quiet --out "$TMP/$1-$how.db" \
+                >"$TMP/$1-$how.json"
+        else
+            "$LSIM" compare $SS "$2" --json --quiet --out "$TMP/$1-$how.db" >"$TMP/$1-$how.json"
+        fi
+        /usr/bin/python3 - "$TMP/$1-$how.json" "$ends" "$1, $how" <<'PY' || fail "$1, $how: not at distance zero"
+import json, sys
+m = json.load(open(sys.argv[1]))["metrics"]
+bad = {k: v["difference"] for k, v in m.items() if v["difference"] not in (0, None)}
+c = m["completed_diff"]
+print("  %-15s completed: sim %d, real %d, the trace's ends %s; differences: %s" % (
+    sys.argv[3], c["sim"], c["real"], sys.argv[2], bad or "none"))
+assert not bad and c["real"] == int(sys.argv[2]), bad
+PY
+    done
+}
+running=$(awk -F, '$2 == "begin" { b[$5] = $1 } $2 == "end" { delete b[$5] }
+                  END { for (k in b) if (b[k] < 599800) n++; print n + 0 }' "$TMP/end.csv")
+[ "$running" -ge 1 ] || fail "the run's trace has no message running long at its end"
+distance_zero end "$TMP/end.csv" 600000          # the run's duration, 10 m
+distance_zero shut "$TMP/shut.csv" 300000
 
 echo "$count replay checks, $failures failed"
 [ "$failures" -eq 0 ]

@@ -136,6 +136,52 @@ static void latency_quantiles_and_ks(void **state)
     run_data_free(&sim);
 }
 
+/* The message metrics count the real observation [0, T] on both sides.
+ * A trace whose shutdown (T = 100 ms) comes before its last end goes on:
+ * m2 ends at 150 ms, m3 is published, begun and ended after T.  A run cut
+ * at T has m2 unfinished and no m3; a run that goes on has what the trace
+ * has.  Against either, the trace is at distance zero: 2 completed each
+ * (m1, m4), the same latencies and counts per consumer, one violation (m4
+ * begins while m2, of its group, runs). */
+static void messages_counted_until_the_observation_end(void **state)
+{
+    (void)state;
+    run_data real, cut, longer;
+    one_node(&real, 100);
+    one_node(&cut, 100);
+    one_node(&longer, 200);
+    run_data *all[] = { &real, &cut, &longer };
+    for (int k = 0; k < 3; k++) {
+        run_data *rd = all[k];
+        msg(rd, 0, 10, 50, -1, 0, 0);
+        msg(rd, 0, 20, rd == &cut ? NAN : 150, 0, 0, 1);
+        msg(rd, 1, 90, 95, 0, 0, 0);
+        if (rd != &cut)
+            msg(rd, 110, 120, 130, 0, 0, 0);
+        consumer(rd, 0, 0, 0, NAN);
+        consumer(rd, 0, 1, 0, NAN);
+    }
+    const char *zero[] = { "p50_latency_rel_error", "p99_latency_rel_error", "latency_ks",
+                           "p99_wait_rel_error", "wait_ks", "consumer_counts_max_rel_error",
+                           "order_violations_diff", "completed_diff" };
+    const run_data *sims[] = { &cut, &longer };
+    for (int k = 0; k < 2; k++) {
+        cmp_result r;
+        compare_runs(sims[k], &real, NULL, 0, &r);
+        for (size_t i = 0; i < sizeof zero / sizeof *zero; i++)
+            if (find(&r, zero[i])->diff != 0)
+                fail_msg("%s against the %s run: %g", zero[i], k ? "longer" : "cut",
+                         find(&r, zero[i])->diff);
+        assert_true(find(&r, "completed_diff")->real == 2 && find(&r, "completed_diff")->sim == 2);
+        assert_true(find(&r, "order_violations_diff")->real == 1);
+        assert_true(find(&r, "consumer_counts_max_rel_error")->real == 2);
+        compare_result_free(&r);
+    }
+    run_data_free(&real);
+    run_data_free(&cut);
+    run_data_free(&longer);
+}
+
 /* 20000 draws from gamma(shape 4), lognormal(sigma 0.5) and exponential:
  * AIC picks the law they came from, with parameters within 3 %. */
 static void service_fits_pick_the_right_law(void **state)
@@ -267,6 +313,7 @@ int main(void)
         cmocka_unit_test(consumer_counts_and_scale_events),
         cmocka_unit_test(group_partition_ignores_numbering),
         cmocka_unit_test(latency_quantiles_and_ks),
+        cmocka_unit_test(messages_counted_until_the_observation_end),
         cmocka_unit_test(service_fits_pick_the_right_law),
         cmocka_unit_test(zipf_exponent_recovered),
         cmocka_unit_test(consumers_grouped_by_node),

@@ -155,11 +155,85 @@ static void a_ring_and_index_that_grow_at_once(void **state)
     free(dir);
 }
 
+/* Messages the trace never finished.  p1..p10 are served 100 ms each (the
+ * mean); the trace ends at 1000 ms.  p11 began at 200 and still runs: it
+ * had run 800 ms, longer than the mean, so it gets a microsecond more and
+ * ends just after the trace.  p12 began at 300 and was taken back at 400:
+ * not running, the mean.  p13 began at 310, was taken back and began again
+ * at 330 on another consumer (a requeue by the first consumer at 340
+ * does not take it back): 670 ms and a microsecond.  p14 began at 500 and its
+ * consumer stopped at 600 without ending it: not running, the mean.  p15
+ * began at 950: 50 ms run, less than the mean, which it gets.  p16 never
+ * began: the mean.  The same with a shutdown at 500 ms: a message still
+ * running at the last event (1000 ms) had run until then, so the trace's
+ * end is that event, not the shutdown. */
+#define NC 16
+
+static void write_censored_trace(const char *path, const char *meta)
+{
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fprintf(f, "%st_ms,event,node,consumer,msg,group,queue\n", meta);
+    for (int i = 1; i <= 10; i++)
+        fprintf(f, "%d,publish,,,p%d,,q\n%d,begin,node-1,c%d,p%d,,q\n", 10 * i, i, 10 * i, i, i);
+    for (int i = 1; i <= 10; i++)
+        fprintf(f, "%d,end,node-1,c%d,p%d,,q\n", 10 * i + 100, i, i);
+    fprintf(f, "200,publish,,,p11,,q\n200,begin,node-1,c11,p11,,q\n"
+               "300,publish,,,p12,,q\n300,begin,node-1,c12,p12,,q\n"
+               "310,publish,,,p13,,q\n310,begin,node-1,c13,p13,,q\n"
+               "320,requeue,node-1,c13,p13,,q\n330,begin,node-1,c14,p13,,q\n"
+               "340,requeue,node-1,c13,p13,,q\n400,requeue,node-1,c12,p12,,q\n"
+               "500,publish,,,p14,,q\n500,begin,node-1,c16,p14,,q\n"
+               "600,consumer_stop,node-1,c16,,,q\n"
+               "950,publish,,,p15,,q\n950,begin,node-1,c15,p15,,q\n"
+               "960,publish,,,p16,,q\n1000,consumer_start,node-1,c17,,,q\n");
+    assert_int_equal(fclose(f), 0);
+}
+
+static void unfinished_messages_outlast_the_trace(void **state)
+{
+    (void)state;
+    static const double want[NC + 1] = { 0, 100, 100, 100, 100, 100, 100, 100, 100, 100, 100,
+                                         800.001, 100, 670.001, 100, 100, 100 };
+    const char *metas[] = { "", "# shutdown_ms: 500\n" };
+    for (int k = 0; k < 2; k++) {
+        char *dir = tu_tmpdir(), *trace = tu_path(dir, "t.csv"), *db = tu_path(dir, "r.db");
+        write_censored_trace(trace, metas[k]);
+        char yaml[2048];
+        snprintf(yaml, sizeof yaml,
+                 "name: censored\nduration: 3s\nqueue:\n  arrivals: { kind: trace, path: '%s' }\n"
+                 "container: { kind: competing, workers: %d }\n", trace, NC);
+        cfg_doc doc;
+        run *r = tu_run(yaml, db, SIM_DETAIL_MESSAGES, &doc);
+        for (int i = 1; i <= NC; i++) {
+            char sql[200];
+            snprintf(sql, sizeof sql, "SELECT t_end - t_begin FROM messages WHERE msg = %d", i);
+            double got = tu_db_double(db, sql);
+            if (fabs(got - want[i]) > 1e-6)
+                fail_msg("p%d (%s): served %.6f ms, not %.6f", i, k ? "shutdown" : "plain", got,
+                         want[i]);
+        }
+        assert_int_equal(r->ctx->nwarnings, 1);
+        assert_string_equal(r->ctx->warnings[0] + strlen(trace),
+                            ": 6 messages never ended in the trace (it ends at 1000.000 ms): 3 "
+                            "not running then (never begun, taken back, or left by a stopped "
+                            "consumer) get the mean service time of the others (100.000 ms); 3 "
+                            "still running get that mean too or, when they had already run "
+                            "longer, end a microsecond after the trace does");
+        tu_done(r, &doc);
+        tu_rmtree(dir);
+        free(trace);
+        free(db);
+        free(dir);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(each_publish_gets_its_own_end),
         cmocka_unit_test(a_ring_and_index_that_grow_at_once),
+        cmocka_unit_test(unfinished_messages_outlast_the_trace),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
