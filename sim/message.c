@@ -331,7 +331,9 @@ void sim_msg_requeued(sim_ctx *ctx, sim_msg *m)
     d->requeues++;
     m->flags |= SIM_MSG_REDELIVERED;
     ctx->requeues++;
-    if (__builtin_expect(ctx->tw != NULL, 0))
+    /* One still in transit to its consumer when the channel closed never
+     * reached it: the trace, which saw no deliver, sees it wait on. */
+    if (__builtin_expect(ctx->tw != NULL, 0) && d->node > 0)
         trace_msg(ctx, "requeue", d->node, d->consumer, m);
 }
 
