@@ -22,7 +22,9 @@
  * consumer the container stopped spent, after its last message (and its
  * cycle overhead), a whole number k of empty polls of receiveTimeout + the
  * overhead; k is the span over the timeout, rounded.  The overhead is the
- * summed span over the summed k, minus the timeout.
+ * summed span over the summed k, minus the timeout.  An SMLC stop with
+ * fewer than consecutiveIdleTrigger polls, or one a runtime call made, is
+ * no idle stop.
  *
  * Start latency.  From the decision that asked for a consumer to its first
  * delivery, where its first message was already waiting at the decision.
@@ -457,7 +459,24 @@ static void cycle_schedule(const seq_ctx *s, int batch, double rt, double width,
 
 /* ---- idle stops ---------------------------------------------------------------------- */
 
-static void idle_overhead(const seq_ctx *s, double rt, fit_knobs *out)
+static double call_at(const void *of, size_t i)
+{
+    return ((const double *)of)[i];
+}
+
+/* Whether one of the sorted calls is in [a, b]. */
+static bool call_within(const double *calls, size_t n, double a, double b)
+{
+    size_t i = time_bound(call_at, calls, 0, n, a, false);
+    return i < n && calls[i] <= b;
+}
+
+/* Idle stops only: one with fewer than min_polls empty polls was not the
+ * container's (an SMLC stops a consumer after consecutiveIdleTrigger idle
+ * cycles, each one poll or more), nor one at the end of the poll running
+ * when a runtime call (stopping) cancelled it. */
+static void idle_overhead(const seq_ctx *s, double rt, int min_polls, const double *stopping,
+                          size_t nstopping, fit_knobs *out)
 {
     out->idle_ms = NAN;
     if (!(rt > 0))
@@ -476,6 +495,11 @@ static void idle_overhead(const seq_ctx *s, double rt, fit_knobs *out)
         int polls_here = (int)floor(x / rt + 0.5);
         if (polls_here < 1)
             continue;
+        if (polls_here < min_polls ||
+            call_within(stopping, nstopping, c->t_stop - 1.5 * rt, c->t_stop)) {
+            out->idle_left_out++;
+            continue;
+        }
         span += x;
         polls += polls_here;
         out->idle_stops++;
@@ -910,15 +934,14 @@ static void dmlc_lag(const seq_ctx *s, fit_knobs *k)
 
 /* ---- the two containers -------------------------------------------------------------- */
 
-void fit_measure_smlc(const run_data *rd, int batch, double receive_timeout_ms,
-                      double window_ms, const double *calls, size_t ncalls, fit_knobs *out)
+void fit_measure_smlc(const run_data *rd, const fit_smlc_setup *u, fit_knobs *out)
 {
     memset(out, 0, sizeof *out);
     seq_ctx s;
     seq_init(&s, rd);
-    cycle_schedule(&s, batch < 1 ? 1 : batch, receive_timeout_ms, window_ms, out);
-    idle_overhead(&s, receive_timeout_ms, out);
-    smlc_start_latency(&s, calls, ncalls, out);
+    cycle_schedule(&s, u->batch < 1 ? 1 : u->batch, u->receive_timeout_ms, u->window_ms, out);
+    idle_overhead(&s, u->receive_timeout_ms, u->idle_trigger, u->stopping, u->nstopping, out);
+    smlc_start_latency(&s, u->starting, u->nstarting, out);
     sample_summarise(&out->lag);
     seq_fini(&s);
 }
@@ -929,7 +952,7 @@ void fit_measure_dmlc(const run_data *rd, double receive_timeout_ms, fit_knobs *
     seq_ctx s;
     seq_init(&s, rd);
     dmlc_lag(&s, out);
-    idle_overhead(&s, receive_timeout_ms, out);
+    idle_overhead(&s, receive_timeout_ms, 1, NULL, 0, out);
     dmlc_start_latency(&s, out);
     seq_fini(&s);
 }

@@ -34,6 +34,7 @@ typedef struct fit_knobs {
     /* SMLC idlePollOverhead or DMLC idleReceiveOverhead: from idle stops */
     double idle_ms;                /* NAN: no stop shows it */
     int idle_stops, idle_polls;    /* stops used, polls they span */
+    int idle_left_out;             /* stops not the container's idle rule (SMLC) */
     /* start latency: decision to the new consumer's first delivery */
     fit_samples start;
     size_t start_by_calls;         /* of them, SMLC starts of runtime calls */
@@ -41,11 +42,20 @@ typedef struct fit_knobs {
     fit_samples lag;
 } fit_knobs;
 
-/* SimpleMessageListenerContainer: batch = txSize / batchSize, receive
- * timeout, the width of the overhead schedule's windows, and the times of
- * the runtime calls that can start consumers (sorted; on every node). */
-void fit_measure_smlc(const run_data *rd, int batch, double receive_timeout_ms,
-                      double window_ms, const double *calls, size_t ncalls, fit_knobs *out);
+/* What the SimpleMessageListenerContainer's estimators take besides the
+ * trace.  Runtime calls are trace times, on every node, sorted. */
+typedef struct fit_smlc_setup {
+    int batch;                     /* txSize / batchSize */
+    double receive_timeout_ms;
+    double window_ms;              /* the width of the overhead schedule's windows */
+    int idle_trigger;              /* consecutiveIdleTrigger: an idle stop's fewest empty polls */
+    const double *starting;        /* the calls that can start consumers */
+    size_t nstarting;
+    const double *stopping;        /* the calls that can stop them */
+    size_t nstopping;
+} fit_smlc_setup;
+
+void fit_measure_smlc(const run_data *rd, const fit_smlc_setup *setup, fit_knobs *out);
 /* DefaultMessageListenerContainer: receive timeout (0: receive() waits for
  * ever, so no overhead of an empty receive can be seen). */
 void fit_measure_dmlc(const run_data *rd, double receive_timeout_ms, fit_knobs *out);

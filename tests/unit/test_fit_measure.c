@@ -20,6 +20,14 @@ static void consumer(run_data *rd, int cons, double start, double stop)
     rd->cons[rd->ncons++] = (td_consumer){ 0, cons, start, stop };
 }
 
+/* A receive timeout of 1 s, windows of 5 s, an idle stop after 1 poll, no
+ * runtime calls. */
+static fit_smlc_setup smlc_setup(int batch)
+{
+    return (fit_smlc_setup){ .batch = batch, .receive_timeout_ms = 1000, .window_ms = 5000,
+                             .idle_trigger = 1 };
+}
+
 static void one_node(run_data *rd)
 {
     memset(rd, 0, sizeof *rd);
@@ -49,13 +57,44 @@ static void smlc_cycle_sum_and_idle_polls(void **state)
     double last_end = rd.msgs[rd.nmsgs - 1].t_end;
     rd.cons[0].t_stop = last_end + 3.5 + 4 * 1000.7;   /* the cycle's overhead, as the model spends it */
     fit_knobs k;
-    fit_measure_smlc(&rd, 2, 1000, 5000, NULL, 0, &k);
+    fit_smlc_setup u = smlc_setup(2);
+    fit_measure_smlc(&rd, &u, &k);
     assert_int_equal(k.ncycle, 1);
     assert_float_equal(k.cycle[0].value_ms, 3.5, 1e-9);
     assert_int_equal(k.cycle_gaps, 38);        /* 39 gaps, one not waiting */
     assert_int_equal(k.idle_stops, 1);
     assert_int_equal(k.idle_polls, 4);
     assert_float_equal(k.idle_ms, 0.7, 1e-9);
+    fit_knobs_free(&k);
+    run_data_free(&rd);
+}
+
+/* Stops that are not the container's idle rule: with consecutiveIdleTrigger
+ * 5, a stop after 4 empty polls; and one 900 ms after a runtime call that
+ * can stop consumers (it cancelled the consumer in its poll).  Both are
+ * left out; a stop after 6 polls is kept (its overhead 0.5 ms). */
+static void smlc_idle_stops_of_the_idle_rule_only(void **state)
+{
+    (void)state;
+    run_data rd;
+    one_node(&rd);
+    consumer(&rd, 0, 0, 10 + 4 * 1000.7);
+    consumer(&rd, 1, 0, 20000 + 5 * 1000.2 + 900);
+    consumer(&rd, 2, 0, 10 + 6 * 1000.5);
+    msg(&rd, 0, 0, 10, 0, NAN);
+    msg(&rd, 0, 0, 20000, 1, NAN);
+    msg(&rd, 0, 0, 10, 2, NAN);
+    const double calls[] = { 20000 + 5 * 1000.2 };
+    fit_smlc_setup u = smlc_setup(1);
+    u.idle_trigger = 5;
+    u.stopping = calls;
+    u.nstopping = 1;
+    fit_knobs k;
+    fit_measure_smlc(&rd, &u, &k);
+    assert_int_equal(k.idle_stops, 1);
+    assert_int_equal(k.idle_left_out, 2);
+    assert_int_equal(k.idle_polls, 6);
+    assert_float_equal(k.idle_ms, 0.5, 1e-9);
     fit_knobs_free(&k);
     run_data_free(&rd);
 }
@@ -132,7 +171,8 @@ static void smlc_start_decision_closest_first_on_a_tie(void **state)
     msg(&rd, 250, 300, 310, 1, NAN);
     msg(&rd, 20, 45, 50, 2, NAN);
     fit_knobs k;
-    fit_measure_smlc(&rd, 1, 1000, 5000, NULL, 0, &k);
+    fit_smlc_setup u = smlc_setup(1);
+    fit_measure_smlc(&rd, &u, &k);
     assert_int_equal(k.cycle_gaps, 5);
     assert_int_equal(k.ncycle, 1);
     assert_float_equal(k.cycle[0].value_ms, 2, 1e-9);
@@ -172,7 +212,10 @@ static void smlc_starts_of_a_runtime_call(void **state)
     msg(&rd, 0, 929.9, 940, 5, NAN);
     const double calls[] = { 100, 500 };
     fit_knobs k;
-    fit_measure_smlc(&rd, 1, 1000, 5000, calls, 2, &k);
+    fit_smlc_setup u = smlc_setup(1);
+    u.starting = calls;
+    u.nstarting = 2;
+    fit_measure_smlc(&rd, &u, &k);
     assert_int_equal(k.ncycle, 1);
     assert_float_equal(k.cycle[0].value_ms, 1, 1e-9);
     assert_int_equal(k.start.n, 4);
@@ -221,6 +264,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(smlc_cycle_sum_and_idle_polls),
+        cmocka_unit_test(smlc_idle_stops_of_the_idle_rule_only),
         cmocka_unit_test(dmlc_lag_and_start),
         cmocka_unit_test(dmlc_lag_reads_its_own_node),
         cmocka_unit_test(smlc_start_decision_closest_first_on_a_tie),
