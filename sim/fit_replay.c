@@ -14,6 +14,7 @@
 #include "mem.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -193,23 +194,54 @@ static bool only_of(const char *s, const char *set)
     return *s && strspn(s, set) == strlen(s);
 }
 
+/* A count as the setters take it, 1 to 999999999, up to *end. */
+static bool count_at(const char *s, const char **end)
+{
+    char *e;
+    errno = 0;
+    long n = strtol(s, &e, 10);
+    *end = e;
+    return e != s && isdigit((unsigned char)*s) && errno == 0 && n >= 1 && n <= 999999999;
+}
+
+/* Whether the value is one the setter takes: a count, or for
+ * setConcurrency "min-max" (min <= max) too.  The containers throw on
+ * anything less than 1 (the call changes nothing). */
+static bool value_taken(const runtime_call *c)
+{
+    const char *end, *end2;
+    if (!count_at(c->value, &end))
+        return false;
+    if (!*end)
+        return true;
+    return strcmp(c->key, "concurrency") == 0 && *end == '-' && count_at(end + 1, &end2) &&
+           !*end2 && strtol(c->value, NULL, 10) <= strtol(end + 1, NULL, 10);
+}
+
 /* The next call of runtime_calls "20000:setMaxConcurrentConsumers=8
  * 45000:setConcurrentConsumers=2" (v as strtok_r takes it), skipping what
- * a scenario could not hold unquoted: a time, a setter, a value. */
-static bool next_call(char *v, char **save, runtime_call *c)
+ * is not a time (decimal trace ms, at most 10^12), a setter and a value of
+ * digits and '-'.  *taken: whether the setter takes the value. */
+static bool next_call(char *v, char **save, runtime_call *c, bool *taken)
 {
-    for (char *tok = strtok_r(v, " ,;", save); tok; tok = strtok_r(NULL, " ,;", save)) {
+    for (char *tok = strtok_r(v, " \t,;", save); tok; tok = strtok_r(NULL, " \t,;", save)) {
         char *colon = strchr(tok, ':'), *eq = strchr(tok, '=');
-        if (!colon || !eq || eq < colon || strncmp(colon + 1, "set", 3) != 0)
+        if (!colon || !eq || eq < colon || strncmp(colon + 1, "set", 3) != 0 ||
+            (size_t)(eq - colon - 4) >= sizeof c->key)
             continue;
         *colon = *eq = '\0';
         snprintf(c->key, sizeof c->key, "%s", colon + 4);
         c->key[0] = (char)tolower((unsigned char)c->key[0]);
         c->at = tok;
         c->value = eq + 1;
+        char *end;
+        double t = strtod(c->at, &end);
         if (only_of(c->key, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ") &&
-            only_of(c->at, "0123456789.") && only_of(c->value, "0123456789-"))
+            only_of(c->at, "0123456789.") && !*end && t <= 1e12 &&
+            only_of(c->value, "0123456789-")) {
+            *taken = value_taken(c);
             return true;
+        }
     }
     return false;
 }
@@ -217,17 +249,24 @@ static bool next_call(char *v, char **save, runtime_call *c)
 static void changes_yaml(const replay *r)
 {
     char *v = meta_text(r, "runtime_calls");
-    bool any = false;
+    bool any = false, listed = false, taken;
     char *save = NULL;
     runtime_call c;
-    for (char *p = v; v && next_call(p, &save, &c); p = NULL) {
+    for (char *p = v; v && next_call(p, &save, &c, &taken); p = NULL) {
         if (!any)
-            sb_add(r->b, "  # the trace's runtime_calls, as the setters were called\n"
-                         "  changes:\n");
+            sb_add(r->b, "  # the trace's runtime_calls, as the setters were called\n");
         any = true;
-        bool numeric = only_of(c.value, "0123456789");
-        sb_addf(r->b, numeric ? "    - { at: %sms, %s: %s }\n" : "    - { at: %sms, %s: \"%s\" }\n",
-                c.at, c.key, c.value);
+        if (taken && !listed)
+            sb_add(r->b, "  changes:\n");
+        listed = listed || taken;
+        if (!taken)
+            sb_addf(r->b, "    # at %.20s ms, %s: %.12s%s: not a count the setter takes (it "
+                          "throws below 1)\n", c.at, c.key, c.value,
+                    strlen(c.value) > 12 ? "..." : "");
+        else if (only_of(c.value, "0123456789"))
+            sb_addf(r->b, "    - { at: %sms, %s: %s }\n", c.at, c.key, c.value);
+        else
+            sb_addf(r->b, "    - { at: %sms, %s: \"%s\" }\n", c.at, c.key, c.value);
     }
     free(v);
 }
@@ -238,21 +277,24 @@ static int cmp_double(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* The times of the runtime calls that can start consumers (an SMLC's
- * setConcurrentConsumers and setConcurrency), sorted; *n of them. */
-static double *adding_calls(const replay *r, size_t *n)
+/* The times of the runtime calls of the setters `keys` (NULL-terminated),
+ * sorted; *n of them. */
+static double *calls_of(const replay *r, const char *const *keys, size_t *n)
 {
     char *v = meta_text(r, "runtime_calls");
     double *at = NULL;
     size_t cap = 0;
     char *save = NULL;
     runtime_call c;
+    bool taken;
     *n = 0;
-    for (char *p = v; v && next_call(p, &save, &c); p = NULL)
-        if (strcmp(c.key, "concurrentConsumers") == 0 || strcmp(c.key, "concurrency") == 0) {
-            xgrow((void **)&at, &cap, *n + 1, sizeof *at);
-            at[(*n)++] = strtod(c.at, NULL);
-        }
+    for (char *p = v; v && next_call(p, &save, &c, &taken); p = NULL)
+        for (const char *const *k = keys; *k && taken; k++)
+            if (strcmp(c.key, *k) == 0) {
+                xgrow((void **)&at, &cap, *n + 1, sizeof *at);
+                at[(*n)++] = strtod(c.at, NULL);
+                break;
+            }
     free(v);
     if (at)
         qsort(at, *n, sizeof *at, cmp_double);
@@ -421,6 +463,9 @@ static void idle_yaml(strbuf *b, const fit_knobs *k, const char *key, double rt)
                "  #   a whole number of empty %.0f ms receives; their summed span over their "
                "count,\n  #   minus the timeout", key,
             strcmp(key, "idlePollOverhead") == 0 ? " and its cycle overhead" : "", rt);
+    if (k->idle_left_out)
+        sb_addf(b, " (%d stop(s) left out: a runtime call's, or after fewer empty\n  #   "
+                   "polls than consecutiveIdleTrigger)", k->idle_left_out);
     if (isnan(k->idle_ms)) {
         sb_add(b, ": no consumer was stopped by the container before the\n"
                   "  #   recording ended, so the trace does not show it: left at 0\n");
@@ -477,10 +522,23 @@ static void knobs_yaml(const replay *r)
         lag_yaml(r->b, &k);
         idle_yaml(r->b, &k, "idleReceiveOverhead", rt);
     } else {
-        size_t ncalls = 0;
-        double *calls = r->kind == FIT_SMLC ? adding_calls(r, &ncalls) : NULL;
-        fit_measure_smlc(r->rd, (int)batch, rt, FIT_WINDOW_MS, calls, ncalls, &k);
-        free(calls);
+        /* an SMLC's setters that start consumers, and those that stop them */
+        static const char *const starting[] = { "concurrentConsumers", "concurrency", NULL };
+        static const char *const stopping[] = { "concurrentConsumers", "concurrency",
+                                                "maxConcurrentConsumers", NULL };
+        double trigger = 10;
+        fit_smlc_setup u = { .batch = (int)batch, .receive_timeout_ms = rt,
+                             .window_ms = FIT_WINDOW_MS, .idle_trigger = 1 };
+        if (r->kind == FIT_SMLC) {
+            if (meta_number(r, "consecutive_idle_trigger", &trigger) && !(trigger >= 1))
+                trigger = 1;
+            u.idle_trigger = trigger < 1e6 ? (int)trigger : 1000000;
+            u.starting = calls_of(r, starting, &u.nstarting);
+            u.stopping = calls_of(r, stopping, &u.nstopping);
+        }
+        fit_measure_smlc(r->rd, &u, &k);
+        free((void *)u.starting);
+        free((void *)u.stopping);
         start_yaml(r->b, &k, r->kind);
         if (r->kind == FIT_SMLC) {
             cycle_yaml(r->b, &k, (int)batch, FIT_WINDOW_MS);

@@ -83,7 +83,7 @@ self_check tests/cli/replay/smlc-runtime-calls.yaml startLatency=8 cycleOverhead
 # The runs of runtime calls at their edges: each replay's start latency and
 # its starts and stops within 1 ms (these runs need not stop a consumer).
 for c in calls-in-dynamic-hold:80 calls-10ms-apart:20 calls-idle:8 calls-release-dynamic:9 \
-    calls-light-load:7; do
+    calls-light-load:7 calls-stop:9 calls-v13-in-transit:11; do
     count=$((count + 1))
     base=$TMP/${c%:*}
     "$LSIM" run "tests/cli/replay/${c%:*}.yaml" --trace "$base.csv" --out "$base.db" --quiet \
@@ -94,6 +94,19 @@ for c in calls-in-dynamic-hold:80 calls-10ms-apart:20 calls-idle:8 calls-release
         --tolerance consumer_start_max_abs_ms=1 --tolerance consumer_stop_max_abs_ms=1 \
         >/dev/null 2>&1 || fail "${c%:*}: the replay is not within 1 ms"
 done
+# Odd runtime_calls: a tab between calls, a count the setter throws on, a
+# time that is no number; the replay still checks.
+sed 's/^# runtime_calls: .*/# runtime_calls: 5000:setConcurrentConsumers=4\t6000:setConcurrentConsumers=0 7000.5.5:setConcurrentConsumers=3/' \
+    "$TMP/calls-idle.csv" >"$TMP/odd-calls.csv"
+"$LSIM" fit "$TMP/odd-calls.csv" --replay -o "$TMP/odd-calls.yaml" || fail "fit of odd runtime_calls"
+for want in '    - { at: 5000ms, concurrentConsumers: 4 }' \
+    '    # at 6000 ms, concurrentConsumers: 0: not a count the setter takes (it throws below 1)'; do
+    count=$((count + 1))
+    grep -qxF "$want" "$TMP/odd-calls.yaml" || fail "odd runtime_calls: no '$want'"
+done
+count=$((count + 1))
+[ "$(grep -c '{ at:' "$TMP/odd-calls.yaml")" = 1 ] || fail "odd runtime_calls: not one change"
+"$LSIM" check "$TMP/odd-calls.yaml" >/dev/null || fail "odd runtime_calls: the replay does not check"
 
 # 2. The shared real traces: fit --replay, then run and compare, no edits.
 for trace in A-burst C-groups-skew smlc-S1-burst-scaleup; do
