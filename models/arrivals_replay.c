@@ -397,7 +397,11 @@ static bool read_ahead(sim_ctx *ctx, trace_arrivals *t)
         if (p && p->begin >= 0 && p->who == consumer_key(ev.node, ev.consumer))
             p->begin = -1;
     } else if (ev.kind == TEV_CONSUMER_STOP) {
-        stop_record(t, consumer_key(ev.node, ev.consumer), ev.t_ns);
+        /* the recording's own shutdown stops every consumer: no stop of
+         * what they ran (compare leaves those stops out too) */
+        int64_t shutdown = trace_shutdown_ns(t->r);
+        if (shutdown < 0 || ev.t_ns < shutdown)
+            stop_record(t, consumer_key(ev.node, ev.consumer), ev.t_ns);
     } else if (ev.kind == TEV_END) {
         pending *p = ring_find(t, msg_key(ev.msg));
         if (p) {
