@@ -327,13 +327,14 @@ void sim_msg_delivered(sim_ctx *ctx, sim_msg *m, int node, int consumer)
 void sim_msg_requeued(sim_ctx *ctx, sim_msg *m)
 {
     msg_delivery *d = delivery_of(ctx, m);
+    /* One still in transit to its consumer when the channel closed never
+     * reached it: the trace, which saw no deliver of it, sees it wait on. */
+    bool reached = m->flags & MSG_AT_CONSUMER;
     waiting_requeued(ctx, m, d);
     d->requeues++;
     m->flags |= SIM_MSG_REDELIVERED;
     ctx->requeues++;
-    /* One still in transit to its consumer when the channel closed never
-     * reached it: the trace, which saw no deliver, sees it wait on. */
-    if (__builtin_expect(ctx->tw != NULL, 0) && d->node > 0)
+    if (__builtin_expect(ctx->tw != NULL, 0) && reached)
         trace_msg(ctx, "requeue", d->node, d->consumer, m);
 }
 

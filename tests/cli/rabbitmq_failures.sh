@@ -60,6 +60,21 @@ for sc in rabbitmq-consumer-timeout rabbitmq-quorum-delivery-limit; do
         where difference is not null and difference <> 0")" 0
 done
 
+# Deliveries in transit when a consumer timeout closes the channel (a 5 s
+# dispatch latency) go back unseen: every requeue in the trace follows a
+# deliver to the same consumer, and the summary counts the others too.
+printf '%s\n' 'name: in-transit' 'seed: 1' 'duration: 30m' \
+    'broker: { kind: rabbitmq, version: "3.10.8", consumerTimeout: 60s, dispatchLatency: 5s }' \
+    'queue: { arrivals: { kind: burst, count: 1000, at: 0s }, service: { kind: empirical, values: [1s, 7s, 20s] } }' \
+    'container: { kind: smlc, version: "2.4.17", concurrency: "3", prefetchCount: 250 }' \
+    >"$TMP/transit.yaml"
+"$LSIM" run "$TMP/transit.yaml" --trace "$TMP/transit.csv" --out "$TMP/x.db" >"$TMP/out" 2>&1
+expect "in transit: requeues of deliveries only" "$(awk -F, '$2 == "deliver" { h[$5] = $3 "/" $4 }
+    $2 == "requeue" { if (h[$5] != $3 "/" $4) bad++; delete h[$5] } END { print bad + 0 }' \
+    "$TMP/transit.csv")" 0
+expect "in transit: the summary counts more" "$(metric requeues) > $(grep -c ',requeue,' "$TMP/transit.csv")" \
+    "10183 > 10154"
+
 "$LSIM" sweep scenarios/tune-prefetch-consumer-timeout.yaml \
     --vary container.prefetchCount=120,110,100,90,80,70,60,50,40,30 \
     --reps 5 --require 'duplicates<=0' -j 2 --json --quiet --out "$TMP/s.db" >"$TMP/out"
