@@ -495,6 +495,9 @@ static void idle_overhead(const seq_ctx *s, double rt, int min_polls, const doub
         int polls_here = (int)floor(x / rt + 0.5);
         if (polls_here < 1)
             continue;
+        /* a cancelled consumer stops at the end of the poll it was in:
+         * within one receiveTimeout and its overhead, which half a timeout
+         * more covers */
         if (polls_here < min_polls ||
             call_within(stopping, nstopping, c->t_stop - 1.5 * rt, c->t_stop)) {
             out->idle_left_out++;
@@ -742,20 +745,24 @@ static double start_at(const seq_ctx *s, size_t j)
 }
 
 /* Node part [lo, hi) of starts from j on, for a run: its end; *got, the
- * earliest first message among it (NULL: none begins). */
+ * earliest first message among it (NULL: none begins).  Without a begin
+ * the run ends at `next` (the next call's time), or where a step is longer
+ * than any lock hold. */
 static size_t run_end(const seq_ctx *s, size_t j, size_t hi, double next, const td_msg **got)
 {
-    double first = start_at(s, j);
+    double first = start_at(s, j), prev = first;
     *got = NULL;
     for (; j < hi; j++) {
         double t = start_at(s, j);
         /* a start at the first begin joins only while all are at one
          * instant (no latency): later, it is a start the release let in */
-        if (*got ? t > (*got)->t_begin || (t == (*got)->t_begin && t > first) : t >= next)
+        if (*got ? t > (*got)->t_begin || (t == (*got)->t_begin && t > first)
+                 : t >= next || t - prev > START_HOLD_MAX_MS)
             break;
         const td_msg *f = s->first[s->starts.idx[j]];
         if (f && f->t_begin >= t && (!*got || f->t_begin < (*got)->t_begin))
             *got = f;
+        prev = t;
     }
     return j;
 }
@@ -794,6 +801,16 @@ static void run_samples(call_runs *cr, size_t j, size_t end, const td_msg *got)
     }
 }
 
+/* A run's release: the first begin among it, or without one, a step
+ * after its last start (the last one's basic.consume). */
+static double run_release(const seq_ctx *s, size_t j, size_t end, const td_msg *got)
+{
+    if (got)
+        return got->t_begin;
+    double last = start_at(s, end - 1);
+    return end - j > 1 ? last + (last - start_at(s, j)) / (double)(end - j - 1) : last;
+}
+
 static void node_call_runs(call_runs *cr, int node, const double *calls, size_t ncalls)
 {
     const seq_ctx *s = cr->s;
@@ -806,12 +823,16 @@ static void node_call_runs(call_runs *cr, int node, const double *calls, size_t 
             j = after;
         if (j == hi || !call_owns(cr, lo, j, calls[c], from))
             continue;
+        /* a call queued for the lock runs after the release, whenever the
+         * next call came */
+        double next = c + 1 < ncalls && calls[c] >= from ? calls[c + 1] : INFINITY;
         const td_msg *got;
-        size_t end = run_end(s, j, hi, c + 1 < ncalls ? calls[c + 1] : INFINITY, &got);
+        size_t end = run_end(s, j, hi, next, &got);
+        if (end == j)
+            continue;
         run_samples(cr, j, end, got);
         after = end;
-        from = got ? got->t_begin : start_at(s, end - 1);
-        cr->released[j] = from;
+        from = cr->released[j] = run_release(s, j, end, got);
     }
 }
 
@@ -837,9 +858,14 @@ static void decisions_beside_runs(call_runs *cr)
             double *at = &cr->at[s->starts.idx[j]];
             if (*at >= first && *at < release)
                 *at = release;
+        }
+        double next_run = INFINITY;              /* the next run's first start */
+        for (size_t j = hi; j-- > lo;) {
             const td_msg *f = s->first[s->starts.idx[j]];
-            if (j + 1 < hi && cr->in_run[j + 1] && f && start_at(s, j + 1) < f->t_begin)
-                *at = NAN;
+            if (cr->in_run[j])
+                next_run = start_at(s, j);
+            else if (f && next_run < f->t_begin)
+                cr->at[s->starts.idx[j]] = NAN;
         }
     }
 }
@@ -848,8 +874,8 @@ static void call_start_latency(const seq_ctx *s, const double *calls, size_t nca
                                double *at, fit_knobs *k)
 {
     size_t n = td_by_node_count(&s->starts);
-    call_runs cr = { .s = s, .at = at, .k = k, .in_run = xcalloc(n + 1, sizeof(bool)),
-                     .released = xcalloc(n + 1, sizeof(double)) };
+    call_runs cr = { .s = s, .at = at, .k = k, .in_run = xcalloc(n + 1, sizeof *cr.in_run),
+                     .released = xcalloc(n + 1, sizeof *cr.released) };
     for (size_t j = 0; j < n; j++)
         cr.released[j] = NAN;
     for (int node = 0; node < s->nnodes && !*s->stop; node++)

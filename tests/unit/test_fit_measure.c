@@ -182,8 +182,6 @@ static void smlc_start_decision_closest_first_on_a_tie(void **state)
     run_data_free(&rd);
 }
 
-/* A schedule's value at t: the last step begun by t (one that begins at t
- * has begun), 0 before the first. */
 /* Starts a runtime call asked for (at 100): three, one after another
  * every 30 ms under the lock, all beginning at its release (190.5); a
  * message of consumer 1 ends in the run (its decision at 121 is nearer the
@@ -228,6 +226,71 @@ static void smlc_starts_of_a_runtime_call(void **state)
     run_data_free(&rd);
 }
 
+/* Consumer 0 busy from 0 on, its cycle overhead 1 ms. */
+static void busy_consumer(run_data *rd, int until)
+{
+    consumer(rd, 0, 0, NAN);
+    for (int i = 0; i < until / 10; i++)
+        msg(rd, 0, 10 * i, 10 * i + 9, 0, NAN);
+}
+
+/* Calls queued for the lock: at 100, 120 and 140 each start one consumer
+ * (a step of 60 ms); the second and third wait for the release before
+ * them, so their runs start at 160 and 220, later than the next call. */
+static void smlc_runtime_calls_queued_for_the_lock(void **state)
+{
+    (void)state;
+    run_data rd;
+    one_node(&rd);
+    busy_consumer(&rd, 1000);
+    for (int c = 1; c <= 3; c++) {
+        consumer(&rd, c, 40 + 60 * c, NAN);
+        msg(&rd, 0, 100 + 60 * c, 150 + 60 * c, c, NAN);
+    }
+    const double calls[] = { 100, 120, 140 };
+    fit_smlc_setup u = smlc_setup(1);
+    u.starting = calls;
+    u.nstarting = 3;
+    fit_knobs k;
+    fit_measure_smlc(&rd, &u, &k);
+    assert_int_equal(k.start.n, 3);
+    assert_int_equal(k.start_by_calls, 3);
+    for (int i = 0; i < 3; i++)
+        assert_float_equal(k.start.v[i], 60, 1e-9);
+    fit_knobs_free(&k);
+    run_data_free(&rd);
+}
+
+/* A call's consumers that never begin (started at 100.1 and 108.1): their
+ * one step is a sample, and the run ends there, not at a message-decided
+ * start at 5000 (consumer 0's end at 4999 plus 1 ms; first begin 5010). */
+static void smlc_runtime_call_whose_consumers_never_begin(void **state)
+{
+    (void)state;
+    run_data rd;
+    one_node(&rd);
+    busy_consumer(&rd, 5000);
+    msg(&rd, 0, 5020, 5029, 0, NAN);
+    consumer(&rd, 1, 100.1, NAN);
+    consumer(&rd, 2, 108.1, NAN);
+    consumer(&rd, 3, 5000, NAN);
+    msg(&rd, 0, 5010, 5050, 3, NAN);
+    const double calls[] = { 100 };
+    fit_smlc_setup u = smlc_setup(1);
+    u.starting = calls;
+    u.nstarting = 1;
+    fit_knobs k;
+    fit_measure_smlc(&rd, &u, &k);
+    assert_int_equal(k.start.n, 2);
+    assert_int_equal(k.start_by_calls, 1);
+    assert_float_equal(k.start.v[0], 8, 1e-9);
+    assert_float_equal(k.start.v[1], 10, 1e-9);
+    fit_knobs_free(&k);
+    run_data_free(&rd);
+}
+
+/* A schedule's value at t: the last step begun by t (one that begins at t
+ * has begun), 0 before the first. */
 static void step_at_the_edges(void **state)
 {
     (void)state;
@@ -269,6 +332,8 @@ int main(void)
         cmocka_unit_test(dmlc_lag_reads_its_own_node),
         cmocka_unit_test(smlc_start_decision_closest_first_on_a_tie),
         cmocka_unit_test(smlc_starts_of_a_runtime_call),
+        cmocka_unit_test(smlc_runtime_calls_queued_for_the_lock),
+        cmocka_unit_test(smlc_runtime_call_whose_consumers_never_begin),
         cmocka_unit_test(step_at_the_edges),
         cmocka_unit_test(prediction_band_is_order_statistics),
     };
