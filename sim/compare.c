@@ -1,7 +1,8 @@
 /* compare.c -- the metrics of `lsim compare` (see compare.h).
  *
  * Consumer counts are step functions over [0, T], T the end of the real
- * observation (its shutdown, or its last event); their difference is
+ * observation (its shutdown, else observed_until, else its last event);
+ * their difference is
  * integrated exactly between events.  The message metrics count the same
  * window on both sides: a begin or an end after T is not seen (a trace
  * may go on past its shutdown, a simulated run past T when the scenario's

@@ -16,6 +16,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -182,47 +183,91 @@ static void cache_level_yaml(const replay *r)
         }
 }
 
-/* One setter call of runtime_calls: its time (trace ms, as written), the
- * property it sets (lower-case first letter) and the value. */
+/* One setter call of runtime_calls: its time (trace ms, as written, and
+ * read), the property it sets (lower-case first letter), the value, and
+ * why a replay leaves it out (NULL: it does not). */
 typedef struct runtime_call {
     const char *at, *value;
+    double at_ms;
     char key[64];
+    const char *left_out;
 } runtime_call;
+
+#define CALL_MAX_COUNT 100000      /* the most consumers a scenario takes */
 
 static bool only_of(const char *s, const char *set)
 {
     return *s && strspn(s, set) == strlen(s);
 }
 
-/* A count as the setters take it, 1 to 999999999, up to *end. */
-static bool count_at(const char *s, const char **end)
+static bool is_one_of(const char *key, const char *const *keys)
+{
+    for (; *keys; keys++)
+        if (strcmp(key, *keys) == 0)
+            return true;
+    return false;
+}
+
+/* What each model's changes take, by the setter's property. */
+static const char *const smlc_keys[] = { "concurrentConsumers", "maxConcurrentConsumers",
+                                         "concurrency", NULL };
+static const char *const dmlc_keys[] = { "concurrentConsumers", "maxConcurrentConsumers",
+                                         "concurrency", "idleConsumerLimit",
+                                         "idleTaskExecutionLimit", "maxMessagesPerTask",
+                                         "idleReceivesPerTaskLimit", NULL };
+static const char *const direct_keys[] = { "consumersPerQueue", NULL };
+static const char *const count_keys[] = { "concurrentConsumers", "maxConcurrentConsumers",
+                                          "concurrency", NULL };
+
+/* A consumer count a scenario takes, 1 to CALL_MAX_COUNT, up to *end. */
+static bool count_at(const char *s, const char **end, long *n)
 {
     char *e;
     errno = 0;
-    long n = strtol(s, &e, 10);
+    *n = strtol(s, &e, 10);
     *end = e;
-    return e != s && isdigit((unsigned char)*s) && errno == 0 && n >= 1 && n <= 999999999;
+    return e != s && isdigit((unsigned char)*s) && errno == 0 && *n >= 1 &&
+           *n <= CALL_MAX_COUNT;
 }
 
-/* Whether the value is one the setter takes: a count, or for
- * setConcurrency "min-max" (min <= max) too.  The containers throw on
- * anything less than 1 (the call changes nothing). */
-static bool value_taken(const runtime_call *c)
+/* Why the replay leaves the call out, or NULL: a setter the model does not
+ * replay, or a count it does not take ("min-max", min <= max, for
+ * setConcurrency; the containers throw below 1, so the call changed
+ * nothing). */
+static const char *left_out(const runtime_call *c, fit_container kind)
 {
+    const char *const *keys = kind == FIT_DMLC ? dmlc_keys : kind == FIT_SMLC ? smlc_keys
+                                                                              : direct_keys;
+    if (!is_one_of(c->key, keys))
+        return "not a setting lsim replays";
+    if (!is_one_of(c->key, count_keys))
+        return NULL;
     const char *end, *end2;
-    if (!count_at(c->value, &end))
-        return false;
+    long lo, hi;
+    if (!count_at(c->value, &end, &lo))
+        return "not a count from 1 to 100000 (below 1 the setter throws)";
     if (!*end)
-        return true;
-    return strcmp(c->key, "concurrency") == 0 && *end == '-' && count_at(end + 1, &end2) &&
-           !*end2 && strtol(c->value, NULL, 10) <= strtol(end + 1, NULL, 10);
+        return NULL;
+    if (strcmp(c->key, "concurrency") == 0 && *end == '-' && count_at(end + 1, &end2, &hi) &&
+        !*end2 && lo <= hi)
+        return NULL;
+    return "not a count or a min-max of counts from 1 to 100000, min <= max";
+}
+
+/* A time of runtime_calls: decimal trace ms, at most 10^12, to the
+ * microsecond at most (as the trace's own times). */
+static bool call_time(const char *s, double *ms)
+{
+    const char *dot = strchr(s, '.');
+    char *end;
+    *ms = strtod(s, &end);
+    return only_of(s, "0123456789.") && !*end && *ms <= 1e12 && (!dot || strlen(dot + 1) <= 6);
 }
 
 /* The next call of runtime_calls "20000:setMaxConcurrentConsumers=8
  * 45000:setConcurrentConsumers=2" (v as strtok_r takes it), skipping what
- * is not a time (decimal trace ms, at most 10^12), a setter and a value of
- * digits and '-'.  *taken: whether the setter takes the value. */
-static bool next_call(char *v, char **save, runtime_call *c, bool *taken)
+ * is not a time, a setter and a value of digits and '-'. */
+static bool next_call(char *v, char **save, fit_container kind, runtime_call *c)
 {
     for (char *tok = strtok_r(v, " \t,;", save); tok; tok = strtok_r(NULL, " \t,;", save)) {
         char *colon = strchr(tok, ':'), *eq = strchr(tok, '=');
@@ -234,12 +279,9 @@ static bool next_call(char *v, char **save, runtime_call *c, bool *taken)
         c->key[0] = (char)tolower((unsigned char)c->key[0]);
         c->at = tok;
         c->value = eq + 1;
-        char *end;
-        double t = strtod(c->at, &end);
         if (only_of(c->key, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ") &&
-            only_of(c->at, "0123456789.") && !*end && t <= 1e12 &&
-            only_of(c->value, "0123456789-")) {
-            *taken = value_taken(c);
+            call_time(c->at, &c->at_ms) && only_of(c->value, "0123456789-")) {
+            c->left_out = left_out(c, kind);
             return true;
         }
     }
@@ -249,20 +291,19 @@ static bool next_call(char *v, char **save, runtime_call *c, bool *taken)
 static void changes_yaml(const replay *r)
 {
     char *v = meta_text(r, "runtime_calls");
-    bool any = false, listed = false, taken;
+    bool any = false, listed = false;
     char *save = NULL;
     runtime_call c;
-    for (char *p = v; v && next_call(p, &save, &c, &taken); p = NULL) {
+    for (char *p = v; v && next_call(p, &save, r->kind, &c); p = NULL) {
         if (!any)
             sb_add(r->b, "  # the trace's runtime_calls, as the setters were called\n");
         any = true;
-        if (taken && !listed)
+        if (!c.left_out && !listed)
             sb_add(r->b, "  changes:\n");
-        listed = listed || taken;
-        if (!taken)
-            sb_addf(r->b, "    # at %.20s ms, %s: %.12s%s: not a count the setter takes (it "
-                          "throws below 1)\n", c.at, c.key, c.value,
-                    strlen(c.value) > 12 ? "..." : "");
+        listed = listed || !c.left_out;
+        if (c.left_out)
+            sb_addf(r->b, "    # at %s ms, %s: %.12s%s: %s\n", c.at, c.key, c.value,
+                    strlen(c.value) > 12 ? "..." : "", c.left_out);
         else if (only_of(c.value, "0123456789"))
             sb_addf(r->b, "    - { at: %sms, %s: %s }\n", c.at, c.key, c.value);
         else
@@ -277,8 +318,8 @@ static int cmp_double(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* The times of the runtime calls of the setters `keys` (NULL-terminated),
- * sorted; *n of them. */
+/* The times of the replayed runtime calls of the setters `keys`
+ * (NULL-terminated), sorted; *n of them. */
 static double *calls_of(const replay *r, const char *const *keys, size_t *n)
 {
     char *v = meta_text(r, "runtime_calls");
@@ -286,15 +327,12 @@ static double *calls_of(const replay *r, const char *const *keys, size_t *n)
     size_t cap = 0;
     char *save = NULL;
     runtime_call c;
-    bool taken;
     *n = 0;
-    for (char *p = v; v && next_call(p, &save, &c, &taken); p = NULL)
-        for (const char *const *k = keys; *k && taken; k++)
-            if (strcmp(c.key, *k) == 0) {
-                xgrow((void **)&at, &cap, *n + 1, sizeof *at);
-                at[(*n)++] = strtod(c.at, NULL);
-                break;
-            }
+    for (char *p = v; v && next_call(p, &save, r->kind, &c); p = NULL)
+        if (!c.left_out && is_one_of(c.key, keys)) {
+            xgrow((void **)&at, &cap, *n + 1, sizeof *at);
+            at[(*n)++] = c.at_ms;
+        }
     free(v);
     if (at)
         qsort(at, *n, sizeof *at, cmp_double);
@@ -467,8 +505,11 @@ static void idle_yaml(strbuf *b, const fit_knobs *k, const char *key, double rt)
         sb_addf(b, " (%d stop(s) left out: a runtime call's, or after fewer empty\n  #   "
                    "polls than consecutiveIdleTrigger)", k->idle_left_out);
     if (isnan(k->idle_ms)) {
-        sb_add(b, ": no consumer was stopped by the container before the\n"
-                  "  #   recording ended, so the trace does not show it: left at 0\n");
+        sb_add(b, k->idle_left_out ? ": no idle stop is left after those, so the trace\n"
+                                     "  #   does not show it: left at 0\n"
+                                   : ": no consumer was stopped by the container before the\n"
+                                     "  #   recording ended, so the trace does not show it: "
+                                     "left at 0\n");
         return;
     }
     sb_addf(b, "; %d stop(s) over %d receives\n  %s: ", k->idle_stops, k->idle_polls, key);
@@ -526,19 +567,21 @@ static void knobs_yaml(const replay *r)
         static const char *const starting[] = { "concurrentConsumers", "concurrency", NULL };
         static const char *const stopping[] = { "concurrentConsumers", "concurrency",
                                                 "maxConcurrentConsumers", NULL };
-        double trigger = 10;
         fit_smlc_setup u = { .batch = (int)batch, .receive_timeout_ms = rt,
                              .window_ms = FIT_WINDOW_MS, .idle_trigger = 1 };
+        double *start_calls = NULL, *stop_calls = NULL, trigger;
         if (r->kind == FIT_SMLC) {
-            if (meta_number(r, "consecutive_idle_trigger", &trigger) && !(trigger >= 1))
-                trigger = 1;
-            u.idle_trigger = trigger < 1e6 ? (int)trigger : 1000000;
-            u.starting = calls_of(r, starting, &u.nstarting);
-            u.stopping = calls_of(r, stopping, &u.nstopping);
+            /* the trigger the replay runs: the trace's when setting_yaml
+             * writes it, else the containers' default, 10 in every version */
+            bool named = meta_number(r, "consecutive_idle_trigger", &trigger) &&
+                         trigger == floor(trigger) && trigger >= 1 && trigger <= INT32_MAX;
+            u.idle_trigger = named ? (int)trigger : 10;
+            u.starting = start_calls = calls_of(r, starting, &u.nstarting);
+            u.stopping = stop_calls = calls_of(r, stopping, &u.nstopping);
         }
         fit_measure_smlc(r->rd, &u, &k);
-        free((void *)u.starting);
-        free((void *)u.stopping);
+        free(start_calls);
+        free(stop_calls);
         start_yaml(r->b, &k, r->kind);
         if (r->kind == FIT_SMLC) {
             cycle_yaml(r->b, &k, (int)batch, FIT_WINDOW_MS);

@@ -19,6 +19,8 @@
 
 #define TRACE_HEADER "t_ms,event,node,consumer,msg,group,queue"
 #define MAX_LINE 1048576           /* a metadata line names every runtime call */
+#define TEXT_OF_(x) #x
+#define TEXT_OF(x) TEXT_OF_(x)
 #define MAX_T_MS 1000000000000LL   /* 10^12 ms, about 31 years */
 
 static const char *const event_names[] = {
@@ -301,7 +303,7 @@ static int read_line(trace_reader *r, sim_diag *d)
         return 0;
     r->line++;
     if (n > MAX_LINE)
-        return bad(r, d, "line longer than %s characters", "1048576");
+        return bad(r, d, "line longer than %s characters", TEXT_OF(MAX_LINE));
     if (c == EOF)
         return bad(r, d, "the file ends in the middle of a line (no line end)%s", "");
     if (r->line == 1 && n >= 3 && memcmp(r->buf, "\xef\xbb\xbf", 3) == 0) {

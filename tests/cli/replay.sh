@@ -95,12 +95,14 @@ for c in calls-in-dynamic-hold:80 calls-10ms-apart:20 calls-idle:8 calls-release
         >/dev/null 2>&1 || fail "${c%:*}: the replay is not within 1 ms"
 done
 # Odd runtime_calls: a tab between calls, a count the setter throws on, a
-# time that is no number; the replay still checks.
-sed 's/^# runtime_calls: .*/# runtime_calls: 5000:setConcurrentConsumers=4\t6000:setConcurrentConsumers=0 7000.5.5:setConcurrentConsumers=3/' \
+# time that is no number or finer than a microsecond, a setter lsim does
+# not replay; the replay still checks.
+sed 's/^# runtime_calls: .*/# runtime_calls: 5000:setConcurrentConsumers=4\t6000:setConcurrentConsumers=0 7000.5.5:setConcurrentConsumers=3 7000:setPrefetchCount=5 8000.1234567:setConcurrentConsumers=2/' \
     "$TMP/calls-idle.csv" >"$TMP/odd-calls.csv"
 "$LSIM" fit "$TMP/odd-calls.csv" --replay -o "$TMP/odd-calls.yaml" || fail "fit of odd runtime_calls"
 for want in '    - { at: 5000ms, concurrentConsumers: 4 }' \
-    '    # at 6000 ms, concurrentConsumers: 0: not a count the setter takes (it throws below 1)'; do
+    '    # at 6000 ms, concurrentConsumers: 0: not a count from 1 to 100000 (below 1 the setter throws)' \
+    '    # at 7000 ms, prefetchCount: 5: not a setting lsim replays'; do
     count=$((count + 1))
     grep -qxF "$want" "$TMP/odd-calls.yaml" || fail "odd runtime_calls: no '$want'"
 done

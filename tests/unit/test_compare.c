@@ -138,10 +138,10 @@ static void latency_quantiles_and_ks(void **state)
 
 /* The message metrics count the real observation [0, T] on both sides.
  * A trace whose shutdown (T = 100 ms) comes before its last end goes on:
- * m2 ends at 150 ms, m3 is published, begun and ended after T.  A run cut
- * at T has m2 unfinished and no m3; a run that goes on has what the trace
+ * m2 ends at 150 ms, m4 is published, begun and ended after T.  A run cut
+ * at T has m2 unfinished and no m4; a run that goes on has what the trace
  * has.  Against either, the trace is at distance zero: 2 completed each
- * (m1, m4), the same latencies and counts per consumer, one violation (m4
+ * (m1, m3), the same latencies and counts per consumer, one violation (m3
  * begins while m2, of its group, runs). */
 static void messages_counted_until_the_observation_end(void **state)
 {
