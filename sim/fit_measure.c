@@ -58,6 +58,7 @@
 #include <string.h>
 
 #define START_HOLD_MAX_MS 100.0    /* the longest lock hold a start is taken to be */
+#define DECISION_START_MAX_MS 1.0  /* from a decision to its consumer's thread start */
 
 typedef struct seq_ctx {
     const run_data *rd;
@@ -745,19 +746,25 @@ static double start_at(const seq_ctx *s, size_t j)
 }
 
 /* Node part [lo, hi) of starts from j on, for a run: its end; *got, the
- * earliest first message among it (NULL: none begins).  Without a begin
- * the run ends at `next` (the next call's time), or where a step is longer
- * than any lock hold. */
-static size_t run_end(const seq_ctx *s, size_t j, size_t hi, double next, const td_msg **got)
+ * earliest first message among it (NULL: none begins).  When that message
+ * was not waiting at the run's first start, its begin does not show the
+ * release: the run then also ends at `next` (the next call's time), at a
+ * step longer than any lock hold, or at a start that came right after a
+ * message's decision (at), closer to it than to the start before. */
+static size_t run_end(const seq_ctx *s, size_t j, size_t hi, double next, const double *at,
+                      const td_msg **got)
 {
     double first = start_at(s, j), prev = first;
     *got = NULL;
     for (; j < hi; j++) {
-        double t = start_at(s, j);
+        double t = start_at(s, j), own = at[s->starts.idx[j]];
         /* a start at the first begin joins only while all are at one
          * instant (no latency): later, it is a start the release let in */
-        if (*got ? t > (*got)->t_begin || (t == (*got)->t_begin && t > first)
-                 : t >= next || t - prev > START_HOLD_MAX_MS)
+        if (*got && (t > (*got)->t_begin || (t == (*got)->t_begin && t > first)))
+            break;
+        if ((!*got || (*got)->t_publish > first) &&
+            (t >= next || t - prev > START_HOLD_MAX_MS ||
+             (!isnan(own) && fabs(t - own) < fmin(t - prev, DECISION_START_MAX_MS))))
             break;
         const td_msg *f = s->first[s->starts.idx[j]];
         if (f && f->t_begin >= t && (!*got || f->t_begin < (*got)->t_begin))
@@ -827,7 +834,7 @@ static void node_call_runs(call_runs *cr, int node, const double *calls, size_t 
          * next call came */
         double next = c + 1 < ncalls && calls[c] >= from ? calls[c + 1] : INFINITY;
         const td_msg *got;
-        size_t end = run_end(s, j, hi, next, &got);
+        size_t end = run_end(s, j, hi, next, cr->at, &got);
         if (end == j)
             continue;
         run_samples(cr, j, end, got);

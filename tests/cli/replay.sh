@@ -83,7 +83,7 @@ self_check tests/cli/replay/smlc-runtime-calls.yaml startLatency=8 cycleOverhead
 # The runs of runtime calls at their edges: each replay's start latency and
 # its starts and stops within 1 ms (these runs need not stop a consumer).
 for c in calls-in-dynamic-hold:80 calls-10ms-apart:20 calls-idle:8 calls-release-dynamic:9 \
-    calls-light-load:7 calls-stop:9 calls-v13-in-transit:11; do
+    calls-light-load:7 calls-medium-load:7 calls-stop:9 calls-v13-in-transit:11; do
     count=$((count + 1))
     base=$TMP/${c%:*}
     "$LSIM" run "tests/cli/replay/${c%:*}.yaml" --trace "$base.csv" --out "$base.db" --quiet \
