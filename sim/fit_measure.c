@@ -277,6 +277,12 @@ static double start_time(const void *of, size_t i)
     return l->rd->cons[l->idx[i]].t_start;
 }
 
+/* The start time of starts[j]. */
+static double start_at(const seq_ctx *s, size_t j)
+{
+    return s->rd->cons[s->starts.idx[j]].t_start;
+}
+
 /* In starts' [lo, hi): the first start above t (at or above it unless
  * `strictly`); hi when none is. */
 static size_t start_bound(const seq_ctx *s, size_t lo, size_t hi, double t, bool strictly)
@@ -519,7 +525,7 @@ static double node_first_start(const seq_ctx *s, int node)
 {
     size_t lo, hi;
     node_starts(s, node, &lo, &hi);
-    return lo < hi ? s->rd->cons[s->starts.idx[lo]].t_start : INFINITY;
+    return lo < hi ? start_at(s, lo) : INFINITY;
 }
 
 /* ---- SMLC start decisions ------------------------------------------------------------
@@ -740,11 +746,6 @@ typedef struct call_runs {
     fit_knobs *k;
 } call_runs;
 
-static double start_at(const seq_ctx *s, size_t j)
-{
-    return s->rd->cons[s->starts.idx[j]].t_start;
-}
-
 /* Node part [lo, hi) of starts from j on, for a run: its end; *got, the
  * earliest first message among it (NULL: none begins).  When that message
  * was not waiting at the run's first start, its begin does not show the
@@ -958,8 +959,8 @@ static void dmlc_lag(const seq_ctx *s, fit_knobs *k)
         size_t lo, hi;
         node_starts(s, m->node, &lo, &hi);
         size_t j = start_bound(s, lo, hi, m->t_deliver, false);
-        if (j < hi && rd->cons[s->starts.idx[j]].t_start < ret)
-            ret = rd->cons[s->starts.idx[j]].t_start;
+        if (j < hi && start_at(s, j) < ret)
+            ret = start_at(s, j);
         sample_add(&k->lag, ret - m->t_deliver);
     }
     sample_summarise(&k->lag);

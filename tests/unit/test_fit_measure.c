@@ -28,6 +28,15 @@ static fit_smlc_setup smlc_setup(int batch)
                              .idle_trigger = 1 };
 }
 
+/* The SMLC estimators on rd with these runtime calls that start consumers. */
+static void measure_with_calls(const run_data *rd, const double *calls, size_t n, fit_knobs *k)
+{
+    fit_smlc_setup u = smlc_setup(1);
+    u.starting = calls;
+    u.nstarting = n;
+    fit_measure_smlc(rd, &u, k);
+}
+
 static void one_node(run_data *rd)
 {
     memset(rd, 0, sizeof *rd);
@@ -210,10 +219,7 @@ static void smlc_starts_of_a_runtime_call(void **state)
     msg(&rd, 0, 929.9, 940, 5, NAN);
     const double calls[] = { 100, 500 };
     fit_knobs k;
-    fit_smlc_setup u = smlc_setup(1);
-    u.starting = calls;
-    u.nstarting = 2;
-    fit_measure_smlc(&rd, &u, &k);
+    measure_with_calls(&rd, calls, 2, &k);
     assert_int_equal(k.ncycle, 1);
     assert_float_equal(k.cycle[0].value_ms, 1, 1e-9);
     assert_int_equal(k.start.n, 4);
@@ -248,11 +254,8 @@ static void smlc_runtime_calls_queued_for_the_lock(void **state)
         msg(&rd, 0, 100 + 60 * c, 150 + 60 * c, c, NAN);
     }
     const double calls[] = { 100, 120, 140 };
-    fit_smlc_setup u = smlc_setup(1);
-    u.starting = calls;
-    u.nstarting = 3;
     fit_knobs k;
-    fit_measure_smlc(&rd, &u, &k);
+    measure_with_calls(&rd, calls, 3, &k);
     assert_int_equal(k.start.n, 3);
     assert_int_equal(k.start_by_calls, 3);
     for (int i = 0; i < 3; i++)
@@ -276,11 +279,8 @@ static void smlc_runtime_call_whose_consumers_never_begin(void **state)
     consumer(&rd, 3, 5000, NAN);
     msg(&rd, 0, 5010, 5050, 3, NAN);
     const double calls[] = { 100 };
-    fit_smlc_setup u = smlc_setup(1);
-    u.starting = calls;
-    u.nstarting = 1;
     fit_knobs k;
-    fit_measure_smlc(&rd, &u, &k);
+    measure_with_calls(&rd, calls, 1, &k);
     assert_int_equal(k.start.n, 2);
     assert_int_equal(k.start_by_calls, 1);
     assert_float_equal(k.start.v[0], 8, 1e-9);
