@@ -80,15 +80,25 @@ static void on_deliver(sim_ctx *ctx, consumer_port *port, sim_msg *m)
 
 static const consumer_port_ops reader_ops = { .deliver = on_deliver };
 
+/* The worker's time for a message of `service` ns.  At speed 1 that is the
+ * service time itself, exactly what the division gives below 2^52 (every
+ * such integer and its half are doubles), without the division. */
+static sim_time work_time(const worker *w, sim_time service)
+{
+    if (w->fixed_ns >= 0)
+        return w->fixed_ns;
+    if (w->speed == 1.0 && (uint64_t)service < (uint64_t)1 << 52)
+        return service;
+    return (sim_time)((double)service / w->speed + 0.5);
+}
+
 static void on_begin(sim_ctx *ctx, void *self, void *arg)
 {
     (void)arg;
     worker *w = self;
     competing *c = w->c;
     sim_msg_begin(ctx, w->m, c->env.node, w->id);
-    sim_time work = w->fixed_ns >= 0 ? w->fixed_ns
-                                     : (sim_time)((double)w->m->service_ns / w->speed + 0.5);
-    host_run(ctx, c->env.host, work, &ev_end, w, NULL);
+    host_run(ctx, c->env.host, work_time(w, w->m->service_ns), &ev_end, w, NULL);
 }
 
 static void on_end(sim_ctx *ctx, void *self, void *arg)
