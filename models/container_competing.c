@@ -50,6 +50,7 @@ typedef struct competing {
 
 static void on_begin(sim_ctx *ctx, void *self, void *arg);
 static void on_end(sim_ctx *ctx, void *self, void *arg);
+static void work(sim_ctx *ctx, worker *w);
 static const sim_event_type ev_begin = { "competing.begin", on_begin };
 static const sim_event_type ev_end = { "competing.end", on_end };
 
@@ -69,12 +70,14 @@ static void on_deliver(sim_ctx *ctx, consumer_port *port, sim_msg *m)
     /* maybe_read asks only while a worker is free, and only this takes one */
     worker *w = &c->w[free_index_take_released(&c->free_workers)];
     w->m = m;
-    sim_msg_delivered(ctx, m, c->env.node, w->id);
     sim_time latency = knob_draw(&c->start_latency, sim_now(ctx));
-    if (latency > 0)
+    if (latency > 0) {
+        sim_msg_delivered(ctx, m, c->env.node, w->id);
         sim_schedule(ctx, latency, &ev_begin, w, NULL);
-    else
-        on_begin(ctx, w, NULL);    /* the same instant: no event needed */
+    } else {                       /* the same instant: no event, one message call */
+        sim_msg_delivered_begin(ctx, m, c->env.node, w->id);
+        work(ctx, w);
+    }
     maybe_read(ctx, c);
 }
 
@@ -92,13 +95,18 @@ static sim_time work_time(const worker *w, sim_time service)
     return (sim_time)((double)service / w->speed + 0.5);
 }
 
+/* The worker's listener runs on its message, begun now. */
+static void work(sim_ctx *ctx, worker *w)
+{
+    host_run(ctx, w->c->env.host, work_time(w, w->m->service_ns), &ev_end, w, NULL);
+}
+
 static void on_begin(sim_ctx *ctx, void *self, void *arg)
 {
     (void)arg;
     worker *w = self;
-    competing *c = w->c;
-    sim_msg_begin(ctx, w->m, c->env.node, w->id);
-    host_run(ctx, c->env.host, work_time(w, w->m->service_ns), &ev_end, w, NULL);
+    sim_msg_begin(ctx, w->m, w->c->env.node, w->id);
+    work(ctx, w);
 }
 
 static void on_end(sim_ctx *ctx, void *self, void *arg)

@@ -180,6 +180,8 @@ void waiting_delivered(sim_ctx *ctx, sim_msg *m, msg_delivery *d, int node);
 /* The same for a message that has just taken its record: it waits ready. */
 void waiting_first_delivery(sim_ctx *ctx, sim_msg *m, msg_delivery *d, int node);
 void waiting_begin(sim_ctx *ctx, sim_msg *m, msg_delivery *d, int node);
+/* waiting_first_delivery and waiting_begin at one instant. */
+void waiting_first_begin(sim_ctx *ctx, sim_msg *m, msg_delivery *d, int node);
 void waiting_end(sim_ctx *ctx, const sim_msg *m, int node);
 void waiting_requeued(sim_ctx *ctx, sim_msg *m, const msg_delivery *d);
 void waiting_done(sim_ctx *ctx, sim_msg *m, const msg_delivery *d);   /* d: NULL if none */

@@ -143,6 +143,9 @@ void sim_msg_published(sim_ctx *ctx, sim_msg *m);
 void sim_msg_delivered(sim_ctx *ctx, sim_msg *m, int node, int consumer);
 void sim_msg_requeued(sim_ctx *ctx, sim_msg *m);
 void sim_msg_begin(sim_ctx *ctx, sim_msg *m, int node, int consumer);
+/* sim_msg_delivered and sim_msg_begin at once: the consumer's listener
+ * begins on m the instant it is delivered (one call, the same effect). */
+void sim_msg_delivered_begin(sim_ctx *ctx, sim_msg *m, int node, int consumer);
 void sim_msg_end(sim_ctx *ctx, sim_msg *m);
 /* The listener threw: as sim_msg_end, but it does not count as processed. */
 void sim_msg_end_failed(sim_ctx *ctx, sim_msg *m);
