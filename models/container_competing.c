@@ -33,6 +33,7 @@ typedef struct worker {
     sim_time fixed_ns;             /* workerServiceTimes[i], or -1 */
     double speed;                  /* workerSpeeds[i], or 1 */
     sim_msg *m;
+    sim_timer end;                 /* the end of its listener's work (ev_end) */
 } worker;
 
 typedef struct competing {
@@ -98,7 +99,7 @@ static sim_time work_time(const worker *w, sim_time service)
 /* The worker's listener runs on its message, begun now. */
 static void work(sim_ctx *ctx, worker *w)
 {
-    host_run(ctx, w->c->env.host, work_time(w, w->m->service_ns), &ev_end, w, NULL);
+    host_run_timer(ctx, w->c->env.host, work_time(w, w->m->service_ns), &w->end);
 }
 
 static void on_begin(sim_ctx *ctx, void *self, void *arg)
@@ -169,6 +170,7 @@ static int read_workers(cfg_node *cfg, competing *c, sim_diag *d)
     free_index_fill(&c->free_workers, (size_t)n);
     for (int i = 0; i < c->nworkers; i++) {
         c->w[i] = (worker){ .c = c, .index = (uint32_t)i, .fixed_ns = -1, .speed = 1.0 };
+        sim_timer_init(&c->w[i].end, &ev_end, &c->w[i], NULL);
         if (times && cfg_read_duration(list->items[i], NULL, 0, &c->w[i].fixed_ns, d) != SIM_OK)
             return SIM_EINPUT;
         if (speeds && cfg_read_double(list->items[i], NULL, 1e-9, 1e9, &c->w[i].speed, d) != SIM_OK)

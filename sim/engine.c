@@ -167,15 +167,21 @@ sim_time sim_now(const sim_ctx *ctx)
     return ctx->now;
 }
 
-sim_event_id sim_schedule(sim_ctx *ctx, sim_time delay, const sim_event_type *type, void *self,
-                          void *arg)
+/* The time `delay` from now: not before now, and never past SIM_NEVER. */
+static inline sim_time due_after(const sim_ctx *ctx, sim_time delay)
 {
     if (delay < 0)
         delay = 0;
     sim_time t = ctx->now + delay;
     if (t < ctx->now)                              /* overflow: never */
         t = SIM_NEVER - 1;
-    return calendar_add(&ctx->cal, t, type, self, arg);
+    return t;
+}
+
+sim_event_id sim_schedule(sim_ctx *ctx, sim_time delay, const sim_event_type *type, void *self,
+                          void *arg)
+{
+    return calendar_add(&ctx->cal, due_after(ctx, delay), type, self, arg);
 }
 
 sim_event_id sim_schedule_at(sim_ctx *ctx, sim_time at, const sim_event_type *type, void *self,
@@ -187,6 +193,26 @@ sim_event_id sim_schedule_at(sim_ctx *ctx, sim_time at, const sim_event_type *ty
 bool sim_cancel(sim_ctx *ctx, sim_event_id id)
 {
     return calendar_cancel(&ctx->cal, id);
+}
+
+void sim_timer_init(sim_timer *t, const sim_event_type *type, void *self, void *arg)
+{
+    *t = (sim_timer){ .type = type, .self = self, .arg = arg, .pos = SIM_TIMER_IDLE };
+}
+
+void sim_timer_after(sim_ctx *ctx, sim_timer *t, sim_time delay)
+{
+    calendar_arm(&ctx->cal, t, due_after(ctx, delay));
+}
+
+void sim_timer_at(sim_ctx *ctx, sim_timer *t, sim_time at)
+{
+    calendar_arm(&ctx->cal, t, at < ctx->now ? ctx->now : at);
+}
+
+bool sim_timer_cancel(sim_ctx *ctx, sim_timer *t)
+{
+    return calendar_disarm(&ctx->cal, t);
 }
 
 bool sim_is_pending(const sim_ctx *ctx, sim_event_id id)
