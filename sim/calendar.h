@@ -8,8 +8,8 @@
  * next arrival): arming one takes nothing from anywhere.  Events scheduled
  * with sim_schedule get a timer from the calendar's own pool, found again
  * by an id that carries the timer's index and its generation, which
- * changes whenever it stops being pending: a stale id is recognised, never
- * confused with the timer's next event.  Either way a timer knows where its
+ * changes whenever it goes back to the pool: a stale id is recognised,
+ * never confused with the timer's next event.  Either way a timer knows where its
  * entry is, so cancelling takes the entry out at once (true cancellation:
  * the heap holds only live events, and nothing stale is ever popped).
  *
@@ -33,12 +33,12 @@
 
 #include "sim.h"
 
-typedef struct cal_entry {         /* 16 bytes: the heap moves little */
+typedef struct cal_entry {         /* an entry of the heap, as a value */
     sim_time t;
     sim_timer *timer;              /* the sequence number, for ties, is in the timer */
 } cal_entry;
 
-/* What heap[0] is: TOP_RUNNING, the event being run (no add took its entry
+/* What the top entry (0) is: TOP_RUNNING, the event being run (no add took its entry
  * over yet); TOP_ADDED or TOP_SWAPPED, an entry added while it runs that
  * may be later than its children (calendar_done lets it sink); TOP_SORTED,
  * an entry in its place. */
@@ -50,16 +50,17 @@ enum { TOP_SORTED, TOP_RUNNING, TOP_ADDED, TOP_SWAPPED };   /* unsettled last */
 #define CAL_POOL_BLOCK (1u << CAL_POOL_SHIFT)
 
 typedef struct calendar {
-    cal_entry *heap;
+    sim_time *heap_t;              /* entry i: its time, */
+    sim_timer **heap_timer;        /* and its timer */
     size_t n, cap;                 /* entries: every one a live event */
     sim_timer **blocks;            /* the pool's timers */
-    uint32_t *gens;                /* [pooled]: a pooled timer's generation; [0] counts
-                                    * the runs of model timers, for no one */
+    uint32_t *gens;                /* [index]: a pooled timer's generation, bumped as it
+                                    * goes back to the pool */
     size_t npooled, cappooled;     /* pooled timers made, room for them in gens and free */
     sim_timer **free;              /* a stack of the pool's idle timers */
     size_t nfree;
     uint64_t next_seq;
-    uint8_t top;                   /* TOP_*: what heap[0] is */
+    uint8_t top;                   /* TOP_*: what the top entry is */
 } calendar;
 
 typedef struct cal_event {         /* what calendar_pop returns */
@@ -88,7 +89,7 @@ bool calendar_pop(calendar *c, cal_event *out);
 bool calendar_begin(calendar *c, cal_event *out);
 void calendar_pop_running(calendar *c);
 void calendar_settle_top(calendar *c);
-/* Whether heap[0] may be later than its children (TOP_ADDED or TOP_SWAPPED). */
+/* Whether the top entry may be later than its children (TOP_ADDED or TOP_SWAPPED). */
 static inline bool calendar_top_unsettled(const calendar *c) { return c->top >= TOP_ADDED; }
 static inline void calendar_done(calendar *c)
 {
@@ -101,19 +102,18 @@ static inline void calendar_done(calendar *c)
  * last event and knows the calendar is not empty (the engine's loop). */
 static inline void calendar_begin_top(calendar *c, cal_event *out)
 {
-    sim_timer *timer = c->heap[0].timer;
-    out->t = c->heap[0].t;
+    sim_timer *timer = c->heap_timer[0];
+    out->t = c->heap_t[0];
     out->type = timer->type;
     out->self = timer->self;
     out->arg = timer->arg;
-    timer->pos = SIM_TIMER_IDLE;   /* no longer pending */
-    c->gens[timer->pooled]++;      /* a pooled event's id is stale from now on */
+    timer->pos = SIM_TIMER_IDLE;   /* no longer pending, nor its id */
     c->top = TOP_RUNNING;
 }
 /* The time of the earliest event, or SIM_NEVER. */
 static inline sim_time calendar_next_time(const calendar *c)
 {
-    return c->n ? c->heap[0].t : SIM_NEVER;
+    return c->n ? c->heap_t[0] : SIM_NEVER;
 }
 /* Pending events (and the one being run, between begin and done). */
 static inline size_t calendar_size(const calendar *c) { return c->n; }

@@ -120,10 +120,12 @@ static void check_heap(const calendar *c)
 {
     for (size_t i = 0; i < c->n; i++) {
         if (!(i == 0 && c->top == TOP_RUNNING))
-            assert_int_equal(c->heap[i].timer->pos, i);
+            assert_int_equal(c->heap_timer[i]->pos, i);
         if (i > 0 && !(calendar_top_unsettled(c) && (i - 1) / 4 == 0)) {
-            const cal_entry *p = &c->heap[(i - 1) / 4], *e = &c->heap[i];
-            assert_true(p->t < e->t || (p->t == e->t && p->timer->seq < e->timer->seq));
+            size_t p = (i - 1) / 4;
+            assert_true(c->heap_t[p] < c->heap_t[i] ||
+                        (c->heap_t[p] == c->heap_t[i] &&
+                         c->heap_timer[p]->seq < c->heap_timer[i]->seq));
         }
     }
 }
