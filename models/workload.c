@@ -45,12 +45,12 @@ static void on_arrival(sim_ctx *ctx, void *self, void *arg)
     (void)arg;
     workload *w = self;
     sim_msg *m = sim_msg_create(ctx, w->queue);
-    if (w->next.group == ARRIVAL_CHOOSE_GROUP) {
-        m->group = groups_choose(&w->groups);
-        sim_msg_set_group_seq(m, groups_seq(&w->groups, m->group));
-    } else {
+    if (w->next.group != ARRIVAL_CHOOSE_GROUP) {
         m->group = w->next.group;
         sim_msg_set_group_seq(m, w->next.group_seq);
+    } else if (w->groups.kind != GROUPS_NONE) {    /* else m keeps none, and no sequence */
+        m->group = groups_choose(&w->groups);
+        sim_msg_set_group_seq(m, groups_seq(&w->groups, m->group));
     }
     m->service_ns = w->next.service == ARRIVAL_DRAW_SERVICE
                         ? dist_draw(&w->service, w->service_rng) : w->next.service;
