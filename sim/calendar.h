@@ -9,9 +9,11 @@
  * with sim_schedule get a timer from the calendar's own pool, found again
  * by an id that carries the timer's index and its generation, which
  * changes whenever it goes back to the pool: a stale id is recognised,
- * never confused with the timer's next event.  Either way a timer knows where its
- * entry is, so cancelling takes the entry out at once (true cancellation:
- * the heap holds only live events, and nothing stale is ever popped).
+ * never confused with the timer's next event.  Either way a timer knows
+ * where its entry is, so cancelling takes the entry out at once (true
+ * cancellation: the heap holds only live events, and nothing stale is ever
+ * popped).  The calendar never touches a timer when it is torn down, so
+ * the models' objects may go first.
  *
  * The sequence number grows with every event scheduled, so events at the
  * same instant come out in the order they went in, timers and pooled
@@ -38,14 +40,14 @@ typedef struct cal_entry {         /* an entry of the heap, as a value */
     sim_timer *timer;              /* the sequence number, for ties, is in the timer */
 } cal_entry;
 
-/* What the top entry (0) is: TOP_RUNNING, the event being run (no add took its entry
- * over yet); TOP_ADDED or TOP_SWAPPED, an entry added while it runs that
- * may be later than its children (calendar_done lets it sink); TOP_SORTED,
- * an entry in its place. */
+/* What the top entry (0) is: TOP_RUNNING, the event being run (no add took
+ * its entry over yet); TOP_ADDED or TOP_SWAPPED, an entry added while it
+ * runs that may be later than its children (calendar_done lets it sink);
+ * TOP_SORTED, an entry in its place. */
 enum { TOP_SORTED, TOP_RUNNING, TOP_ADDED, TOP_SWAPPED };   /* unsettled last */
 
 /* The pool's timers by index, in blocks that never move (a pending timer's
- * entry points at it): block i >> CAL_POOL_SHIFT, slot i & (CAL_POOL_BLOCK - 1). */
+ * entry points at it): block i >> CAL_POOL_SHIFT, then i & (CAL_POOL_BLOCK - 1). */
 #define CAL_POOL_SHIFT 8
 #define CAL_POOL_BLOCK (1u << CAL_POOL_SHIFT)
 
@@ -89,7 +91,7 @@ bool calendar_pop(calendar *c, cal_event *out);
 bool calendar_begin(calendar *c, cal_event *out);
 void calendar_pop_running(calendar *c);
 void calendar_settle_top(calendar *c);
-/* Whether the top entry may be later than its children (TOP_ADDED or TOP_SWAPPED). */
+/* Whether the top entry may be later than its children (TOP_ADDED, TOP_SWAPPED). */
 static inline bool calendar_top_unsettled(const calendar *c) { return c->top >= TOP_ADDED; }
 static inline void calendar_done(calendar *c)
 {

@@ -68,8 +68,8 @@ bool sim_is_pending(const sim_ctx *ctx, sim_event_id id);
  * until it runs or is cancelled.  Its sequence number is taken when it is
  * armed, as sim_schedule takes one, so the (time, sequence) order of events
  * is the same whichever way they were scheduled.  The fields below `arg`
- * are the calendar's.  A pending timer's object must not be freed: cancel
- * it first. */
+ * are the calendar's.  A pending timer's object must not be freed while the
+ * run goes on: cancel it first (at the end the calendar never touches it). */
 typedef struct sim_timer {
     const sim_event_type *type;
     void *self, *arg;
