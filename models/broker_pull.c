@@ -58,8 +58,8 @@ static sim_msg *pop_msg(pull_queue *q)
     return m;
 }
 
-/* Hands the head message to the reader that has waited longest. */
-static void serve_waiter(sim_ctx *ctx, pull_broker *b, pull_queue *q)
+/* Hands m to the reader that has waited longest. */
+static void hand_over(sim_ctx *ctx, pull_broker *b, pull_queue *q, sim_msg *m)
 {
     waiter *w = q->w_head;
     q->w_head = w->next;
@@ -68,13 +68,23 @@ static void serve_waiter(sim_ctx *ctx, pull_broker *b, pull_queue *q)
     consumer_port *p = w->port;
     w->next = b->spare;
     b->spare = w;
-    p->ops->deliver(ctx, p, pop_msg(q));
+    p->ops->deliver(ctx, p, m);
+}
+
+/* Hands the head message to the reader that has waited longest. */
+static void serve_waiter(sim_ctx *ctx, pull_broker *b, pull_queue *q)
+{
+    hand_over(ctx, b, q, pop_msg(q));
 }
 
 static void pull_publish(sim_ctx *ctx, broker *base, sim_msg *m)
 {
     pull_broker *b = (pull_broker *)base;
     pull_queue *q = queue_of(b, m->queue);
+    if (q->w_head && !q->head) {   /* a reader waits on an empty queue: m goes straight to it */
+        hand_over(ctx, b, q, m);
+        return;
+    }
     m->next = NULL;
     if (q->tail)
         q->tail->next = m;

@@ -33,6 +33,7 @@ typedef struct worker {
     sim_time fixed_ns;             /* workerServiceTimes[i], or -1 */
     double speed;                  /* workerSpeeds[i], or 1 */
     sim_msg *m;
+    sim_timer end;                 /* the end of its listener's work (ev_end) */
 } worker;
 
 typedef struct competing {
@@ -50,6 +51,7 @@ typedef struct competing {
 
 static void on_begin(sim_ctx *ctx, void *self, void *arg);
 static void on_end(sim_ctx *ctx, void *self, void *arg);
+static void work(sim_ctx *ctx, worker *w);
 static const sim_event_type ev_begin = { "competing.begin", on_begin };
 static const sim_event_type ev_end = { "competing.end", on_end };
 
@@ -69,26 +71,43 @@ static void on_deliver(sim_ctx *ctx, consumer_port *port, sim_msg *m)
     /* maybe_read asks only while a worker is free, and only this takes one */
     worker *w = &c->w[free_index_take_released(&c->free_workers)];
     w->m = m;
-    sim_msg_delivered(ctx, m, c->env.node, w->id);
     sim_time latency = knob_draw(&c->start_latency, sim_now(ctx));
-    if (latency > 0)
+    if (latency > 0) {
+        sim_msg_delivered(ctx, m, c->env.node, w->id);
         sim_schedule(ctx, latency, &ev_begin, w, NULL);
-    else
-        on_begin(ctx, w, NULL);    /* the same instant: no event needed */
+    } else {                       /* the same instant: no event, one message call */
+        sim_msg_delivered_begin(ctx, m, c->env.node, w->id);
+        work(ctx, w);
+    }
     maybe_read(ctx, c);
 }
 
 static const consumer_port_ops reader_ops = { .deliver = on_deliver };
 
+/* The worker's time for a message of `service` ns.  At speed 1 that is the
+ * service time itself, exactly what the division gives below 2^52 (every
+ * such integer and its half are doubles), without the division. */
+static sim_time work_time(const worker *w, sim_time service)
+{
+    if (w->fixed_ns >= 0)
+        return w->fixed_ns;
+    if (w->speed == 1.0 && (uint64_t)service < (uint64_t)1 << 52)
+        return service;
+    return (sim_time)((double)service / w->speed + 0.5);
+}
+
+/* The worker's listener runs on its message, begun now. */
+static void work(sim_ctx *ctx, worker *w)
+{
+    host_run_timer(ctx, w->c->env.host, work_time(w, w->m->service_ns), &w->end);
+}
+
 static void on_begin(sim_ctx *ctx, void *self, void *arg)
 {
     (void)arg;
     worker *w = self;
-    competing *c = w->c;
-    sim_msg_begin(ctx, w->m, c->env.node, w->id);
-    sim_time work = w->fixed_ns >= 0 ? w->fixed_ns
-                                     : (sim_time)((double)w->m->service_ns / w->speed + 0.5);
-    host_run(ctx, c->env.host, work, &ev_end, w, NULL);
+    sim_msg_begin(ctx, w->m, w->c->env.node, w->id);
+    work(ctx, w);
 }
 
 static void on_end(sim_ctx *ctx, void *self, void *arg)
@@ -151,6 +170,7 @@ static int read_workers(cfg_node *cfg, competing *c, sim_diag *d)
     free_index_fill(&c->free_workers, (size_t)n);
     for (int i = 0; i < c->nworkers; i++) {
         c->w[i] = (worker){ .c = c, .index = (uint32_t)i, .fixed_ns = -1, .speed = 1.0 };
+        sim_timer_init(&c->w[i].end, &ev_end, &c->w[i], NULL);
         if (times && cfg_read_duration(list->items[i], NULL, 0, &c->w[i].fixed_ns, d) != SIM_OK)
             return SIM_EINPUT;
         if (speeds && cfg_read_double(list->items[i], NULL, 1e-9, 1e9, &c->w[i].speed, d) != SIM_OK)

@@ -125,6 +125,14 @@ void host_run(sim_ctx *ctx, host *h, sim_time work, const sim_event_type *done, 
         run_shared(ctx, h, work, done, self, arg);
 }
 
+void host_run_timer(sim_ctx *ctx, host *h, sim_time work, sim_timer *done)
+{
+    if (!h || h->cores <= 0)
+        sim_timer_after(ctx, done, work);
+    else
+        run_shared(ctx, h, work, done->type, done->self, done->arg);
+}
+
 static void on_job_done(sim_ctx *ctx, void *self, void *arg)
 {
     (void)arg;

@@ -98,6 +98,10 @@ void host_destroy(host *h);
  * busy jobs than cores, each runs at cores/jobs speed (processor sharing). */
 void host_run(sim_ctx *ctx, host *h, sim_time work, const sim_event_type *done, void *self,
               void *arg);
+/* The same with the caller's own timer for `done` (sim.h): armed for the
+ * end of the work, or on a host with a core limit, left idle and its
+ * handler run by the host. */
+void host_run_timer(sim_ctx *ctx, host *h, sim_time work, sim_timer *done);
 int host_cores(const host *h);
 
 /* ---- containers ------------------------------------------------------------------ */

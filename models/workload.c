@@ -24,6 +24,7 @@ struct workload {
     int64_t limit;                 /* queue.count, or -1 */
     int64_t published;
     arrival next;
+    sim_timer arrival;             /* the next arrival (ev_arrival) */
 };
 
 static void on_arrival(sim_ctx *ctx, void *self, void *arg);
@@ -34,7 +35,7 @@ static void close_or_schedule(sim_ctx *ctx, workload *w)
     bool more = (w->limit < 0 || w->published < w->limit) &&
                 w->gen->ops->next(ctx, w->gen, &w->next);
     if (more)
-        sim_schedule_at(ctx, w->next.t, &ev_arrival, w, NULL);
+        sim_timer_at(ctx, &w->arrival, w->next.t);
     else
         sim_source_closed(ctx);
 }
@@ -44,12 +45,12 @@ static void on_arrival(sim_ctx *ctx, void *self, void *arg)
     (void)arg;
     workload *w = self;
     sim_msg *m = sim_msg_create(ctx, w->queue);
-    if (w->next.group == ARRIVAL_CHOOSE_GROUP) {
-        m->group = groups_choose(&w->groups);
-        sim_msg_set_group_seq(m, groups_seq(&w->groups, m->group));
-    } else {
+    if (w->next.group != ARRIVAL_CHOOSE_GROUP) {
         m->group = w->next.group;
         sim_msg_set_group_seq(m, w->next.group_seq);
+    } else if (w->groups.kind != GROUPS_NONE) {    /* else m keeps none, and no sequence */
+        m->group = groups_choose(&w->groups);
+        sim_msg_set_group_seq(m, groups_seq(&w->groups, m->group));
     }
     m->service_ns = w->next.service == ARRIVAL_DRAW_SERVICE
                         ? dist_draw(&w->service, w->service_rng) : w->next.service;
@@ -92,6 +93,7 @@ int workload_create(sim_ctx *ctx, cfg_node *cfg, int queue, broker *b, workload 
     *out = w;
     w->queue = queue;
     w->broker = b;
+    sim_timer_init(&w->arrival, &ev_arrival, w, NULL);
     const char *qname = sim_queue_name(ctx, queue);
     char name[160];
     if (cfg_get_int(cfg, "count", -1, 1, INT64_MAX / 4, CFG_NO_DEFAULT, &w->limit, d) != SIM_OK)

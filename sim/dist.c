@@ -169,19 +169,26 @@ int knob_read(sim_ctx *ctx, cfg_node *map, const char *key, int64_t def, bool al
         out->rng = sim_stream(ctx, stream);
         return SIM_OK;
     }
-    if (allow_steps)
-        return cfg_get_duration_steps(map, key, def, &out->steps, d);
-    int64_t v;
-    if (cfg_get_duration(map, key, def, 0, &v, d) != SIM_OK)
-        return SIM_EINPUT;
-    out->steps.n = 1;
-    out->steps.from = xcalloc(1, sizeof *out->steps.from);
-    out->steps.value = xcalloc(1, sizeof *out->steps.value);
-    out->steps.value[0] = v;
+    if (allow_steps) {
+        if (cfg_get_duration_steps(map, key, def, &out->steps, d) != SIM_OK)
+            return SIM_EINPUT;
+    } else {
+        int64_t v;
+        if (cfg_get_duration(map, key, def, 0, &v, d) != SIM_OK)
+            return SIM_EINPUT;
+        out->steps.n = 1;
+        out->steps.from = xcalloc(1, sizeof *out->steps.from);
+        out->steps.value = xcalloc(1, sizeof *out->steps.value);
+        out->steps.value[0] = v;
+    }
+    /* Times are never negative: a first step from 0 or before is in force
+     * from the start, and with no other step it is the value throughout. */
+    out->is_fixed = out->steps.n == 1 && out->steps.from[0] <= 0;
+    out->fixed_ns = out->is_fixed ? out->steps.value[0] : 0;
     return SIM_OK;
 }
 
-int64_t knob_draw(const sim_knob *k, int64_t now)
+int64_t knob_draw_any(const sim_knob *k, int64_t now)
 {
     if (k->rng)
         return dist_draw(&k->dist, k->rng);

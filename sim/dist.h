@@ -74,6 +74,8 @@ typedef struct sim_knob {
     duration_steps steps;          /* a duration (one step) or a schedule */
     sim_dist dist;                 /* a distribution, when rng is set */
     gsl_rng *rng;
+    bool is_fixed;                 /* one value from time 0 on (a plain duration): */
+    int64_t fixed_ns;              /* this one, what steps gives at any time */
 } sim_knob;
 
 struct sim_ctx;
@@ -81,8 +83,13 @@ struct sim_ctx;
  * a list of steps only when `allow_steps`. */
 int knob_read(struct sim_ctx *ctx, cfg_node *map, const char *key, int64_t def,
               bool allow_steps, const char *stream, sim_knob *out, sim_diag *d);
-/* The knob's value for one use at time `now` (a draw for a distribution). */
-int64_t knob_draw(const sim_knob *k, int64_t now);
+/* The knob's value for one use at time `now` (a draw for a distribution);
+ * a plain duration, the common case, without a call. */
+int64_t knob_draw_any(const sim_knob *k, int64_t now);
+static inline int64_t knob_draw(const sim_knob *k, int64_t now)
+{
+    return k->is_fixed ? k->fixed_ns : knob_draw_any(k, now);
+}
 /* Whether each use draws (a distribution) rather than reads a duration or
  * a schedule: n uses at one time then cost n draws, not n times one value. */
 static inline bool knob_draws(const sim_knob *k) { return k->rng != NULL; }

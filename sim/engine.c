@@ -106,6 +106,9 @@ sim_ctx *sim_ctx_create(uint64_t seed)
     ctx->duration = SIM_NEVER;
     ctx->sample_interval = SIM_S;
     ctx->end_at = SIM_NEVER;
+    ctx->next_sample = SIM_NEVER;
+    ctx->horizon = SIM_NEVER - 1;
+    ctx->attend_at = SIM_NEVER;
     ctx->workload_end = SIM_NEVER;
     ctx->next_msg_id = 1;
     calendar_init(&ctx->cal, 64);
@@ -167,15 +170,21 @@ sim_time sim_now(const sim_ctx *ctx)
     return ctx->now;
 }
 
-sim_event_id sim_schedule(sim_ctx *ctx, sim_time delay, const sim_event_type *type, void *self,
-                          void *arg)
+/* The time `delay` from now: not before now, and never past SIM_NEVER. */
+static inline sim_time due_after(const sim_ctx *ctx, sim_time delay)
 {
     if (delay < 0)
         delay = 0;
     sim_time t = ctx->now + delay;
     if (t < ctx->now)                              /* overflow: never */
         t = SIM_NEVER - 1;
-    return calendar_add(&ctx->cal, t, type, self, arg);
+    return t;
+}
+
+sim_event_id sim_schedule(sim_ctx *ctx, sim_time delay, const sim_event_type *type, void *self,
+                          void *arg)
+{
+    return calendar_add(&ctx->cal, due_after(ctx, delay), type, self, arg);
 }
 
 sim_event_id sim_schedule_at(sim_ctx *ctx, sim_time at, const sim_event_type *type, void *self,
@@ -187,6 +196,26 @@ sim_event_id sim_schedule_at(sim_ctx *ctx, sim_time at, const sim_event_type *ty
 bool sim_cancel(sim_ctx *ctx, sim_event_id id)
 {
     return calendar_cancel(&ctx->cal, id);
+}
+
+void sim_timer_init(sim_timer *t, const sim_event_type *type, void *self, void *arg)
+{
+    *t = (sim_timer){ .type = type, .self = self, .arg = arg, .pos = SIM_TIMER_IDLE };
+}
+
+void sim_timer_after(sim_ctx *ctx, sim_timer *t, sim_time delay)
+{
+    calendar_arm(&ctx->cal, t, due_after(ctx, delay));
+}
+
+void sim_timer_at(sim_ctx *ctx, sim_timer *t, sim_time at)
+{
+    calendar_arm(&ctx->cal, t, at < ctx->now ? ctx->now : at);
+}
+
+bool sim_timer_cancel(sim_ctx *ctx, sim_timer *t)
+{
+    return calendar_disarm(&ctx->cal, t);
 }
 
 bool sim_is_pending(const sim_ctx *ctx, sim_event_id id)
@@ -206,6 +235,7 @@ void sim_fail(sim_ctx *ctx, const char *fmt, ...)
     if (ctx->failed)
         return;
     ctx->failed = true;
+    ctx->attend_at = INT64_MIN;    /* the loop stops after this event */
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(ctx->error, sizeof ctx->error, fmt, ap);
@@ -283,6 +313,19 @@ const metric *sim_find_metric(const sim_ctx *ctx, const char *name)
 
 /* ---- the end of the run ---------------------------------------------------------- */
 
+/* The loop's horizon after a change of the next sample or the end. */
+static void set_horizon(sim_ctx *ctx)
+{
+    sim_time h = ctx->next_sample < ctx->end_at ? ctx->next_sample : ctx->end_at;
+    ctx->horizon = h < SIM_NEVER - 1 ? h : SIM_NEVER - 1;
+}
+
+static void set_end(sim_ctx *ctx, sim_time t)
+{
+    ctx->end_at = t;
+    set_horizon(ctx);
+}
+
 /* Called whenever work may have run out. */
 static void maybe_done(sim_ctx *ctx)
 {
@@ -290,7 +333,7 @@ static void maybe_done(sim_ctx *ctx)
         return;
     if (ctx->duration != SIM_NEVER || ctx->workload_end != SIM_NEVER)
         return;
-    ctx->end_at = ctx->now + ctx->tail;
+    set_end(ctx, ctx->now + ctx->tail);
 }
 
 void sim_source_open(sim_ctx *ctx)
@@ -314,7 +357,7 @@ void sim_set_workload_end(sim_ctx *ctx, sim_time t)
     if (ctx->workload_end == SIM_NEVER || t > ctx->workload_end)
         ctx->workload_end = t;
     if (ctx->duration == SIM_NEVER)
-        ctx->end_at = ctx->workload_end;
+        set_end(ctx, ctx->workload_end);
 }
 
 void engine_message_gone(sim_ctx *ctx)
@@ -438,7 +481,7 @@ static double wall_seconds(void)
  * before the disk fills up (a 24-hour run at 100/s is 8.6 million rows). */
 static void warn_rows(sim_ctx *ctx)
 {
-    ctx->rows_check_at = SIM_NEVER;
+    ctx->rows_check_at = ctx->attend_at = SIM_NEVER;
     double messages = (double)ctx->published * (double)ctx->end_at / (double)ctx->now;
     double bytes = messages * MESSAGE_ROW_BYTES;
     if (bytes <= (double)ctx->rows_warn_bytes)
@@ -500,15 +543,15 @@ static inline void fingerprint_event(sim_ctx *ctx, const cal_event *ev)
 
 int sim_run(sim_ctx *ctx)
 {
-    if (ctx->duration != SIM_NEVER)
-        ctx->end_at = ctx->duration;
     bool sampling = ctx->tl && ctx->detail >= SIM_DETAIL_SAMPLES && ctx->sample_interval > 0;
-    sim_time next_sample = sampling ? 0 : SIM_NEVER;
+    ctx->next_sample = sampling ? 0 : SIM_NEVER;
+    set_end(ctx, ctx->duration != SIM_NEVER ? ctx->duration : ctx->end_at);
     double started = ctx->progress ? wall_seconds() : 0, last = 0;
     uint64_t steps = 0;            /* events and samples: each a bounded piece of work */
     bool rows_written = ctx->tl && ctx->detail >= SIM_DETAIL_MESSAGES && ctx->rows_warn_bytes;
     ctx->rows_check_at = rows_written && ctx->end_at != SIM_NEVER && ctx->end_at > 0
                              ? (ctx->end_at / 100 > 0 ? ctx->end_at / 100 : 1) : SIM_NEVER;
+    ctx->attend_at = ctx->failed ? INT64_MIN : ctx->rows_check_at;
     maybe_done(ctx);
     for (;;) {
         /* Signals and write errors are polled by steps, not events: a
@@ -526,13 +569,14 @@ int sim_run(sim_ctx *ctx)
                 show_progress(ctx, started, &last);
         }
         /* The common case first: an event due no later than the end or
-         * the next sample (a handler may move the end). */
+         * the next sample (a handler may move the end: set_end moves the
+         * horizon), and never one at SIM_NEVER. */
         sim_time te = calendar_next_time(&ctx->cal);
-        sim_time horizon = next_sample < ctx->end_at ? next_sample : ctx->end_at;
-        if (__builtin_expect(te > horizon || te == SIM_NEVER, 0)) {
-            if (next_sample < te && next_sample <= ctx->end_at) {
-                take_sample(ctx, next_sample);
-                next_sample += ctx->sample_interval;
+        if (__builtin_expect(te > ctx->horizon, 0)) {
+            if (ctx->next_sample < te && ctx->next_sample <= ctx->end_at) {
+                take_sample(ctx, ctx->next_sample);
+                ctx->next_sample += ctx->sample_interval;
+                set_horizon(ctx);
                 continue;
             }
             break;
@@ -544,10 +588,11 @@ int sim_run(sim_ctx *ctx)
         ev.type->fn(ctx, ev.self, ev.arg);
         calendar_done(&ctx->cal);
         ctx->events++;
-        if (ctx->failed)
-            break;
-        if (ctx->now >= ctx->rows_check_at)
+        if (__builtin_expect(ctx->now >= ctx->attend_at, 0)) {
+            if (ctx->failed)
+                break;
             warn_rows(ctx);
+        }
     }
     if (ctx->progress && last > 0)
         fprintf(stderr, "\r\033[K");

@@ -137,6 +137,14 @@ struct sim_ctx {
     size_t mem_reserved;           /* of which the models' tables take (sim_memory_reserve) */
     uint64_t rows_warn_bytes;      /* projected message rows past this: a warning; 0: none */
     sim_time rows_check_at;        /* when warn_rows() projects them (1 % of the run) */
+    /* The loop's two checks, each one comparison an event: an event due
+     * after `horizon` waits for its slow path (a sample, the end), and
+     * once `now` reaches `attend_at` it looks after one (a failure, the
+     * rows warning).  Both follow what they stand for, set where it
+     * changes (set_end, sim_fail). */
+    sim_time horizon;              /* min(next_sample, end_at, SIM_NEVER - 1) */
+    sim_time attend_at;            /* rows_check_at, or INT64_MIN once failed */
+    sim_time next_sample;          /* SIM_NEVER: no samples */
     sim_time end_at;               /* SIM_NEVER until known */
     sim_time workload_end;
     int open_sources;
@@ -180,6 +188,8 @@ void waiting_delivered(sim_ctx *ctx, sim_msg *m, msg_delivery *d, int node);
 /* The same for a message that has just taken its record: it waits ready. */
 void waiting_first_delivery(sim_ctx *ctx, sim_msg *m, msg_delivery *d, int node);
 void waiting_begin(sim_ctx *ctx, sim_msg *m, msg_delivery *d, int node);
+/* waiting_first_delivery and waiting_begin at one instant. */
+void waiting_first_begin(sim_ctx *ctx, sim_msg *m, msg_delivery *d, int node);
 void waiting_end(sim_ctx *ctx, const sim_msg *m, int node);
 void waiting_requeued(sim_ctx *ctx, sim_msg *m, const msg_delivery *d);
 void waiting_done(sim_ctx *ctx, sim_msg *m, const msg_delivery *d);   /* d: NULL if none */

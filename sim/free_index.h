@@ -52,9 +52,19 @@ static inline void free_index_release(free_index *f, size_t i)
     f->nfree++;
 }
 
-/* The lowest free index below `next`; there is one (released > 0). */
+/* The lowest free index below `next`; there is one (released > 0).  When
+ * the first 64 indices have a free one, it is the lowest: one word, no
+ * scan (a pool of up to 64 always, and most takes of a larger one). */
 static inline size_t free_index_take_released(free_index *f)
 {
+    uint64_t first = f->bits[0];
+    if (__builtin_expect(first != 0, 1)) {
+        f->bits[0] = first & (first - 1);
+        if (!f->bits[0])
+            f->words[0] &= ~(uint64_t)1;             /* bits[0] is empty now */
+        f->nfree--;
+        return (size_t)__builtin_ctzll(first);
+    }
     size_t k = 0;
     while (!f->words[k])
         k++;

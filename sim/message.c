@@ -338,6 +338,20 @@ void sim_msg_requeued(sim_ctx *ctx, sim_msg *m)
         trace_msg(ctx, "requeue", d->node, d->consumer, m);
 }
 
+/* A listener on `node` begins on m (record d): one more busy, and a
+ * violation if an earlier message of its key is still open. */
+static inline __attribute__((always_inline)) void
+listener_began(sim_ctx *ctx, sim_msg *m, const msg_delivery *d, int node)
+{
+    level_up(&ctx->nodes[node - 1].busy, ctx->now);
+    if (!(m->flags & (SIM_MSG_ENDED | MSG_COUNTED_VIOLATION))) {
+        if (order_earlier_open32(order_key_at(&ctx->order, d->key), m->key_seq)) {
+            ctx->violations++;
+            m->flags |= MSG_COUNTED_VIOLATION;
+        }
+    }
+}
+
 /* What begin does to m and its record d. */
 static inline __attribute__((always_inline)) void
 begin(sim_ctx *ctx, sim_msg *m, msg_delivery *d, int node, int consumer)
@@ -347,13 +361,7 @@ begin(sim_ctx *ctx, sim_msg *m, msg_delivery *d, int node, int consumer)
     d->consumer = consumer;
     if (d->t_deliver < 0)
         d->t_deliver = ctx->now;
-    level_up(&ctx->nodes[node - 1].busy, ctx->now);
-    if (!(m->flags & (SIM_MSG_ENDED | MSG_COUNTED_VIOLATION))) {
-        if (order_earlier_open32(order_key_at(&ctx->order, d->key), m->key_seq)) {
-            ctx->violations++;
-            m->flags |= MSG_COUNTED_VIOLATION;
-        }
-    }
+    listener_began(ctx, m, d, node);
 }
 
 static __attribute__((noinline)) void begin_general(sim_ctx *ctx, sim_msg *m, int node,
@@ -375,6 +383,25 @@ void sim_msg_begin(sim_ctx *ctx, sim_msg *m, int node, int consumer)
     if (!LIKELY(d->node == node))
         return begin_general(ctx, m, node, consumer);
     begin(ctx, m, d, node, consumer);
+}
+
+void sim_msg_delivered_begin(sim_ctx *ctx, sim_msg *m, int node, int consumer)
+{
+    /* sim_msg_delivered's fast case, and what sim_msg_begin does to the
+     * record it writes, as one write of the record. */
+    if (!LIKELY(m->delivery & MSG_DELIVERY_KEY && ctx->deliveries.free && !ctx->tw)) {
+        sim_msg_delivered(ctx, m, node, consumer);
+        sim_msg_begin(ctx, m, node, consumer);
+        return;
+    }
+    uint32_t key = m->delivery & ~MSG_DELIVERY_KEY;
+    msg_delivery *d = record_pop(ctx, m);
+    *d = (msg_delivery){
+        .t_deliver = ctx->now, .t_begin = ctx->now, .t_end = -1,
+        .consumer = consumer, .deliveries = 1, .key = key,
+    };
+    waiting_first_begin(ctx, m, d, node);
+    listener_began(ctx, m, d, node);
 }
 
 /* A listener on node/consumer that began at t_begin returned. */

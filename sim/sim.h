@@ -62,6 +62,36 @@ sim_event_id sim_schedule_at(sim_ctx *ctx, sim_time at, const sim_event_type *ty
 bool sim_cancel(sim_ctx *ctx, sim_event_id id);
 bool sim_is_pending(const sim_ctx *ctx, sim_event_id id);
 
+/* A timer: an event a model schedules again and again (a worker's end, a
+ * source's next arrival), kept in the model's own object.  Arming it takes
+ * nothing from a pool and gives no id: the timer itself is what is pending,
+ * until it runs or is cancelled.  Its sequence number is taken when it is
+ * armed, as sim_schedule takes one, so the (time, sequence) order of events
+ * is the same whichever way they were scheduled.  The fields below `arg`
+ * are the calendar's.  A pending timer's object must not be freed while the
+ * run goes on: cancel it first (at the end the calendar never touches it). */
+typedef struct sim_timer {
+    const sim_event_type *type;
+    void *self, *arg;
+    uint64_t seq;                  /* calendar: taken when armed, for ties */
+    uint32_t pos;                  /* calendar: its entry in the heap; SIM_TIMER_IDLE: none */
+    uint32_t pooled;               /* calendar: 0 for a model's timer, else its pool index + 1 */
+} sim_timer;
+
+#define SIM_TIMER_IDLE UINT32_MAX
+
+void sim_timer_init(sim_timer *t, const sim_event_type *type, void *self, void *arg);
+/* Arms t `delay` from now (as sim_schedule) or at `at` (as sim_schedule_at);
+ * a timer still pending is moved, as if cancelled first. */
+void sim_timer_after(sim_ctx *ctx, sim_timer *t, sim_time delay);
+void sim_timer_at(sim_ctx *ctx, sim_timer *t, sim_time at);
+/* Returns false if t is not pending (it ran, or it was cancelled). */
+bool sim_timer_cancel(sim_ctx *ctx, sim_timer *t);
+static inline bool sim_timer_pending(const sim_timer *t)
+{
+    return t->pos != SIM_TIMER_IDLE;
+}
+
 /* ---- random streams --------------------------------------------------- */
 
 /* The stream of the named component, created on first use from the run's
@@ -143,6 +173,9 @@ void sim_msg_published(sim_ctx *ctx, sim_msg *m);
 void sim_msg_delivered(sim_ctx *ctx, sim_msg *m, int node, int consumer);
 void sim_msg_requeued(sim_ctx *ctx, sim_msg *m);
 void sim_msg_begin(sim_ctx *ctx, sim_msg *m, int node, int consumer);
+/* sim_msg_delivered and sim_msg_begin at once: the consumer's listener
+ * begins on m the instant it is delivered (one call, the same effect). */
+void sim_msg_delivered_begin(sim_ctx *ctx, sim_msg *m, int node, int consumer);
 void sim_msg_end(sim_ctx *ctx, sim_msg *m);
 /* The listener threw: as sim_msg_end, but it does not count as processed. */
 void sim_msg_end_failed(sim_ctx *ctx, sim_msg *m);

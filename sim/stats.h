@@ -114,6 +114,14 @@ static inline void level_down(level *l, int64_t now)
     l->value--;
     l->dt_sum -= (unsigned __int128)(uint64_t)now;
 }
+/* level_up and level_down at one instant: the integral is the same (the
+ * two changes of dt_sum cancel exactly), the peak sees the level one
+ * higher for that instant. */
+static inline void level_blip(level *l)
+{
+    if (l->value + 1 > l->max)
+        l->max = l->value + 1;
+}
 /* The integral up to `now` (at or after the last change), in value x ns. */
 static inline double level_area(const level *l, int64_t now)
 {

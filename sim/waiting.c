@@ -160,6 +160,17 @@ void waiting_begin(sim_ctx *ctx, sim_msg *m, msg_delivery *d, int node)
     c->busy++;
 }
 
+/* Delivered and begun at once: m waits in no buffer, but the prefetched
+ * total's peak sees it there for that instant, as the two calls in turn
+ * show it (prefetched_max is 1 on a pull broker). */
+void waiting_first_begin(sim_ctx *ctx, sim_msg *m, msg_delivery *d, int node)
+{
+    ready_change(ctx, m, -1);
+    waiting_counts *c = arrive(ctx, m, d, node);
+    level_blip(&ctx->waiting.prefetched_all);
+    c->busy++;
+}
+
 void waiting_end(sim_ctx *ctx, const sim_msg *m, int node)
 {
     counts_at(ctx, node, m->queue)->busy--;

@@ -47,7 +47,7 @@ static void cancel_and_stale_ids(void **state)
     assert_true(calendar_pop(&c, &e));
     assert_string_equal(e.arg, "a");
     assert_false(calendar_cancel(&c, a));          /* already ran */
-    /* The freed slot is reused: the old id must not reach the new event. */
+    /* The freed timer is reused: the old id must not reach the new event. */
     sim_event_id y = calendar_add(&c, 12, &ev, NULL, (void *)"y");
     assert_false(calendar_cancel(&c, a));
     assert_false(calendar_cancel(&c, x));
@@ -112,17 +112,20 @@ static void random_against_reference(void **state)
     calendar_fini(&c);
 }
 
-/* The heap's order holds (four children a node) and every slot knows
- * where its entry is; while an event runs, the entry an add put at the top
- * may still be later than its children (calendar_done settles it). */
+/* The heap's order holds (four children a node) and every timer knows
+ * where its entry is, but the running event's, which is not pending; while
+ * an event runs, the entry an add put at the top may still be later than
+ * its children (calendar_done settles it). */
 static void check_heap(const calendar *c)
 {
     for (size_t i = 0; i < c->n; i++) {
-        assert_int_equal(c->slots[c->heap[i].slot].pos, i);
+        if (!(i == 0 && c->top == TOP_RUNNING))
+            assert_int_equal(c->heap_timer[i]->pos, i);
         if (i > 0 && !(calendar_top_unsettled(c) && (i - 1) / 4 == 0)) {
-            const cal_entry *p = &c->heap[(i - 1) / 4], *e = &c->heap[i];
-            assert_true(p->t < e->t ||
-                        (p->t == e->t && c->slots[p->slot].seq < c->slots[e->slot].seq));
+            size_t p = (i - 1) / 4;
+            assert_true(c->heap_t[p] < c->heap_t[i] ||
+                        (c->heap_t[p] == c->heap_t[i] &&
+                         c->heap_timer[p]->seq < c->heap_timer[i]->seq));
         }
     }
 }
@@ -268,6 +271,147 @@ static void running_event_gives_its_entry_over(void **state)
     against_plain_pops(1000, 20000);
 }
 
+/* A model's timers and pooled events share one (time, sequence) order: a
+ * timer takes its number when armed, and one armed again while pending
+ * takes a new one (it moves, as if cancelled first). */
+static void timers_and_pooled_events_in_one_order(void **state)
+{
+    (void)state;
+    calendar c;
+    calendar_init(&c, 1);
+    sim_timer t1, t2;
+    sim_timer_init(&t1, &ev, NULL, (void *)"t1");
+    sim_timer_init(&t2, &ev, NULL, (void *)"t2");
+    assert_false(sim_timer_pending(&t1));
+    assert_false(calendar_disarm(&c, &t1));
+    calendar_arm(&c, &t1, 5);
+    calendar_add(&c, 5, &ev, NULL, (void *)"p");
+    calendar_arm(&c, &t2, 5);
+    calendar_add(&c, 1, &ev, NULL, (void *)"a");
+    calendar_arm(&c, &t1, 5);                      /* moves behind p and t2 */
+    assert_true(sim_timer_pending(&t1));
+    assert_int_equal(calendar_size(&c), 4);
+    char got[32] = "";
+    cal_event e;
+    while (calendar_pop(&c, &e))
+        strcat(got, (const char *)e.arg);
+    assert_string_equal(got, "apt2t1");
+    assert_false(sim_timer_pending(&t1));
+    calendar_arm(&c, &t2, 9);
+    calendar_add(&c, 7, &ev, NULL, (void *)"q");
+    assert_true(calendar_disarm(&c, &t2));
+    assert_false(calendar_disarm(&c, &t2));
+    assert_false(sim_timer_pending(&t2));
+    assert_true(calendar_pop(&c, &e));
+    assert_string_equal(e.arg, "q");
+    assert_false(calendar_pop(&c, &e));
+    calendar_fini(&c);
+}
+
+/* A timer's event, being run, is not pending; armed again by its handler
+ * it takes its own entry over at the top. */
+static void running_timer_arms_itself_again(void **state)
+{
+    (void)state;
+    calendar c;
+    calendar_init(&c, 1);
+    sim_timer t;
+    sim_timer_init(&t, &ev, NULL, (void *)"t");
+    calendar_arm(&c, &t, 10);
+    calendar_add(&c, 20, &ev, NULL, (void *)"b");
+    cal_event e;
+    assert_true(calendar_begin(&c, &e));
+    assert_string_equal(e.arg, "t");
+    assert_false(sim_timer_pending(&t));
+    assert_false(calendar_disarm(&c, &t));
+    calendar_arm(&c, &t, 30);
+    assert_true(sim_timer_pending(&t));
+    assert_int_equal(c.top, TOP_SORTED);
+    check_heap(&c);
+    calendar_done(&c);
+    assert_int_equal(calendar_size(&c), 2);
+    assert_true(calendar_begin(&c, &e));
+    assert_string_equal(e.arg, "b");
+    calendar_done(&c);
+    assert_true(calendar_begin(&c, &e));
+    assert_string_equal(e.arg, "t");
+    calendar_done(&c);                  /* not armed again: its entry leaves */
+    assert_false(sim_timer_pending(&t));
+    assert_int_equal(calendar_size(&c), 0);
+    assert_false(calendar_begin(&c, &e));
+    calendar_fini(&c);
+}
+
+/* Handlers that arm, move and disarm a model's timers among pooled events,
+ * run through begin/done, against a second calendar driven only by
+ * calendar_pop with timers of its own: the same events in the same order,
+ * small heaps and large. */
+static void timers_against_plain_pops(size_t ntimers, int steps)
+{
+    calendar r, p;
+    calendar_init(&r, 1);
+    calendar_init(&p, 1);
+    sim_timer *tr = xcalloc(ntimers, sizeof *tr), *tp = xcalloc(ntimers, sizeof *tp);
+    uint64_t *tag = xcalloc(ntimers + (size_t)steps, sizeof *tag);
+    for (size_t k = 0; k < ntimers; k++) {
+        tag[k] = k;
+        sim_timer_init(&tr[k], &ev, NULL, &tag[k]);
+        sim_timer_init(&tp[k], &ev, NULL, &tag[k]);
+        calendar_arm(&r, &tr[k], (sim_time)(k * 13 % 50));
+        calendar_arm(&p, &tp[k], (sim_time)(k * 13 % 50));
+    }
+    size_t added = ntimers;
+    uint64_t x = 4242;
+    for (int step = 0; step < steps; step++) {
+        cal_event er, ep;
+        bool hr = calendar_begin(&r, &er), hp = calendar_pop(&p, &ep);
+        assert_int_equal(hr, hp);
+        if (!hr)
+            break;
+        assert_int_equal(er.t, ep.t);
+        assert_ptr_equal(er.arg, ep.arg);
+        for (int j = 0; j < 3; j++) {
+            x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+            size_t k = (size_t)((x >> 20) % ntimers);
+            sim_time t = er.t + (sim_time)((x >> 33) % 30);   /* ties with now too */
+            switch ((x >> 50) % 4) {
+            case 0:                     /* arm or move a timer, maybe the running one */
+                calendar_arm(&r, &tr[k], t);
+                calendar_arm(&p, &tp[k], t);
+                break;
+            case 1:
+                assert_int_equal(calendar_disarm(&r, &tr[k]), calendar_disarm(&p, &tp[k]));
+                break;
+            case 2:
+                tag[added] = added;
+                calendar_add(&r, t, &ev, NULL, &tag[added]);
+                calendar_add(&p, t, &ev, NULL, &tag[added]);
+                added++;
+                break;
+            default:
+                break;
+            }
+            assert_int_equal(sim_timer_pending(&tr[k]), sim_timer_pending(&tp[k]));
+        }
+        if (step % 61 == 0)
+            check_heap(&r);
+        calendar_done(&r);
+        assert_int_equal(calendar_size(&r), calendar_size(&p));
+    }
+    free(tr);
+    free(tp);
+    free(tag);
+    calendar_fini(&r);
+    calendar_fini(&p);
+}
+
+static void timers_mixed_with_pooled_events(void **state)
+{
+    (void)state;
+    timers_against_plain_pops(6, 5000);
+    timers_against_plain_pops(300, 20000);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -276,6 +420,9 @@ int main(void)
         cmocka_unit_test(random_against_reference),
         cmocka_unit_test(cancelled_entries_leave_the_heap),
         cmocka_unit_test(running_event_gives_its_entry_over),
+        cmocka_unit_test(timers_and_pooled_events_in_one_order),
+        cmocka_unit_test(running_timer_arms_itself_again),
+        cmocka_unit_test(timers_mixed_with_pooled_events),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
