@@ -119,6 +119,20 @@ typedef struct loader {
     int64_t shutdown_ns;
 } loader;
 
+/* A new lifetime of a consumer of `node` from time t, numbered after the
+ * node's others; returns its index into rd->cons. */
+static size_t new_lifetime(loader *l, int node, double t)
+{
+    size_t have = l->cap_per_node;
+    xgrow((void **)&l->per_node, &l->cap_per_node, (size_t)node + 1, sizeof *l->per_node);
+    memset(l->per_node + have, 0, (l->cap_per_node - have) * sizeof *l->per_node);
+    td_consumer *tc = add_consumer(l->rd);
+    tc->node = node;
+    tc->consumer = l->per_node[node]++;
+    tc->t_start = t;
+    return l->rd->ncons - 1;
+}
+
 /* The consumer `name` of `node`, created (from time t) when first seen. */
 static cons_name *consumer_named(loader *l, int node, const char *name, double t,
                                  bool is_implicit)
@@ -130,15 +144,8 @@ static cons_name *consumer_named(loader *l, int node, const char *name, double t
     sb_free(&key);
     if (l->cnames.n == before)
         return &l->cn[i];
-    size_t have = l->cap_per_node;
-    xgrow((void **)&l->per_node, &l->cap_per_node, (size_t)node + 1, sizeof *l->per_node);
-    memset(l->per_node + have, 0, (l->cap_per_node - have) * sizeof *l->per_node);
-    td_consumer *tc = add_consumer(l->rd);
-    tc->node = node;
-    tc->consumer = l->per_node[node]++;
-    tc->t_start = t;
     xgrow((void **)&l->cn, &l->capcn, (size_t)i + 1, sizeof *l->cn);
-    l->cn[i] = (cons_name){ .cons = l->rd->ncons - 1, .is_implicit = is_implicit };
+    l->cn[i] = (cons_name){ .cons = new_lifetime(l, node, t), .is_implicit = is_implicit };
     return &l->cn[i];
 }
 
@@ -151,11 +158,7 @@ static void on_consumer_event(loader *l, const trace_event *ev)
     if (ev->kind == TEV_CONSUMER_START && !isnan(tc->t_stop)) {
         /* The name again after its stop: a recorder that reuses ids; this
          * is another consumer's lifetime. */
-        td_consumer *again = add_consumer(l->rd);
-        again->node = node;
-        again->consumer = l->per_node[node]++;
-        again->t_start = t;
-        c->cons = l->rd->ncons - 1;
+        c->cons = new_lifetime(l, node, t);
         c->is_implicit = false;
         return;
     }

@@ -153,8 +153,9 @@ expect_error 2 "lsim: cannot write $ro/x.db: Permission denied" -- "$LSIM" run $
 expect_error 2 "lsim: cannot write /dev/full: not a regular file" -- "$LSIM" run $SEED --out /dev/full
 expect_error 1 "lsim: cannot write /dev/full: No space left on device" -- \
     "$LSIM" run $SEED --out "$TMP/out/x.db" --trace /dev/full --quiet
-#   the disk fills up while the database is written (a file size limit)
-expect_error 1 "lsim: $TMP/out/x.db: cannot write (commit): disk I/O error" -- \
+#   the disk fills up while the database is written (a file size limit):
+#   found while rows are written, the run stopped there
+expect_error 1 "lsim: $TMP/out/x.db: cannot write: disk I/O error: File too large" -- \
     sh -c "ulimit -f 8000; exec \"\$0\" \"\$@\"" "$LSIM" run tests/bench/mm8.yaml \
     --set queue.count=200000 --out "$TMP/out/x.db" --quiet
 #   a scenario that needs more memory than allowed (1,197,056 queued messages of 56 bytes
