@@ -610,6 +610,16 @@ static bool count_uses(amq_queue *q, uint64_t bound)
     return is_settled;
 }
 
+/* Whether a pass over the window now would repeat the last one: that pass
+ * went through to the end and left nothing it could take, and neither the
+ * window, the consumers nor the group map changed since. */
+static bool window_would_repeat(const amq_queue *q)
+{
+    const amq_window *w = &q->paged;
+    return w->was_exhausted && w->seen_window == w->version && w->seen_subs == q->subs_version &&
+           w->seen_map == amqg_version(q->groups);
+}
+
 /* Queue.doActualDispatch over the page window, with what dispatch_list does
  * message by message done stream by stream: the streams offer the messages
  * the pass may take (offer), the oldest offer is taken, and the messages
@@ -626,8 +636,7 @@ static bool dispatch_window(sim_ctx *ctx, amq_queue *q)
     if (w->n == 0 || q->n_open == 0)
         return false;
     bool lru = amqg_has_lru(q->groups), any = false;
-    if (w->was_exhausted && w->seen_window == w->version && w->seen_subs == q->subs_version &&
-        w->seen_map == amqg_version(q->groups)) {
+    if (window_would_repeat(q)) {
         /* Nothing changed since the last pass, which went through to the end
          * and left nothing it could take: this one takes nothing either, and
          * only its lookups count, if even they change anything. */
@@ -699,6 +708,24 @@ static bool dispatch_window(sim_ctx *ctx, amq_queue *q)
     return any;
 }
 
+/* Whether a round now would change nothing at all, so that it need not
+ * run: it would page nothing in, redeliv is empty, and the window's pass
+ * would return at once (no message it may offer, no consumer open, or the
+ * last pass repeated with its lookups already counted).  A publish behind a
+ * full page window, the common case under a backlog, and the round after
+ * one that took what it could both find the queue so. */
+static bool is_quiet(const amq_queue *q)
+{
+    if (q->is_holding || q->nsubs == 0)
+        return true;
+    if (q->store.n > 0 && q->redeliv.n + q->paged.n < q->b->max_page)
+        return false;              /* a page-in */
+    if (q->redeliv.n > 0 || q->redeliv_skip.n > 0)
+        return false;
+    const amq_window *w = &q->paged;
+    return w->n == 0 || q->n_open == 0 || (w->is_settled && window_would_repeat(q));
+}
+
 /* One iterate(): page in, dispatch what was pending, then the new page. */
 static bool round_once(sim_ctx *ctx, amq_queue *q)
 {
@@ -736,7 +763,7 @@ void amq_kick(sim_ctx *ctx, amq_queue *q)
     q->is_dispatching = true;
     do {
         q->again = false;
-        while (round_once(ctx, q)) {
+        while (!is_quiet(q) && round_once(ctx, q)) {
         }
     } while (q->again);
     q->is_dispatching = false;
