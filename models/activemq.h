@@ -71,6 +71,8 @@ typedef struct amq_window {
     bool is_settled;               /* a pass that takes nothing would change nothing */
     bool was_exhausted;            /* it went to the end: nothing was left it could take */
     uint64_t seen_window, seen_map, seen_subs;
+    uint64_t seen_changes;         /* amqg_changes() at its end */
+    uint64_t seen_opened;          /* the queue's `opened` at its end */
 } amq_window;
 
 void amqw_push(amq_window *w, sim_msg *m);
@@ -80,8 +82,10 @@ void amqw_fini(amq_window *w);
 int32_t amqw_stream_of(const amq_window *w, int32_t group);
 sim_msg *amqw_last_before(amq_stream *s, uint64_t bound);
 sim_msg *amqw_first_after(const amq_stream *s, uint64_t x);
-/* The heap of a pass: stream i offers m; the stream with the oldest offer
- * leaves it (0: none); all leave. */
+/* The heap of a pass: made ready for every stream to offer (at the start
+ * of a pass: no stream is added during one); stream i offers m; the stream
+ * with the oldest offer leaves it (0: none); all leave. */
+void amqw_begin_offers(amq_window *w);
 void amqw_offer(amq_window *w, int32_t i, sim_msg *m);
 int32_t amqw_take_offer(amq_window *w);
 void amqw_clear_offers(amq_window *w);
@@ -109,6 +113,7 @@ typedef struct amq_sub {
     int extension;                 /* prefetch 0: 1 while a pull is outstanding */
     amq_ptrq dispatched;           /* sent, not acknowledged, in order sent */
     int64_t groups;                /* ConsumerInfo.assignedGroupCount */
+    uint64_t opened_at;            /* the queue's `opened` when it last stopped being full */
     amqg_owner own;                /* its entries in the group map */
     bool is_waiting;               /* its consumer waits in receive() */
     sim_time mark_waiting, mark_buffered;   /* the queue's integrals when it began waiting */

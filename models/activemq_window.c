@@ -188,13 +188,18 @@ static void heap_set(amq_window *w, size_t h, int32_t i)
     at(w, i)->hpos = (int32_t)h + 1;
 }
 
+void amqw_begin_offers(amq_window *w)
+{
+    assert(w->nheap == 0);
+    if (w->capheap < w->ns)        /* a stream offers once at a time */
+        xgrow((void **)&w->heap, &w->capheap, w->ns, sizeof *w->heap);
+}
+
 void amqw_offer(amq_window *w, int32_t i, sim_msg *m)
 {
     amq_stream *s = at(w, i);
-    assert(!s->hpos);
+    assert(!s->hpos && w->nheap < w->capheap);
     s->cand = m;
-    if (w->nheap == w->capheap)
-        xgrow((void **)&w->heap, &w->capheap, w->nheap + 1, sizeof *w->heap);
     size_t h = w->nheap++;
     while (h > 0 && key(w, (h - 1) / 2) > m->id) {
         heap_set(w, h, w->heap[(h - 1) / 2]);

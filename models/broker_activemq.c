@@ -20,7 +20,8 @@
  * is Queue.doActualDispatch), then the new page if nothing was left pending
  * (Queue.doDispatch).  A message no consumer can take is skipped, not
  * waited on.  Kicks follow every publish, subscribe, unsubscribe, ack and
- * pull; a kick that arrives while one runs makes it run again.  A pass
+ * pull; a kick that arrives while one runs makes it run again, and a kick
+ * runs no round that would change nothing (is_quiet).  A pass
  * over the page window (dispatch_window) reaches the messages it may take
  * stream by stream and counts the group lookups of those it passes over
  * without visiting them; a pass over redeliv steps over the stretch the
@@ -198,11 +199,12 @@ static amq_sub *first_open(const amq_queue *q)
 
 /* After a change to s that may open or fill it: keeps n_open right
  * (invariant 2), given whether s was full before. */
-static void recount(amq_queue *q, const amq_sub *s, bool was_full)
+static void recount(amq_queue *q, amq_sub *s, bool was_full)
 {
     bool now_full = is_full(s);
     q->n_open += (int)was_full - (int)now_full;
-    q->opened += was_full && !now_full;
+    if (was_full && !now_full)
+        s->opened_at = ++q->opened;
     q->subs_version++;
 }
 
@@ -239,6 +241,16 @@ static void assign(sim_ctx *ctx, amq_queue *q, sim_msg *m, amq_sub *s)
     amq_note_assignment(ctx, q->b, m->group, s->port);
 }
 
+/* m, the end of its group (JMSXGroupSeq < 0), goes to its owner o, and
+ * then the group has no owner. */
+static void close_group(sim_ctx *ctx, amq_queue *q, const sim_msg *m, amq_sub *o)
+{
+    amqg_remove_group(q->groups, m->group, name_for(ctx, q, m));
+    o->groups--;
+    q->b->closes++;
+    q->is_unsorted = true;         /* o may sort earlier now */
+}
+
 /* Which consumer takes m now, or NULL.  This is the consumer loop of
  * doActualDispatch with assignMessageGroup folded in: for a group that has
  * an owner every other consumer refuses, so the owner takes it if it is not
@@ -267,12 +279,8 @@ static amq_sub *choose(sim_ctx *ctx, amq_queue *q, sim_msg *m, amq_sub **blocker
         *blocker = o;
         return NULL;
     }
-    if (sim_msg_group_close(m)) {  /* the end of the group: it goes to its owner, then no owner */
-        amqg_remove_group(q->groups, m->group, name);
-        o->groups--;
-        q->b->closes++;
-        q->is_unsorted = true;     /* o may sort earlier now */
-    }
+    if (sim_msg_group_close(m))
+        close_group(ctx, q, m, o);
     return o;
 }
 
@@ -522,10 +530,23 @@ static bool dispatch_list(sim_ctx *ctx, amq_queue *q, amq_list *l, amq_skip *old
 
 /* ---- the page window's pass (amq_window, activemq_window.c) -------------------- */
 
-static amq_sub *owner_of(sim_ctx *ctx, amq_queue *q, int32_t group)
+/* Looks up the owner of s's group again (an owner changed since the last
+ * lookup): out of line, as it is rare and needs the group's name. */
+static __attribute__((noinline)) void owner_lookup(sim_ctx *ctx, amq_queue *q, amq_stream *s,
+                                                   uint64_t at)
 {
-    const char *name = amqg_wants_name(q->groups, group) ? sim_group_name(ctx, group) : NULL;
-    return sub_of_owner(amqg_peek(q->groups, group, name));
+    const char *name = amqg_wants_name(q->groups, s->group) ? sim_group_name(ctx, s->group) : NULL;
+    s->owner = sub_of_owner(amqg_peek(q->groups, s->group, name));
+    s->owner_at = at;
+}
+
+/* The owner of s's group (not -1), looked up once while no owner changes. */
+static amq_sub *stream_owner(sim_ctx *ctx, amq_queue *q, amq_stream *s)
+{
+    uint64_t at = amqg_changes(q->groups) + 1;
+    if (s->owner_at != at)
+        owner_lookup(ctx, q, s, at);
+    return s->owner;
 }
 
 /* Stream i offers the first message from m on that the pass may take now:
@@ -536,12 +557,7 @@ static void offer(sim_ctx *ctx, amq_queue *q, int32_t i, sim_msg *m)
     amq_window *w = &q->paged;
     amq_stream *s = &w->s[i - 1];
     if (m && s->group >= 0) {
-        uint64_t at = amqg_changes(q->groups) + 1;
-        if (s->owner_at != at) {
-            s->owner = owner_of(ctx, q, s->group);
-            s->owner_at = at;
-        }
-        amq_sub *o = s->owner;
+        amq_sub *o = stream_owner(ctx, q, s);
         if (o && is_full(o)) {
             if (s->firsts == 0)
                 return;
@@ -561,6 +577,36 @@ static void offer_all(sim_ctx *ctx, amq_queue *q, uint64_t x)
     amqw_clear_offers(w);
     for (int32_t i = w->oldest; i; i = w->s[i - 1].newer)
         offer(ctx, q, i, x ? amqw_first_after(&w->s[i - 1], x) : w->s[i - 1].head);
+}
+
+/* Whether the last pass left every stream waiting for its group's owner
+ * and nothing changed that could end the wait but owners opening: that pass
+ * went through to the end, steady, so whatever it did not take was of a
+ * group whose owner was full (no first of a group, none of no group or of
+ * no owner: those it would have taken), and since then no message came or
+ * went and no owner changed. */
+static bool streams_wait_for_owners(const amq_queue *q)
+{
+    const amq_window *w = &q->paged;
+    return w->was_exhausted && w->seen_window == w->version &&
+           w->seen_changes == amqg_changes(q->groups);
+}
+
+/* The first offers of a pass when streams_wait_for_owners(): only the
+ * streams whose owner opened since the last pass may offer, and they offer
+ * from their first message.  A consumer opens far more often than anything
+ * else changes (an acknowledgement), and it is usually the owner of few
+ * streams. */
+static void offer_opened(amq_queue *q)
+{
+    amq_window *w = &q->paged;
+    for (int32_t i = w->oldest; i; i = w->s[i - 1].newer) {
+        amq_stream *s = &w->s[i - 1];
+        assert(s->group >= 0 && s->firsts == 0 && s->owner &&
+               s->owner_at == amqg_changes(q->groups) + 1);
+        if (s->owner->opened_at > w->seen_opened && !is_full(s->owner))
+            amqw_offer(w, i, s->head);    /* what offer() would find */
+    }
 }
 
 /* The group lookups of the pass before message id `bound`, counted as uses
@@ -629,7 +675,10 @@ static bool window_would_repeat(const amq_queue *q)
  * Taken messages are looked up without counting a use then, for the same
  * reason.  What is offered stays right while no owner changes and no
  * consumer opens (consumers fill as they are sent messages); when one does,
- * every stream offers again. */
+ * every stream offers again.  A pass after one that left every stream
+ * waiting for a full owner starts from the streams of the owners that
+ * opened since (offer_opened), and a message of a group that has an owner
+ * goes to it without another lookup. */
 static bool dispatch_window(sim_ctx *ctx, amq_queue *q)
 {
     amq_window *w = &q->paged;
@@ -655,22 +704,31 @@ static bool dispatch_window(sim_ctx *ctx, amq_queue *q)
     bool keeps_order = w->was_exhausted && w->is_settled && w->seen_window == w->version &&
                        w->seen_map == amqg_version(q->groups);
     w->nlog = 0;
-    offer_all(ctx, q, 0);
+    amqw_begin_offers(w);
+    if (streams_wait_for_owners(q))
+        offer_opened(q);
+    else
+        offer_all(ctx, q, 0);
     int32_t i;
     while (q->n_open > 0 && (i = amqw_take_offer(w)) != 0) {
-        sim_msg *m = w->s[i - 1].cand;
-        if (m->group >= 0 && !sim_msg_group_first(m)) {
-            amq_sub *o = w->s[i - 1].owner;   /* offer() looked it up since the last change */
-            if (o && is_full(o)) { /* filled during this pass: passed over */
+        amq_stream *s = &w->s[i - 1];
+        sim_msg *m = s->cand;
+        amq_sub *t = s->owner;     /* offer() looked it up since the last change */
+        if (m->group >= 0 && !sim_msg_group_first(m) && t) {
+            /* what choose() finds for a group that has an owner */
+            if (is_full(t)) {      /* filled during this pass: passed over */
                 offer(ctx, q, i, m);
                 continue;
             }
+            if (sim_msg_group_close(m))
+                close_group(ctx, q, m, t);
+        } else {
+            if (lru && m->group >= 0 && amqg_may_evict(q->groups, m->group))
+                count_uses(q, m->id);
+            amq_sub *blocker = NULL;
+            t = choose(ctx, q, m, &blocker, !lru);
+            assert(t);
         }
-        if (lru && m->group >= 0 && amqg_may_evict(q->groups, m->group))
-            count_uses(q, m->id);
-        amq_sub *blocker = NULL;
-        amq_sub *t = choose(ctx, q, m, &blocker, !lru);
-        assert(t);
         if (lru && m->group >= 0) {
             if (w->nlog == w->caplog)
                 xgrow((void **)&w->log, &w->caplog, w->nlog + 1, sizeof *w->log);
@@ -705,6 +763,8 @@ static bool dispatch_window(sim_ctx *ctx, amq_queue *q)
     w->seen_window = w->version;
     w->seen_subs = q->subs_version;
     w->seen_map = amqg_version(q->groups);
+    w->seen_changes = amqg_changes(q->groups);
+    w->seen_opened = q->opened;
     return any;
 }
 
