@@ -111,6 +111,7 @@ typedef struct amq_sub {
     int prefetch;                  /* resolved at subscribe */
     int priority;                  /* the port's, at subscribe */
     int extension;                 /* prefetch 0: 1 while a pull is outstanding */
+    bool is_full;                  /* isFull() (broker_activemq.c's fills) */
     amq_ptrq dispatched;           /* sent, not acknowledged, in order sent */
     int64_t groups;                /* ConsumerInfo.assignedGroupCount */
     uint64_t opened_at;            /* the queue's `opened` when it last stopped being full */

@@ -32,7 +32,8 @@
  *      subscription's dispatched list (or with the consumer, acked);
  *  (2) n_open == the subscriptions that are not full (is_full);
  *  (3) buffered == the sum of the dispatched lists;
- *  (4) a group has an owner only while that subscription exists.
+ *  (4) a group has an owner only while that subscription exists;
+ *  (5) a subscription's is_full is PrefetchSubscription.isFull() (fills).
  *
  * Acknowledgement: AUTO_ACK acknowledges inside receive(), before the
  * listener runs, so ack() frees the prefetch slot but leaves the message
@@ -78,7 +79,15 @@ static void ml_unlink(amq_list *l, sim_msg *m)
 }
 
 
-/* ---- a subscription's dispatched list: a ring of pointers --------------------- */
+/* ---- rings: a subscription's dispatched list, its acks in transit ------------ */
+
+/* Rings double from 8, so a capacity is a power of two and an index wraps
+ * with a mask (a division on every access cost more than the rest). */
+static size_t ring_at(size_t head, size_t i, size_t cap)
+{
+    assert(cap > 0 && (cap & (cap - 1)) == 0);
+    return (head + i) & (cap - 1);
+}
 
 static void pq_push(amq_ptrq *q, sim_msg *m)
 {
@@ -86,26 +95,26 @@ static void pq_push(amq_ptrq *q, sim_msg *m)
         size_t cap = q->cap ? q->cap * 2 : 8;
         sim_msg **v = xmalloc(cap * sizeof *v);
         for (size_t i = 0; i < q->n; i++)
-            v[i] = q->v[(q->head + i) % q->cap];
+            v[i] = q->v[ring_at(q->head, i, q->cap)];
         free(q->v);
         q->v = v;
         q->cap = cap;
         q->head = 0;
     }
-    q->v[(q->head + q->n++) % q->cap] = m;
+    q->v[ring_at(q->head, q->n++, q->cap)] = m;
 }
 
 /* Removes m (almost always the oldest: clients take their buffer in order). */
 static bool pq_remove(amq_ptrq *q, const sim_msg *m)
 {
     for (size_t i = 0; i < q->n; i++) {
-        if (q->v[(q->head + i) % q->cap] != m)
+        if (q->v[ring_at(q->head, i, q->cap)] != m)
             continue;
         if (i == 0) {
-            q->head = (q->head + 1) % q->cap;
+            q->head = ring_at(q->head, 1, q->cap);
         } else {
             for (size_t j = i; j + 1 < q->n; j++)
-                q->v[(q->head + j) % q->cap] = q->v[(q->head + j + 1) % q->cap];
+                q->v[ring_at(q->head, j, q->cap)] = q->v[ring_at(q->head, j + 1, q->cap)];
         }
         q->n--;
         return true;
@@ -117,11 +126,18 @@ static bool pq_remove(amq_ptrq *q, const sim_msg *m)
 
 /* PrefetchSubscription.isFull(): with prefetch 0 a consumer may be sent a
  * message only while its pull is outstanding. */
-static bool is_full(const amq_sub *s)
+static bool fills(const amq_sub *s)
 {
     if (s->prefetch == 0)
         return s->extension == 0;
     return (int64_t)(s->dispatched.n + s->an) >= s->prefetch;
+}
+
+/* isFull() as of the last recount: a pass asks it of every owner it meets,
+ * and it changes only with what recount follows. */
+static bool is_full(const amq_sub *s)
+{
+    return s->is_full;
 }
 
 static amq_sub *sub_of_owner(amqg_owner *o)
@@ -197,11 +213,13 @@ static amq_sub *first_open(const amq_queue *q)
     return NULL;
 }
 
-/* After a change to s that may open or fill it: keeps n_open right
- * (invariant 2), given whether s was full before. */
-static void recount(amq_queue *q, amq_sub *s, bool was_full)
+/* After a change to s that may open or fill it (its dispatched list, its
+ * acks in transit, its pull): keeps is_full and n_open right (invariants 2
+ * and 5). */
+static void recount(amq_queue *q, amq_sub *s)
 {
-    bool now_full = is_full(s);
+    bool was_full = s->is_full, now_full = fills(s);
+    s->is_full = now_full;
     q->n_open += (int)was_full - (int)now_full;
     if (was_full && !now_full)
         s->opened_at = ++q->opened;
@@ -211,11 +229,10 @@ static void recount(amq_queue *q, amq_sub *s, bool was_full)
 /* Takes m off s's dispatched list (acknowledged or rejected). */
 static void undispatch(amq_queue *q, amq_sub *s, const sim_msg *m)
 {
-    bool was_full = is_full(s);
     bool found = pq_remove(&s->dispatched, m);
     assert(found);
     (void)found;
-    recount(q, s, was_full);
+    recount(q, s);
     q->buffered--;
 }
 
@@ -288,11 +305,10 @@ static amq_sub *choose(sim_ctx *ctx, amq_queue *q, sim_msg *m, amq_sub **blocker
 
 static void send(sim_ctx *ctx, amq_queue *q, amq_sub *s, sim_msg *m)
 {
-    bool was_full = is_full(s);
     pq_push(&s->dispatched, m);
     if (s->prefetch == 0)
         s->extension--;
-    recount(q, s, was_full);
+    recount(q, s);
     q->buffered++;
     if (s->is_waiting)
         amq_wait_end(q, s);
@@ -865,10 +881,9 @@ static void on_release(sim_ctx *ctx, void *self, void *arg)
 
 /* ---- the broker operations --------------------------------------------------------- */
 
-static amq_queue *queue_at(amq_broker *b, int queue)
+/* The queues up to `queue`, made on the first message or subscription. */
+static __attribute__((noinline)) void add_queues(amq_broker *b, int queue)
 {
-    if ((size_t)queue < b->nq)
-        return b->q[queue];
     size_t n = (size_t)queue + 1;
     b->q = xrealloc(b->q, n * sizeof *b->q);
     for (size_t i = b->nq; i < n; i++) {
@@ -877,6 +892,12 @@ static amq_queue *queue_at(amq_broker *b, int queue)
         b->q[i]->groups = amqg_create(b->map_kind, b->map_size);
     }
     b->nq = n;
+}
+
+static amq_queue *queue_at(amq_broker *b, int queue)
+{
+    if ((size_t)queue >= b->nq)
+        add_queues(b, queue);
     return b->q[queue];
 }
 
@@ -913,7 +934,8 @@ static void amq_subscribe(sim_ctx *ctx, broker *base, consumer_port *p)
     xgrow((void **)&q->subs, &q->cap, q->nsubs + 1, sizeof *q->subs);
     q->subs[q->nsubs++] = s;
     sort_subs(q);
-    q->n_open += !is_full(s);
+    s->is_full = fills(s);
+    q->n_open += !s->is_full;
     q->subs_version++;
     amq_kick(ctx, q);
 }
@@ -926,10 +948,10 @@ static void amq_subscribe(sim_ctx *ctx, broker *base, consumer_port *p)
  * so none of these is counted as redelivered by ActiveMQ. */
 static void amq_unsubscribe(sim_ctx *ctx, broker *base, consumer_port *p)
 {
-    amq_broker *b = (amq_broker *)base;
-    amq_queue *q = queue_at(b, p->queue);
+    (void)base;
     amq_sub *s = p->broker_state;
-    assert(s && !q->is_dispatching);
+    amq_queue *q = s->q;
+    assert(!q->is_dispatching);
     amq_advance(q, sim_now(ctx));
     if (s->ack_event)
         sim_cancel(ctx, s->ack_event);   /* acks in transit die with the consumer */
@@ -941,7 +963,7 @@ static void amq_unsubscribe(sim_ctx *ctx, broker *base, consumer_port *p)
     remove_sub(q, s);
     amqg_remove_owner(q->groups, &s->own);
     for (size_t i = 0; i < s->dispatched.n; i++) {
-        sim_msg *m = s->dispatched.v[(s->dispatched.head + i) % s->dispatched.cap];
+        sim_msg *m = s->dispatched.v[ring_at(s->dispatched.head, i, s->dispatched.cap)];
         ml_push(&q->redeliv, m);
         sim_msg_requeued(ctx, m);
         q->buffered--;
@@ -966,14 +988,14 @@ static void ack_in_transit(sim_ctx *ctx, amq_sub *s, sim_time latency)
         size_t cap = s->acap ? s->acap * 2 : 8;
         sim_time *v = xmalloc(cap * sizeof *v);
         for (size_t i = 0; i < s->an; i++)
-            v[i] = s->acks[(s->ahead + i) % s->acap];
+            v[i] = s->acks[ring_at(s->ahead, i, s->acap)];
         free(s->acks);
         s->acks = v;
         s->ahead = 0;
         s->acap = cap;
     }
     sim_time due = sim_now(ctx) + latency;
-    s->acks[(s->ahead + s->an++) % s->acap] = due;
+    s->acks[ring_at(s->ahead, s->an++, s->acap)] = due;
     if (s->an == 1)
         s->ack_event = sim_schedule_at(ctx, due, &ev_ack_arrives, s, NULL);
 }
@@ -984,25 +1006,23 @@ static void on_ack_arrives(sim_ctx *ctx, void *self, void *arg)
     amq_sub *s = self;
     amq_queue *q = s->q;
     amq_advance(q, sim_now(ctx));
-    bool was_full = is_full(s);
-    s->ahead = (s->ahead + 1) % s->acap;
+    s->ahead = ring_at(s->ahead, 1, s->acap);
     s->an--;
     s->ack_event = s->an ? sim_schedule_at(ctx, s->acks[s->ahead], &ev_ack_arrives, s, NULL) : 0;
-    recount(q, s, was_full);
+    recount(q, s);
     amq_kick(ctx, q);
 }
 
 static void amq_ack(sim_ctx *ctx, broker *base, consumer_port *p, sim_msg *m)
 {
-    amq_broker *b = (amq_broker *)base;
-    amq_queue *q = queue_at(b, p->queue);
+    const amq_broker *b = (const amq_broker *)base;
     amq_sub *s = p->broker_state;
+    amq_queue *q = s->q;
     amq_advance(q, sim_now(ctx));
     if (b->ack_latency > 0 && s->prefetch > 0) {
         undispatch(q, s, m);       /* the message leaves the list ... */
-        bool was_full = is_full(s);
         ack_in_transit(ctx, s, b->ack_latency);   /* ... its slot stays taken */
-        recount(q, s, was_full);
+        recount(q, s);
         s->stats->received++;
         return;
     }
@@ -1013,8 +1033,9 @@ static void amq_ack(sim_ctx *ctx, broker *base, consumer_port *p, sim_msg *m)
 
 static void amq_reject(sim_ctx *ctx, broker *base, consumer_port *p, sim_msg *m, bool requeue)
 {
-    amq_queue *q = queue_at((amq_broker *)base, p->queue);
+    (void)base;
     amq_sub *s = p->broker_state;
+    amq_queue *q = s->q;
     amq_advance(q, sim_now(ctx));
     undispatch(q, s, m);
     if (requeue) {
@@ -1028,13 +1049,13 @@ static void amq_reject(sim_ctx *ctx, broker *base, consumer_port *p, sim_msg *m,
 
 static void amq_pull(sim_ctx *ctx, broker *base, consumer_port *p)
 {
-    amq_queue *q = queue_at((amq_broker *)base, p->queue);
+    (void)base;
     amq_sub *s = p->broker_state;
+    amq_queue *q = s->q;
     amq_advance(q, sim_now(ctx));
     if (s->prefetch == 0) {        /* PrefetchSubscription.pullMessage: extension = 1 */
-        bool was_full = is_full(s);
         s->extension = 1;
-        recount(q, s, was_full);
+        recount(q, s);
     }
     if (!s->is_waiting)
         amq_wait_begin(q, s);
@@ -1043,15 +1064,15 @@ static void amq_pull(sim_ctx *ctx, broker *base, consumer_port *p)
 
 static void amq_unpull(sim_ctx *ctx, broker *base, consumer_port *p)
 {
-    amq_queue *q = queue_at((amq_broker *)base, p->queue);
+    (void)base;
     amq_sub *s = p->broker_state;
     if (!s)
         return;
+    amq_queue *q = s->q;
     amq_advance(q, sim_now(ctx));
     if (s->prefetch == 0) {        /* the pull timed out (pullTimeout) */
-        bool was_full = is_full(s);
         s->extension = 0;
-        recount(q, s, was_full);
+        recount(q, s);
     }
     if (s->is_waiting)
         amq_wait_end(q, s);
