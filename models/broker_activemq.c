@@ -81,18 +81,23 @@ static void ml_unlink(amq_list *l, sim_msg *m)
 
 /* ---- rings: a subscription's dispatched list, its acks in transit ------------ */
 
-/* Rings double from 8, so a capacity is a power of two and an index wraps
- * with a mask (a division on every access cost more than the rest). */
+/* Rings double from 8 (ring_grown), so a capacity is a power of two and an
+ * index wraps with a mask (a division on every access cost more than the
+ * rest). */
 static size_t ring_at(size_t head, size_t i, size_t cap)
 {
-    assert(cap > 0 && (cap & (cap - 1)) == 0);
     return (head + i) & (cap - 1);
+}
+
+static size_t ring_grown(size_t cap)
+{
+    return cap ? cap * 2 : 8;
 }
 
 static void pq_push(amq_ptrq *q, sim_msg *m)
 {
     if (q->n == q->cap) {
-        size_t cap = q->cap ? q->cap * 2 : 8;
+        size_t cap = ring_grown(q->cap);
         sim_msg **v = xmalloc(cap * sizeof *v);
         for (size_t i = 0; i < q->n; i++)
             v[i] = q->v[ring_at(q->head, i, q->cap)];
@@ -616,10 +621,11 @@ static bool streams_wait_for_owners(const amq_queue *q)
 static void offer_opened(amq_queue *q)
 {
     amq_window *w = &q->paged;
+    uint64_t at = amqg_changes(q->groups) + 1;
+    (void)at;                      /* for the assert only */
     for (int32_t i = w->oldest; i; i = w->s[i - 1].newer) {
         amq_stream *s = &w->s[i - 1];
-        assert(s->group >= 0 && s->firsts == 0 && s->owner &&
-               s->owner_at == amqg_changes(q->groups) + 1);
+        assert(s->group >= 0 && s->firsts == 0 && s->owner && s->owner_at == at);
         if (s->owner->opened_at > w->seen_opened && !is_full(s->owner))
             amqw_offer(w, i, s->head);    /* what offer() would find */
     }
@@ -808,24 +814,21 @@ static bool round_once(sim_ctx *ctx, amq_queue *q)
     const amq_broker *b = q->b;
     if (q->is_holding || q->nsubs == 0)
         return false;
-    amq_list fresh = { 0 };
-    int64_t pending = q->redeliv.n + q->paged.n;
-    if (pending < b->max_page && q->store.n > 0) {
-        for (int64_t k = 0; k < b->max_page && q->store.head; k++) {
-            sim_msg *m = q->store.head;
-            ml_unlink(&q->store, m);
-            ml_push(&fresh, m);
-        }
-    }
-    bool changed = fresh.n > 0;
+    /* The new page is the store's first messages; they stay there until
+     * what was pending has been offered (a publish meanwhile only appends). */
+    int64_t page = 0;
+    if (q->redeliv.n + q->paged.n < b->max_page)
+        page = q->store.n < b->max_page ? q->store.n : b->max_page;
+    bool changed = page > 0;
     changed |= dispatch_list(ctx, q, &q->redeliv, &q->redeliv_skip);
     changed |= dispatch_window(ctx, q);
     bool was_empty = q->redeliv.n + q->paged.n == 0;
-    for (sim_msg *m = fresh.head, *next; m; m = next) {
-        next = m->next;
+    for (int64_t k = 0; k < page; k++) {
+        sim_msg *m = q->store.head;
+        ml_unlink(&q->store, m);
         amqw_push(&q->paged, m);
     }
-    if (fresh.n > 0 && was_empty)  /* the new page is dispatched at once */
+    if (page > 0 && was_empty)     /* the new page is dispatched at once */
         dispatch_window(ctx, q);
     return changed;
 }
@@ -985,7 +988,7 @@ static void amq_unsubscribe(sim_ctx *ctx, broker *base, consumer_port *p)
 static void ack_in_transit(sim_ctx *ctx, amq_sub *s, sim_time latency)
 {
     if (s->an == s->acap) {
-        size_t cap = s->acap ? s->acap * 2 : 8;
+        size_t cap = ring_grown(s->acap);
         sim_time *v = xmalloc(cap * sizeof *v);
         for (size_t i = 0; i < s->an; i++)
             v[i] = s->acks[ring_at(s->ahead, i, s->acap)];
