@@ -113,6 +113,7 @@ typedef struct amq_sub {
     int extension;                 /* prefetch 0: 1 while a pull is outstanding */
     bool is_full;                  /* isFull() (broker_activemq.c's fills) */
     amq_ptrq dispatched;           /* sent, not acknowledged, in order sent */
+    size_t at;                     /* its place in q->subs */
     int64_t groups;                /* ConsumerInfo.assignedGroupCount */
     uint64_t opened_at;            /* the queue's `opened` when it last stopped being full */
     amqg_owner own;                /* its entries in the group map */

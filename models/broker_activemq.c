@@ -33,7 +33,8 @@
  *  (2) n_open == the subscriptions that are not full (is_full);
  *  (3) buffered == the sum of the dispatched lists;
  *  (4) a group has an owner only while that subscription exists;
- *  (5) a subscription's is_full is PrefetchSubscription.isFull() (fills).
+ *  (5) a subscription's is_full is PrefetchSubscription.isFull() (fills);
+ *  (6) subs[s->at] == s for every subscription s.
  *
  * Acknowledgement: AUTO_ACK acknowledges inside receive(), before the
  * listener runs, so ack() frees the prefetch slot but leaves the message
@@ -158,6 +159,13 @@ static int compare(const amq_sub *a, const amq_sub *b)
     return (a->groups > b->groups) - (a->groups < b->groups);
 }
 
+/* s goes to place i of the dispatch order (invariant 6). */
+static void put_sub(amq_queue *q, size_t i, amq_sub *s)
+{
+    q->subs[i] = s;
+    s->at = i;
+}
+
 /* Collections.sort is stable; insertion sort is, and the list is nearly
  * sorted every time (one consumer moved or one count changed). */
 static void sort_subs(amq_queue *q)
@@ -166,22 +174,19 @@ static void sort_subs(amq_queue *q)
         amq_sub *s = q->subs[i];
         size_t j = i;
         while (j > 0 && compare(q->subs[j - 1], s) > 0) {
-            q->subs[j] = q->subs[j - 1];
+            put_sub(q, j, q->subs[j - 1]);
             j--;
         }
-        q->subs[j] = s;
+        put_sub(q, j, s);
     }
 }
 
 static void remove_sub(amq_queue *q, const amq_sub *s)
 {
-    size_t i = 0;
-    while (i < q->nsubs && q->subs[i] != s)
-        i++;
-    if (i == q->nsubs)
-        return;
+    size_t i = s->at;
+    assert(i < q->nsubs && q->subs[i] == s);
     for (q->nsubs--; i < q->nsubs; i++)   /* a few: no call to memmove */
-        q->subs[i] = q->subs[i + 1];
+        put_sub(q, i, q->subs[i + 1]);
 }
 
 /* Round robin: the consumer just sent a message goes to the end, then the
@@ -197,17 +202,15 @@ static void rotate(amq_queue *q, amq_sub *s)
         return;
     if (q->is_unsorted) {
         remove_sub(q, s);
-        q->subs[q->nsubs++] = s;
+        put_sub(q, q->nsubs++, s);
         sort_subs(q);
         q->is_unsorted = false;
         return;
     }
-    size_t i = 0;
-    while (q->subs[i] != s)
-        i++;
+    size_t i = s->at;
     for (; i + 1 < q->nsubs && compare(q->subs[i + 1], s) <= 0; i++)
-        q->subs[i] = q->subs[i + 1];
-    q->subs[i] = s;
+        put_sub(q, i, q->subs[i + 1]);
+    put_sub(q, i, s);
 }
 
 static amq_sub *first_open(const amq_queue *q)
@@ -625,7 +628,7 @@ static void offer_opened(amq_queue *q)
     (void)at;                      /* for the assert only */
     for (int32_t i = w->oldest; i; i = w->s[i - 1].newer) {
         amq_stream *s = &w->s[i - 1];
-        assert(s->group >= 0 && s->firsts == 0 && s->owner && s->owner_at == at);
+        assert(s->owner_at == at); /* a group and its owner: see above */
         if (s->owner->opened_at > w->seen_opened && !is_full(s->owner))
             amqw_offer(w, i, s->head);    /* what offer() would find */
     }
@@ -800,12 +803,10 @@ static bool is_quiet(const amq_queue *q)
 {
     if (q->is_holding || q->nsubs == 0)
         return true;
-    if (q->store.n > 0 && q->redeliv.n + q->paged.n < q->b->max_page)
-        return false;              /* a page-in */
-    if (q->redeliv.n > 0 || q->redeliv_skip.n > 0)
-        return false;
-    const amq_window *w = &q->paged;
-    return w->n == 0 || q->n_open == 0 || (w->is_settled && window_would_repeat(q));
+    const amq_window *w = &q->paged;   /* what changes most often first */
+    bool is_window_done = w->n == 0 || q->n_open == 0 || (w->is_settled && window_would_repeat(q));
+    bool is_page_in = q->store.n > 0 && q->redeliv.n + q->paged.n < q->b->max_page;
+    return is_window_done && q->redeliv.n == 0 && q->redeliv_skip.n == 0 && !is_page_in;
 }
 
 /* One iterate(): page in, dispatch what was pending, then the new page. */
@@ -833,19 +834,28 @@ static bool round_once(sim_ctx *ctx, amq_queue *q)
     return changed;
 }
 
+/* Rounds until one changes nothing or leaves the queue quiet, and again
+ * while kicks came meanwhile.  Out of line: most kicks find the queue quiet
+ * and need none of this. */
+static __attribute__((noinline)) void run_rounds(sim_ctx *ctx, amq_queue *q)
+{
+    q->is_dispatching = true;
+    do {
+        q->again = false;
+        while (round_once(ctx, q) && !is_quiet(q)) {
+        }
+    } while (q->again && !is_quiet(q));
+    q->is_dispatching = false;
+}
+
 void amq_kick(sim_ctx *ctx, amq_queue *q)
 {
     if (q->is_dispatching) {
         q->again = true;
         return;
     }
-    q->is_dispatching = true;
-    do {
-        q->again = false;
-        while (!is_quiet(q) && round_once(ctx, q)) {
-        }
-    } while (q->again);
-    q->is_dispatching = false;
+    if (!is_quiet(q))
+        run_rounds(ctx, q);
     amq_settle(q);
 }
 
@@ -935,7 +945,7 @@ static void amq_subscribe(sim_ctx *ctx, broker *base, consumer_port *p)
         q->is_holding = false;
     }
     xgrow((void **)&q->subs, &q->cap, q->nsubs + 1, sizeof *q->subs);
-    q->subs[q->nsubs++] = s;
+    put_sub(q, q->nsubs++, s);
     sort_subs(q);
     s->is_full = fills(s);
     q->n_open += !s->is_full;
