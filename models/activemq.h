@@ -90,6 +90,13 @@ void amqw_offer(amq_window *w, int32_t i, sim_msg *m);
 int32_t amqw_take_offer(amq_window *w);
 void amqw_clear_offers(amq_window *w);
 
+/* How long a state of a queue held: its total up to `since`, when it last
+ * began, plus the time since then if it holds now (broker_activemq_stats.c). */
+typedef struct amq_timer {
+    bool is_on;
+    sim_time total_ns, since;
+} amq_timer;
+
 typedef struct amq_ptrq {          /* a ring of message pointers */
     sim_msg **v;
     size_t cap, head, n;
@@ -142,10 +149,10 @@ typedef struct amq_queue {
     int64_t latch;                 /* consumers still awaited */
     sim_event_id release;
     bool is_dispatching, again;
-    /* time integrals of the queue's state, up to `last` */
-    sim_time last;
-    bool has_waiting, has_buffered_only, is_blocked;
-    sim_time waiting_ns, buffered_ns, blocked_ns;
+    /* how long its states held (amq_settle) */
+    amq_timer waiting;             /* some message waits (ready or buffered) */
+    amq_timer buffered_only;       /* none in the broker, some buffered */
+    amq_timer blocked;             /* page-in stopped by maxPageSize pending ones */
 } amq_queue;
 
 typedef struct amq_broker {
@@ -174,12 +181,10 @@ void amq_kick(sim_ctx *ctx, amq_queue *q);
 /* broker_activemq_stats.c */
 amq_cstats *amq_stats_of(amq_broker *b, const consumer_port *p);
 void amq_stats_fini(amq_broker *b);
-/* Brings the queue's integrals up to now (call before changing its state). */
-void amq_advance(amq_queue *q, sim_time now);
-/* Recomputes the state the integrals follow (after a change). */
-void amq_settle(amq_queue *q);
-void amq_wait_begin(amq_queue *q, amq_sub *s);
-void amq_wait_end(amq_queue *q, amq_sub *s);
+/* Recomputes the states the timers follow (after a change, at `now`). */
+void amq_settle(amq_queue *q, sim_time now);
+void amq_wait_begin(amq_queue *q, amq_sub *s, sim_time now);
+void amq_wait_end(amq_queue *q, amq_sub *s, sim_time now);
 void amq_note_assignment(sim_ctx *ctx, amq_broker *b, int group, const consumer_port *p);
 void amq_finish(sim_ctx *ctx, broker *base);
 

@@ -319,7 +319,7 @@ static void send(sim_ctx *ctx, amq_queue *q, amq_sub *s, sim_msg *m)
     recount(q, s);
     q->buffered++;
     if (s->is_waiting)
-        amq_wait_end(q, s);
+        amq_wait_end(q, s, sim_now(ctx));
     s->port->ops->deliver(ctx, s->port, m);
 }
 
@@ -576,7 +576,7 @@ static amq_sub *stream_owner(sim_ctx *ctx, amq_queue *q, amq_stream *s)
 /* Stream i offers the first message from m on that the pass may take now:
  * any, unless its group's owner is full; then only a first of a group
  * (JMSXGroupSeq 1), which goes to whoever is first. */
-static void offer(sim_ctx *ctx, amq_queue *q, int32_t i, sim_msg *m)
+static inline __attribute__((always_inline)) void offer(sim_ctx *ctx, amq_queue *q, int32_t i, sim_msg *m)
 {
     amq_window *w = &q->paged;
     amq_stream *s = &w->s[i - 1];
@@ -799,7 +799,7 @@ static bool dispatch_window(sim_ctx *ctx, amq_queue *q)
  * last pass repeated with its lookups already counted).  A publish behind a
  * full page window, the common case under a backlog, and the round after
  * one that took what it could both find the queue so. */
-static bool is_quiet(const amq_queue *q)
+static inline __attribute__((always_inline)) bool is_quiet(const amq_queue *q)
 {
     if (q->is_holding || q->nsubs == 0)
         return true;
@@ -856,7 +856,7 @@ void amq_kick(sim_ctx *ctx, amq_queue *q)
     }
     if (!is_quiet(q))
         run_rounds(ctx, q);
-    amq_settle(q);
+    amq_settle(q, sim_now(ctx));
 }
 
 /* ---- delayed start (consumersBeforeDispatchStarts, timeBeforeDispatchStarts) ------- */
@@ -886,7 +886,6 @@ static void on_release(sim_ctx *ctx, void *self, void *arg)
 {
     (void)arg;
     amq_queue *q = self;
-    amq_advance(q, sim_now(ctx));
     q->release = 0;
     q->is_holding = false;
     amq_kick(ctx, q);
@@ -917,7 +916,6 @@ static amq_queue *queue_at(amq_broker *b, int queue)
 static void amq_publish(sim_ctx *ctx, broker *base, sim_msg *m)
 {
     amq_queue *q = queue_at((amq_broker *)base, m->queue);
-    amq_advance(q, sim_now(ctx));
     ml_push(&q->store, m);
     amq_kick(ctx, q);
 }
@@ -927,7 +925,6 @@ static void amq_subscribe(sim_ctx *ctx, broker *base, consumer_port *p)
     amq_broker *b = (amq_broker *)base;
     amq_queue *q = queue_at(b, p->queue);
     assert(!q->is_dispatching);    /* containers subscribe from their own events */
-    amq_advance(q, sim_now(ctx));
     amq_sub *s = xcalloc(1, sizeof *s);
     s->port = p;
     s->q = q;
@@ -965,12 +962,11 @@ static void amq_unsubscribe(sim_ctx *ctx, broker *base, consumer_port *p)
     amq_sub *s = p->broker_state;
     amq_queue *q = s->q;
     assert(!q->is_dispatching);
-    amq_advance(q, sim_now(ctx));
     if (s->ack_event)
         sim_cancel(ctx, s->ack_event);   /* acks in transit die with the consumer */
     free(s->acks);
     if (s->is_waiting)
-        amq_wait_end(q, s);
+        amq_wait_end(q, s, sim_now(ctx));
     q->n_open -= !is_full(s);
     q->subs_version++;
     remove_sub(q, s);
@@ -1018,7 +1014,6 @@ static void on_ack_arrives(sim_ctx *ctx, void *self, void *arg)
     (void)arg;
     amq_sub *s = self;
     amq_queue *q = s->q;
-    amq_advance(q, sim_now(ctx));
     s->ahead = ring_at(s->ahead, 1, s->acap);
     s->an--;
     s->ack_event = s->an ? sim_schedule_at(ctx, s->acks[s->ahead], &ev_ack_arrives, s, NULL) : 0;
@@ -1031,7 +1026,6 @@ static void amq_ack(sim_ctx *ctx, broker *base, consumer_port *p, sim_msg *m)
     const amq_broker *b = (const amq_broker *)base;
     amq_sub *s = p->broker_state;
     amq_queue *q = s->q;
-    amq_advance(q, sim_now(ctx));
     if (b->ack_latency > 0 && s->prefetch > 0) {
         undispatch(q, s, m);       /* the message leaves the list ... */
         ack_in_transit(ctx, s, b->ack_latency);   /* ... its slot stays taken */
@@ -1049,7 +1043,6 @@ static void amq_reject(sim_ctx *ctx, broker *base, consumer_port *p, sim_msg *m,
     (void)base;
     amq_sub *s = p->broker_state;
     amq_queue *q = s->q;
-    amq_advance(q, sim_now(ctx));
     undispatch(q, s, m);
     if (requeue) {
         ml_push(&q->redeliv, m);
@@ -1065,13 +1058,12 @@ static void amq_pull(sim_ctx *ctx, broker *base, consumer_port *p)
     (void)base;
     amq_sub *s = p->broker_state;
     amq_queue *q = s->q;
-    amq_advance(q, sim_now(ctx));
     if (s->prefetch == 0) {        /* PrefetchSubscription.pullMessage: extension = 1 */
         s->extension = 1;
         recount(q, s);
     }
     if (!s->is_waiting)
-        amq_wait_begin(q, s);
+        amq_wait_begin(q, s, sim_now(ctx));
     amq_kick(ctx, q);
 }
 
@@ -1082,14 +1074,13 @@ static void amq_unpull(sim_ctx *ctx, broker *base, consumer_port *p)
     if (!s)
         return;
     amq_queue *q = s->q;
-    amq_advance(q, sim_now(ctx));
     if (s->prefetch == 0) {        /* the pull timed out (pullTimeout) */
         s->extension = 0;
         recount(q, s);
     }
     if (s->is_waiting)
-        amq_wait_end(q, s);
-    amq_settle(q);
+        amq_wait_end(q, s, sim_now(ctx));
+    amq_settle(q, sim_now(ctx));
 }
 
 static int64_t amq_depth(const broker *base, int queue)
