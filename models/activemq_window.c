@@ -140,9 +140,11 @@ void amqw_remove(amq_window *w, sim_msg *m)
     }
 }
 
-/* The last message of s with an id below `bound`: from the one found last
- * time (the finger), since a pass that ends early usually ends near where
- * the last one did. */
+/* The last message of s with an id below `bound`: walked to from whichever
+ * of the one found last time (the finger: a pass that ends early usually
+ * ends near where the last one did) and the stream's ends is nearest by id,
+ * since a pass may also end far from the last one (a hot group's stream
+ * holds most of the window). */
 sim_msg *amqw_last_before(amq_stream *s, uint64_t bound)
 {
     if (!s->head || s->head->id >= bound)
@@ -150,6 +152,11 @@ sim_msg *amqw_last_before(amq_stream *s, uint64_t bound)
     if (s->tail->id < bound)
         return s->tail;
     sim_msg *f = s->finger ? s->finger : s->head;
+    uint64_t gap = f->id < bound ? bound - f->id : f->id - bound;
+    if (bound - s->head->id < gap)
+        f = s->head;
+    else if (s->tail->id - bound < gap)
+        f = s->tail;
     if (f->id < bound) {
         while (f->next->id < bound)  /* the tail is not below bound */
             f = f->next;
