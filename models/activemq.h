@@ -44,6 +44,8 @@ typedef struct amq_stream {
     sim_msg *cand;                 /* a pass: the message it offers (when in the heap) */
     struct amq_sub *owner;         /* its group's owner ... */
     uint64_t owner_at;             /* ... while amqg_changes() + 1 is this */
+    uint64_t wait_mark;            /* the queue's `opened` + 1 when it began to wait for
+                                      that owner, full (broker's offer); 0: it does not */
     sim_msg *finger;               /* one of its messages, where amqw_last_before starts */
 } amq_stream;
 
@@ -71,8 +73,6 @@ typedef struct amq_window {
     bool is_settled;               /* a pass that takes nothing would change nothing */
     bool was_exhausted;            /* it went to the end: nothing was left it could take */
     uint64_t seen_window, seen_map, seen_subs;
-    uint64_t seen_changes;         /* amqg_changes() at its end */
-    uint64_t seen_opened;          /* the queue's `opened` at its end */
 } amq_window;
 
 void amqw_push(amq_window *w, sim_msg *m);

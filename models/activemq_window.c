@@ -108,6 +108,7 @@ void amqw_push(amq_window *w, sim_msg *m)
     amq_stream *s = at(w, *slot);
     assert(!s->tail || s->tail->id < m->id);
     msg_list_push_back(&s->head, &s->tail, m);
+    s->wait_mark = 0;              /* m may be one it can offer */
     s->firsts += sim_msg_group_first(m);
     w->n++;
     w->version++;

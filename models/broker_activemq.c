@@ -562,6 +562,7 @@ static __attribute__((noinline)) void owner_lookup(sim_ctx *ctx, amq_queue *q, a
     const char *name = amqg_wants_name(q->groups, s->group) ? sim_group_name(ctx, s->group) : NULL;
     s->owner = sub_of_owner(amqg_peek(q->groups, s->group, name));
     s->owner_at = at;
+    s->wait_mark = 0;              /* it waited for another owner, if any */
 }
 
 /* The owner of s's group (not -1), looked up once while no owner changes. */
@@ -575,7 +576,8 @@ static amq_sub *stream_owner(sim_ctx *ctx, amq_queue *q, amq_stream *s)
 
 /* Stream i offers the first message from m on that the pass may take now:
  * any, unless its group's owner is full; then only a first of a group
- * (JMSXGroupSeq 1), which goes to whoever is first. */
+ * (JMSXGroupSeq 1), which goes to whoever is first.  A stream that offers
+ * nothing because its owner is full is marked as waiting (wait_mark). */
 static inline __attribute__((always_inline)) void offer(sim_ctx *ctx, amq_queue *q, int32_t i, sim_msg *m)
 {
     amq_window *w = &q->paged;
@@ -583,8 +585,10 @@ static inline __attribute__((always_inline)) void offer(sim_ctx *ctx, amq_queue 
     if (m && s->group >= 0) {
         amq_sub *o = stream_owner(ctx, q, s);
         if (o && is_full(o)) {
-            if (s->firsts == 0)
+            if (s->firsts == 0) {
+                s->wait_mark = q->opened + 1;
                 return;
+            }
             while (m && !sim_msg_group_first(m))
                 m = m->next;
         }
@@ -593,44 +597,29 @@ static inline __attribute__((always_inline)) void offer(sim_ctx *ctx, amq_queue 
         amqw_offer(w, i, m);
 }
 
+/* Whether stream s still waits for its full owner, so that offer() would
+ * find nothing it may offer, wherever it started: it was marked (a group, a
+ * full owner, no first of a group), and since then no owner changed (its
+ * owner is still the one it looked up), its owner did not open, and no
+ * message joined it (amqw_push clears the mark).  Most streams of a window
+ * that a hot group fills wait so, and one acknowledgement opens one owner. */
+static bool still_waits(const amq_stream *s, uint64_t owners_at)
+{
+    return s->wait_mark && s->owner_at == owners_at && s->owner->opened_at < s->wait_mark;
+}
+
 /* Every stream offers again, from the first message after id x (0: from
- * its first): an owner changed, or a consumer opened. */
-static void offer_all(sim_ctx *ctx, amq_queue *q, uint64_t x)
+ * its first), but those that still wait for their owner: a pass begins, an
+ * owner changed, or a consumer opened. */
+static inline __attribute__((always_inline)) void offer_all(sim_ctx *ctx, amq_queue *q, uint64_t x)
 {
     amq_window *w = &q->paged;
+    uint64_t owners_at = amqg_changes(q->groups) + 1;   /* see stream_owner */
     amqw_clear_offers(w);
-    for (int32_t i = w->oldest; i; i = w->s[i - 1].newer)
-        offer(ctx, q, i, x ? amqw_first_after(&w->s[i - 1], x) : w->s[i - 1].head);
-}
-
-/* Whether the last pass left every stream waiting for its group's owner
- * and nothing changed that could end the wait but owners opening: that pass
- * went through to the end, steady, so whatever it did not take was of a
- * group whose owner was full (no first of a group, none of no group or of
- * no owner: those it would have taken), and since then no message came or
- * went and no owner changed. */
-static bool streams_wait_for_owners(const amq_queue *q)
-{
-    const amq_window *w = &q->paged;
-    return w->was_exhausted && w->seen_window == w->version &&
-           w->seen_changes == amqg_changes(q->groups);
-}
-
-/* The first offers of a pass when streams_wait_for_owners(): only the
- * streams whose owner opened since the last pass may offer, and they offer
- * from their first message.  A consumer opens far more often than anything
- * else changes (an acknowledgement), and it is usually the owner of few
- * streams. */
-static void offer_opened(amq_queue *q)
-{
-    amq_window *w = &q->paged;
-    uint64_t at = amqg_changes(q->groups) + 1;
-    (void)at;                      /* for the assert only */
     for (int32_t i = w->oldest; i; i = w->s[i - 1].newer) {
         amq_stream *s = &w->s[i - 1];
-        assert(s->owner_at == at); /* a group and its owner: see above */
-        if (s->owner->opened_at > w->seen_opened && !is_full(s->owner))
-            amqw_offer(w, i, s->head);    /* what offer() would find */
+        if (!still_waits(s, owners_at))
+            offer(ctx, q, i, x ? amqw_first_after(s, x) : s->head);
     }
 }
 
@@ -700,10 +689,9 @@ static bool window_would_repeat(const amq_queue *q)
  * Taken messages are looked up without counting a use then, for the same
  * reason.  What is offered stays right while no owner changes and no
  * consumer opens (consumers fill as they are sent messages); when one does,
- * every stream offers again.  A pass after one that left every stream
- * waiting for a full owner starts from the streams of the owners that
- * opened since (offer_opened), and a message of a group that has an owner
- * goes to it without another lookup. */
+ * every stream offers again, but those that still wait for a full owner
+ * (still_waits), and a message of a group that has an owner goes to it
+ * without another lookup. */
 static bool dispatch_window(sim_ctx *ctx, amq_queue *q)
 {
     amq_window *w = &q->paged;
@@ -730,10 +718,7 @@ static bool dispatch_window(sim_ctx *ctx, amq_queue *q)
                        w->seen_map == amqg_version(q->groups);
     w->nlog = 0;
     amqw_begin_offers(w);
-    if (streams_wait_for_owners(q))
-        offer_opened(q);
-    else
-        offer_all(ctx, q, 0);
+    offer_all(ctx, q, 0);
     int32_t i;
     while (q->n_open > 0 && (i = amqw_take_offer(w)) != 0) {
         amq_stream *s = &w->s[i - 1];
@@ -788,8 +773,6 @@ static bool dispatch_window(sim_ctx *ctx, amq_queue *q)
     w->seen_window = w->version;
     w->seen_subs = q->subs_version;
     w->seen_map = amqg_version(q->groups);
-    w->seen_changes = amqg_changes(q->groups);
-    w->seen_opened = q->opened;
     return any;
 }
 
