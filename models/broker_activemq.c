@@ -792,6 +792,24 @@ static inline __attribute__((always_inline)) bool is_quiet(const amq_queue *q)
     return is_window_done && q->redeliv.n == 0 && q->redeliv_skip.n == 0 && !is_page_in;
 }
 
+/* The store's first n messages join the page window, in order: they leave
+ * the store in one piece, and amqw_push links each into its stream. */
+static void page_in(amq_queue *q, int64_t n)
+{
+    sim_msg *m = q->store.head;
+    for (int64_t k = 0; k < n; k++) {
+        sim_msg *next = m->next;
+        amqw_push(&q->paged, m);
+        m = next;
+    }
+    q->store.head = m;
+    if (m)
+        m->prev = NULL;
+    else
+        q->store.tail = NULL;
+    q->store.n -= n;
+}
+
 /* One iterate(): page in, dispatch what was pending, then the new page. */
 static bool round_once(sim_ctx *ctx, amq_queue *q)
 {
@@ -807,11 +825,7 @@ static bool round_once(sim_ctx *ctx, amq_queue *q)
     changed |= dispatch_list(ctx, q, &q->redeliv, &q->redeliv_skip);
     changed |= dispatch_window(ctx, q);
     bool was_empty = q->redeliv.n + q->paged.n == 0;
-    for (int64_t k = 0; k < page; k++) {
-        sim_msg *m = q->store.head;
-        ml_unlink(&q->store, m);
-        amqw_push(&q->paged, m);
-    }
+    page_in(q, page);
     if (page > 0 && was_empty)     /* the new page is dispatched at once */
         dispatch_window(ctx, q);
     return changed;
