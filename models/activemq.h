@@ -149,6 +149,7 @@ typedef struct amq_queue {
     int64_t latch;                 /* consumers still awaited */
     sim_event_id release;
     bool is_dispatching, again;
+    bool is_idle;                  /* quiet and settled since the last kick (broker_activemq.c) */
     /* how long its states held (amq_settle) */
     amq_timer waiting;             /* some message waits (ready or buffered) */
     amq_timer buffered_only;       /* none in the broker, some buffered */

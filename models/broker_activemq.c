@@ -34,7 +34,10 @@
  *  (3) buffered == the sum of the dispatched lists;
  *  (4) a group has an owner only while that subscription exists;
  *  (5) a subscription's is_full is PrefetchSubscription.isFull() (fills);
- *  (6) subs[s->at] == s for every subscription s.
+ *  (6) subs[s->at] == s for every subscription s;
+ *  (7) is_idle: the queue is quiet (is_quiet) and its timers settled, as
+ *      the last kick left it; every operation clears it first (changing)
+ *      but a publish behind a backlog, which keeps it true (amq_publish).
  *
  * Acknowledgement: AUTO_ACK acknowledges inside receive(), before the
  * listener runs, so ack() frees the prefetch slot but leaves the message
@@ -832,17 +835,21 @@ static bool round_once(sim_ctx *ctx, amq_queue *q)
 }
 
 /* Rounds until one changes nothing or leaves the queue quiet, and again
- * while kicks came meanwhile.  Out of line: most kicks find the queue quiet
- * and need none of this. */
-static __attribute__((noinline)) void run_rounds(sim_ctx *ctx, amq_queue *q)
+ * while kicks came meanwhile; true if it left the queue quiet.  Out of
+ * line: most kicks find the queue quiet and need none of this. */
+static __attribute__((noinline)) bool run_rounds(sim_ctx *ctx, amq_queue *q)
 {
+    bool is_done;                  /* is_quiet() after the last round */
     q->is_dispatching = true;
+    q->is_idle = false;
     do {
         q->again = false;
-        while (round_once(ctx, q) && !is_quiet(q)) {
-        }
-    } while (q->again && !is_quiet(q));
+        is_done = false;
+        while (!is_done && round_once(ctx, q))
+            is_done = is_quiet(q);
+    } while (q->again && !(is_done = is_quiet(q)));
     q->is_dispatching = false;
+    return is_done;
 }
 
 void amq_kick(sim_ctx *ctx, amq_queue *q)
@@ -851,9 +858,17 @@ void amq_kick(sim_ctx *ctx, amq_queue *q)
         q->again = true;
         return;
     }
-    if (!is_quiet(q))
-        run_rounds(ctx, q);
+    bool is_done = is_quiet(q) || run_rounds(ctx, q);
     amq_settle(q, sim_now(ctx));
+    q->is_idle = is_done;
+}
+
+/* Every operation but a publish behind a backlog calls this before it
+ * changes the queue: it is no longer known to be idle (invariant 7). */
+static amq_queue *changing(amq_queue *q)
+{
+    q->is_idle = false;
+    return q;
 }
 
 /* ---- delayed start (consumersBeforeDispatchStarts, timeBeforeDispatchStarts) ------- */
@@ -882,7 +897,7 @@ static void first_consumer(sim_ctx *ctx, amq_queue *q)
 static void on_release(sim_ctx *ctx, void *self, void *arg)
 {
     (void)arg;
-    amq_queue *q = self;
+    amq_queue *q = changing(self);
     q->release = 0;
     q->is_holding = false;
     amq_kick(ctx, q);
@@ -910,17 +925,24 @@ static amq_queue *queue_at(amq_broker *b, int queue)
     return b->q[queue];
 }
 
+/* A publish to a queue that its last kick left idle, behind messages that
+ * wait in the store, changes nothing a kick would act on: page-in stays
+ * stopped (by maxPageSize, a delayed start or no consumer), and every state
+ * the timers follow stays as it was (a message waits in the store).  Under
+ * a backlog nearly every publish is one, and it costs a list append. */
 static void amq_publish(sim_ctx *ctx, broker *base, sim_msg *m)
 {
     amq_queue *q = queue_at((amq_broker *)base, m->queue);
+    bool joins_backlog = q->is_idle && q->store.n > 0;
     ml_push(&q->store, m);
-    amq_kick(ctx, q);
+    if (!joins_backlog)
+        amq_kick(ctx, q);
 }
 
 static void amq_subscribe(sim_ctx *ctx, broker *base, consumer_port *p)
 {
     amq_broker *b = (amq_broker *)base;
-    amq_queue *q = queue_at(b, p->queue);
+    amq_queue *q = changing(queue_at(b, p->queue));
     assert(!q->is_dispatching);    /* containers subscribe from their own events */
     amq_sub *s = xcalloc(1, sizeof *s);
     s->port = p;
@@ -957,7 +979,7 @@ static void amq_unsubscribe(sim_ctx *ctx, broker *base, consumer_port *p)
 {
     (void)base;
     amq_sub *s = p->broker_state;
-    amq_queue *q = s->q;
+    amq_queue *q = changing(s->q);
     assert(!q->is_dispatching);
     if (s->ack_event)
         sim_cancel(ctx, s->ack_event);   /* acks in transit die with the consumer */
@@ -1010,7 +1032,7 @@ static void on_ack_arrives(sim_ctx *ctx, void *self, void *arg)
 {
     (void)arg;
     amq_sub *s = self;
-    amq_queue *q = s->q;
+    amq_queue *q = changing(s->q);
     s->ahead = ring_at(s->ahead, 1, s->acap);
     s->an--;
     s->ack_event = s->an ? sim_schedule_at(ctx, s->acks[s->ahead], &ev_ack_arrives, s, NULL) : 0;
@@ -1022,7 +1044,7 @@ static void amq_ack(sim_ctx *ctx, broker *base, consumer_port *p, sim_msg *m)
 {
     const amq_broker *b = (const amq_broker *)base;
     amq_sub *s = p->broker_state;
-    amq_queue *q = s->q;
+    amq_queue *q = changing(s->q);
     if (b->ack_latency > 0 && s->prefetch > 0) {
         undispatch(q, s, m);       /* the message leaves the list ... */
         ack_in_transit(ctx, s, b->ack_latency);   /* ... its slot stays taken */
@@ -1039,7 +1061,7 @@ static void amq_reject(sim_ctx *ctx, broker *base, consumer_port *p, sim_msg *m,
 {
     (void)base;
     amq_sub *s = p->broker_state;
-    amq_queue *q = s->q;
+    amq_queue *q = changing(s->q);
     undispatch(q, s, m);
     if (requeue) {
         ml_push(&q->redeliv, m);
@@ -1054,7 +1076,7 @@ static void amq_pull(sim_ctx *ctx, broker *base, consumer_port *p)
 {
     (void)base;
     amq_sub *s = p->broker_state;
-    amq_queue *q = s->q;
+    amq_queue *q = changing(s->q);
     if (s->prefetch == 0) {        /* PrefetchSubscription.pullMessage: extension = 1 */
         s->extension = 1;
         recount(q, s);
@@ -1070,7 +1092,7 @@ static void amq_unpull(sim_ctx *ctx, broker *base, consumer_port *p)
     amq_sub *s = p->broker_state;
     if (!s)
         return;
-    amq_queue *q = s->q;
+    amq_queue *q = changing(s->q);
     if (s->prefetch == 0) {        /* the pull timed out (pullTimeout) */
         s->extension = 0;
         recount(q, s);
