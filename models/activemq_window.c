@@ -13,7 +13,10 @@
  *      runs from the stream whose last message is oldest to the newest;
  *  (3) slot[group + 1] is its stream's index + 1 while it has messages,
  *      0 otherwise; free slots are chained through `newer`;
- *  (4) firsts counts a stream's messages with JMSXGroupSeq 1.
+ *  (4) firsts counts a stream's messages with JMSXGroupSeq 1;
+ *  (5) a message that joins a stream clears its wait_mark (the broker's
+ *      mark of a stream that waits for its full owner: it may offer this
+ *      one).
  */
 #include "activemq.h"
 #include "list.h"

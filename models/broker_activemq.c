@@ -20,12 +20,14 @@
  * is Queue.doActualDispatch), then the new page if nothing was left pending
  * (Queue.doDispatch).  A message no consumer can take is skipped, not
  * waited on.  Kicks follow every publish, subscribe, unsubscribe, ack and
- * pull; a kick that arrives while one runs makes it run again, and a kick
- * runs no round that would change nothing (is_quiet).  A pass
- * over the page window (dispatch_window) reaches the messages it may take
- * stream by stream and counts the group lookups of those it passes over
- * without visiting them; a pass over redeliv steps over the stretch the
- * last pass skipped while it would skip it again (amq_skip, activemq.h).
+ * pull; a kick that arrives while one runs makes it run again.  A kick runs
+ * no round that would change nothing (is_quiet), and a publish to a queue
+ * the last kick left so (is_idle) behind a backlog needs no kick at all.
+ * A pass over the page window (dispatch_window) reaches the messages it may
+ * take stream by stream, skipping the streams that wait for a full owner,
+ * and counts the group lookups of those it passes over without visiting
+ * them; a pass over redeliv steps over the stretch the last pass skipped
+ * while it would skip it again (amq_skip, activemq.h).
  *
  * Invariants:
  *  (1) a message is on exactly one of store, redeliv, paged, or one
@@ -789,7 +791,7 @@ static inline __attribute__((always_inline)) bool is_quiet(const amq_queue *q)
 {
     if (q->is_holding || q->nsubs == 0)
         return true;
-    const amq_window *w = &q->paged;   /* what changes most often first */
+    const amq_window *w = &q->paged;
     bool is_window_done = w->n == 0 || q->n_open == 0 || (w->is_settled && window_would_repeat(q));
     bool is_page_in = q->store.n > 0 && q->redeliv.n + q->paged.n < q->b->max_page;
     return is_window_done && q->redeliv.n == 0 && q->redeliv_skip.n == 0 && !is_page_in;
@@ -852,6 +854,8 @@ static __attribute__((noinline)) bool run_rounds(sim_ctx *ctx, amq_queue *q)
     return is_done;
 }
 
+/* Dispatch after a change (spec §2.3); the queue is idle after it if it
+ * ended quiet (invariant 7). */
 void amq_kick(sim_ctx *ctx, amq_queue *q)
 {
     if (q->is_dispatching) {
@@ -979,6 +983,7 @@ static void amq_unsubscribe(sim_ctx *ctx, broker *base, consumer_port *p)
 {
     (void)base;
     amq_sub *s = p->broker_state;
+    assert(s);
     amq_queue *q = changing(s->q);
     assert(!q->is_dispatching);
     if (s->ack_event)
