@@ -176,9 +176,6 @@ typedef struct amq_broker {
     int64_t assignments, reassignments, evictions, closes;
 } amq_broker;
 
-/* broker_activemq.c */
-void amq_kick(sim_ctx *ctx, amq_queue *q);
-
 /* broker_activemq_stats.c */
 amq_cstats *amq_stats_of(amq_broker *b, const consumer_port *p);
 void amq_stats_fini(amq_broker *b);

@@ -855,8 +855,9 @@ static __attribute__((noinline)) bool run_rounds(sim_ctx *ctx, amq_queue *q)
 }
 
 /* Dispatch after a change (spec §2.3); the queue is idle after it if it
- * ended quiet (invariant 7). */
-void amq_kick(sim_ctx *ctx, amq_queue *q)
+ * ended quiet (invariant 7).  Inlined in every operation: its common case
+ * is a queue already quiet. */
+static inline __attribute__((always_inline)) void amq_kick(sim_ctx *ctx, amq_queue *q)
 {
     if (q->is_dispatching) {
         q->again = true;
@@ -937,10 +938,12 @@ static amq_queue *queue_at(amq_broker *b, int queue)
 static void amq_publish(sim_ctx *ctx, broker *base, sim_msg *m)
 {
     amq_queue *q = queue_at((amq_broker *)base, m->queue);
-    bool joins_backlog = q->is_idle && q->store.n > 0;
+    if (q->is_idle && q->store.n > 0) {   /* it joins a backlog */
+        ml_push(&q->store, m);
+        return;
+    }
     ml_push(&q->store, m);
-    if (!joins_backlog)
-        amq_kick(ctx, q);
+    amq_kick(ctx, q);
 }
 
 static void amq_subscribe(sim_ctx *ctx, broker *base, consumer_port *p)
