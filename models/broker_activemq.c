@@ -583,7 +583,8 @@ static amq_sub *stream_owner(sim_ctx *ctx, amq_queue *q, amq_stream *s)
  * any, unless its group's owner is full; then only a first of a group
  * (JMSXGroupSeq 1), which goes to whoever is first.  A stream that offers
  * nothing because its owner is full is marked as waiting (wait_mark). */
-static inline __attribute__((always_inline)) void offer(sim_ctx *ctx, amq_queue *q, int32_t i, sim_msg *m)
+static inline __attribute__((always_inline)) void offer(sim_ctx *ctx, amq_queue *q, int32_t i,
+                                                       sim_msg *m)
 {
     amq_window *w = &q->paged;
     amq_stream *s = &w->s[i - 1];
