@@ -44,6 +44,8 @@ typedef struct amq_stream {
     sim_msg *cand;                 /* a pass: the message it offers (when in the heap) */
     struct amq_sub *owner;         /* its group's owner ... */
     uint64_t owner_at;             /* ... while amqg_changes() + 1 is this */
+    uint64_t wait_mark;            /* the queue's `opened` + 1 when it began to wait for
+                                      that owner, full (broker's offer); 0: it does not */
     sim_msg *finger;               /* one of its messages, where amqw_last_before starts */
 } amq_stream;
 
@@ -80,11 +82,20 @@ void amqw_fini(amq_window *w);
 int32_t amqw_stream_of(const amq_window *w, int32_t group);
 sim_msg *amqw_last_before(amq_stream *s, uint64_t bound);
 sim_msg *amqw_first_after(const amq_stream *s, uint64_t x);
-/* The heap of a pass: stream i offers m; the stream with the oldest offer
- * leaves it (0: none); all leave. */
+/* The heap of a pass: made ready for every stream to offer (at the start
+ * of a pass: no stream is added during one); stream i offers m; the stream
+ * with the oldest offer leaves it (0: none); all leave. */
+void amqw_begin_offers(amq_window *w);
 void amqw_offer(amq_window *w, int32_t i, sim_msg *m);
 int32_t amqw_take_offer(amq_window *w);
 void amqw_clear_offers(amq_window *w);
+
+/* How long a state of a queue held: its total up to `since`, when it last
+ * began, plus the time since then if it holds now (broker_activemq_stats.c). */
+typedef struct amq_timer {
+    bool is_on;
+    sim_time total_ns, since;
+} amq_timer;
 
 typedef struct amq_ptrq {          /* a ring of message pointers */
     sim_msg **v;
@@ -107,8 +118,11 @@ typedef struct amq_sub {
     int prefetch;                  /* resolved at subscribe */
     int priority;                  /* the port's, at subscribe */
     int extension;                 /* prefetch 0: 1 while a pull is outstanding */
+    bool is_full;                  /* isFull() (broker_activemq.c's fills) */
     amq_ptrq dispatched;           /* sent, not acknowledged, in order sent */
+    size_t at;                     /* its place in q->subs */
     int64_t groups;                /* ConsumerInfo.assignedGroupCount */
+    uint64_t opened_at;            /* the queue's `opened` when it last stopped being full */
     amqg_owner own;                /* its entries in the group map */
     bool is_waiting;               /* its consumer waits in receive() */
     sim_time mark_waiting, mark_buffered;   /* the queue's integrals when it began waiting */
@@ -135,10 +149,11 @@ typedef struct amq_queue {
     int64_t latch;                 /* consumers still awaited */
     sim_event_id release;
     bool is_dispatching, again;
-    /* time integrals of the queue's state, up to `last` */
-    sim_time last;
-    bool has_waiting, has_buffered_only, is_blocked;
-    sim_time waiting_ns, buffered_ns, blocked_ns;
+    bool is_idle;                  /* quiet and settled since the last kick (broker_activemq.c) */
+    /* how long its states held (amq_settle) */
+    amq_timer waiting;             /* some message waits (ready or buffered) */
+    amq_timer buffered_only;       /* none in the broker, some buffered */
+    amq_timer blocked;             /* page-in stopped by maxPageSize pending ones */
 } amq_queue;
 
 typedef struct amq_broker {
@@ -161,18 +176,13 @@ typedef struct amq_broker {
     int64_t assignments, reassignments, evictions, closes;
 } amq_broker;
 
-/* broker_activemq.c */
-void amq_kick(sim_ctx *ctx, amq_queue *q);
-
 /* broker_activemq_stats.c */
 amq_cstats *amq_stats_of(amq_broker *b, const consumer_port *p);
 void amq_stats_fini(amq_broker *b);
-/* Brings the queue's integrals up to now (call before changing its state). */
-void amq_advance(amq_queue *q, sim_time now);
-/* Recomputes the state the integrals follow (after a change). */
-void amq_settle(amq_queue *q);
-void amq_wait_begin(amq_queue *q, amq_sub *s);
-void amq_wait_end(amq_queue *q, amq_sub *s);
+/* Recomputes the states the timers follow (after a change, at `now`). */
+void amq_settle(amq_queue *q, sim_time now);
+void amq_wait_begin(amq_queue *q, amq_sub *s, sim_time now);
+void amq_wait_end(amq_queue *q, amq_sub *s, sim_time now);
 void amq_note_assignment(sim_ctx *ctx, amq_broker *b, int group, const consumer_port *p);
 void amq_finish(sim_ctx *ctx, broker *base);
 

@@ -13,7 +13,10 @@
  *      runs from the stream whose last message is oldest to the newest;
  *  (3) slot[group + 1] is its stream's index + 1 while it has messages,
  *      0 otherwise; free slots are chained through `newer`;
- *  (4) firsts counts a stream's messages with JMSXGroupSeq 1.
+ *  (4) firsts counts a stream's messages with JMSXGroupSeq 1;
+ *  (5) a message that joins a stream clears its wait_mark (the broker's
+ *      mark of a stream that waits for its full owner: it may offer this
+ *      one).
  */
 #include "activemq.h"
 #include "list.h"
@@ -108,6 +111,7 @@ void amqw_push(amq_window *w, sim_msg *m)
     amq_stream *s = at(w, *slot);
     assert(!s->tail || s->tail->id < m->id);
     msg_list_push_back(&s->head, &s->tail, m);
+    s->wait_mark = 0;              /* m may be one it can offer */
     s->firsts += sim_msg_group_first(m);
     w->n++;
     w->version++;
@@ -140,9 +144,11 @@ void amqw_remove(amq_window *w, sim_msg *m)
     }
 }
 
-/* The last message of s with an id below `bound`: from the one found last
- * time (the finger), since a pass that ends early usually ends near where
- * the last one did. */
+/* The last message of s with an id below `bound`: walked to from whichever
+ * of the one found last time (the finger: a pass that ends early usually
+ * ends near where the last one did) and the stream's ends is nearest by id,
+ * since a pass may also end far from the last one (a hot group's stream
+ * holds most of the window). */
 sim_msg *amqw_last_before(amq_stream *s, uint64_t bound)
 {
     if (!s->head || s->head->id >= bound)
@@ -150,6 +156,11 @@ sim_msg *amqw_last_before(amq_stream *s, uint64_t bound)
     if (s->tail->id < bound)
         return s->tail;
     sim_msg *f = s->finger ? s->finger : s->head;
+    uint64_t gap = f->id < bound ? bound - f->id : f->id - bound;
+    if (bound - s->head->id < gap)
+        f = s->head;
+    else if (s->tail->id - bound < gap)
+        f = s->tail;
     if (f->id < bound) {
         while (f->next->id < bound)  /* the tail is not below bound */
             f = f->next;
@@ -188,13 +199,18 @@ static void heap_set(amq_window *w, size_t h, int32_t i)
     at(w, i)->hpos = (int32_t)h + 1;
 }
 
+void amqw_begin_offers(amq_window *w)
+{
+    assert(w->nheap == 0);
+    if (w->capheap < w->ns)        /* a stream offers once at a time */
+        xgrow((void **)&w->heap, &w->capheap, w->ns, sizeof *w->heap);
+}
+
 void amqw_offer(amq_window *w, int32_t i, sim_msg *m)
 {
     amq_stream *s = at(w, i);
-    assert(!s->hpos);
+    assert(!s->hpos && w->nheap < w->capheap);
     s->cand = m;
-    if (w->nheap == w->capheap)
-        xgrow((void **)&w->heap, &w->capheap, w->nheap + 1, sizeof *w->heap);
     size_t h = w->nheap++;
     while (h > 0 && key(w, (h - 1) / 2) > m->id) {
         heap_set(w, h, w->heap[(h - 1) / 2]);

@@ -20,18 +20,26 @@
  * is Queue.doActualDispatch), then the new page if nothing was left pending
  * (Queue.doDispatch).  A message no consumer can take is skipped, not
  * waited on.  Kicks follow every publish, subscribe, unsubscribe, ack and
- * pull; a kick that arrives while one runs makes it run again.  A pass
- * over the page window (dispatch_window) reaches the messages it may take
- * stream by stream and counts the group lookups of those it passes over
- * without visiting them; a pass over redeliv steps over the stretch the
- * last pass skipped while it would skip it again (amq_skip, activemq.h).
+ * pull; a kick that arrives while one runs makes it run again.  A kick runs
+ * no round that would change nothing (is_quiet), and a publish to a queue
+ * the last kick left so (is_idle) behind a backlog needs no kick at all.
+ * A pass over the page window (dispatch_window) reaches the messages it may
+ * take stream by stream, skipping the streams that wait for a full owner,
+ * and counts the group lookups of those it passes over without visiting
+ * them; a pass over redeliv steps over the stretch the last pass skipped
+ * while it would skip it again (amq_skip, activemq.h).
  *
  * Invariants:
  *  (1) a message is on exactly one of store, redeliv, paged, or one
  *      subscription's dispatched list (or with the consumer, acked);
  *  (2) n_open == the subscriptions that are not full (is_full);
  *  (3) buffered == the sum of the dispatched lists;
- *  (4) a group has an owner only while that subscription exists.
+ *  (4) a group has an owner only while that subscription exists;
+ *  (5) a subscription's is_full is PrefetchSubscription.isFull() (fills);
+ *  (6) subs[s->at] == s for every subscription s;
+ *  (7) is_idle: the queue is quiet (is_quiet) and its timers settled, as
+ *      the last kick left it; every operation clears it first (changing)
+ *      but a publish behind a backlog, which keeps it true (amq_publish).
  *
  * Acknowledgement: AUTO_ACK acknowledges inside receive(), before the
  * listener runs, so ack() frees the prefetch slot but leaves the message
@@ -77,34 +85,47 @@ static void ml_unlink(amq_list *l, sim_msg *m)
 }
 
 
-/* ---- a subscription's dispatched list: a ring of pointers --------------------- */
+/* ---- rings: a subscription's dispatched list, its acks in transit ------------ */
+
+/* Rings double from 8 (ring_grown), so a capacity is a power of two and an
+ * index wraps with a mask (a division on every access cost more than the
+ * rest). */
+static size_t ring_at(size_t head, size_t i, size_t cap)
+{
+    return (head + i) & (cap - 1);
+}
+
+static size_t ring_grown(size_t cap)
+{
+    return cap ? cap * 2 : 8;
+}
 
 static void pq_push(amq_ptrq *q, sim_msg *m)
 {
     if (q->n == q->cap) {
-        size_t cap = q->cap ? q->cap * 2 : 8;
+        size_t cap = ring_grown(q->cap);
         sim_msg **v = xmalloc(cap * sizeof *v);
         for (size_t i = 0; i < q->n; i++)
-            v[i] = q->v[(q->head + i) % q->cap];
+            v[i] = q->v[ring_at(q->head, i, q->cap)];
         free(q->v);
         q->v = v;
         q->cap = cap;
         q->head = 0;
     }
-    q->v[(q->head + q->n++) % q->cap] = m;
+    q->v[ring_at(q->head, q->n++, q->cap)] = m;
 }
 
 /* Removes m (almost always the oldest: clients take their buffer in order). */
 static bool pq_remove(amq_ptrq *q, const sim_msg *m)
 {
     for (size_t i = 0; i < q->n; i++) {
-        if (q->v[(q->head + i) % q->cap] != m)
+        if (q->v[ring_at(q->head, i, q->cap)] != m)
             continue;
         if (i == 0) {
-            q->head = (q->head + 1) % q->cap;
+            q->head = ring_at(q->head, 1, q->cap);
         } else {
             for (size_t j = i; j + 1 < q->n; j++)
-                q->v[(q->head + j) % q->cap] = q->v[(q->head + j + 1) % q->cap];
+                q->v[ring_at(q->head, j, q->cap)] = q->v[ring_at(q->head, j + 1, q->cap)];
         }
         q->n--;
         return true;
@@ -116,11 +137,18 @@ static bool pq_remove(amq_ptrq *q, const sim_msg *m)
 
 /* PrefetchSubscription.isFull(): with prefetch 0 a consumer may be sent a
  * message only while its pull is outstanding. */
-static bool is_full(const amq_sub *s)
+static bool fills(const amq_sub *s)
 {
     if (s->prefetch == 0)
         return s->extension == 0;
     return (int64_t)(s->dispatched.n + s->an) >= s->prefetch;
+}
+
+/* isFull() as of the last recount: a pass asks it of every owner it meets,
+ * and it changes only with what recount follows. */
+static bool is_full(const amq_sub *s)
+{
+    return s->is_full;
 }
 
 static amq_sub *sub_of_owner(amqg_owner *o)
@@ -136,6 +164,13 @@ static int compare(const amq_sub *a, const amq_sub *b)
     return (a->groups > b->groups) - (a->groups < b->groups);
 }
 
+/* s goes to place i of the dispatch order (invariant 6). */
+static void put_sub(amq_queue *q, size_t i, amq_sub *s)
+{
+    q->subs[i] = s;
+    s->at = i;
+}
+
 /* Collections.sort is stable; insertion sort is, and the list is nearly
  * sorted every time (one consumer moved or one count changed). */
 static void sort_subs(amq_queue *q)
@@ -144,22 +179,19 @@ static void sort_subs(amq_queue *q)
         amq_sub *s = q->subs[i];
         size_t j = i;
         while (j > 0 && compare(q->subs[j - 1], s) > 0) {
-            q->subs[j] = q->subs[j - 1];
+            put_sub(q, j, q->subs[j - 1]);
             j--;
         }
-        q->subs[j] = s;
+        put_sub(q, j, s);
     }
 }
 
 static void remove_sub(amq_queue *q, const amq_sub *s)
 {
-    size_t i = 0;
-    while (i < q->nsubs && q->subs[i] != s)
-        i++;
-    if (i == q->nsubs)
-        return;
+    size_t i = s->at;
+    assert(i < q->nsubs && q->subs[i] == s);
     for (q->nsubs--; i < q->nsubs; i++)   /* a few: no call to memmove */
-        q->subs[i] = q->subs[i + 1];
+        put_sub(q, i, q->subs[i + 1]);
 }
 
 /* Round robin: the consumer just sent a message goes to the end, then the
@@ -175,17 +207,15 @@ static void rotate(amq_queue *q, amq_sub *s)
         return;
     if (q->is_unsorted) {
         remove_sub(q, s);
-        q->subs[q->nsubs++] = s;
+        put_sub(q, q->nsubs++, s);
         sort_subs(q);
         q->is_unsorted = false;
         return;
     }
-    size_t i = 0;
-    while (q->subs[i] != s)
-        i++;
+    size_t i = s->at;
     for (; i + 1 < q->nsubs && compare(q->subs[i + 1], s) <= 0; i++)
-        q->subs[i] = q->subs[i + 1];
-    q->subs[i] = s;
+        put_sub(q, i, q->subs[i + 1]);
+    put_sub(q, i, s);
 }
 
 static amq_sub *first_open(const amq_queue *q)
@@ -196,24 +226,26 @@ static amq_sub *first_open(const amq_queue *q)
     return NULL;
 }
 
-/* After a change to s that may open or fill it: keeps n_open right
- * (invariant 2), given whether s was full before. */
-static void recount(amq_queue *q, const amq_sub *s, bool was_full)
+/* After a change to s that may open or fill it (its dispatched list, its
+ * acks in transit, its pull): keeps is_full and n_open right (invariants 2
+ * and 5). */
+static void recount(amq_queue *q, amq_sub *s)
 {
-    bool now_full = is_full(s);
+    bool was_full = s->is_full, now_full = fills(s);
+    s->is_full = now_full;
     q->n_open += (int)was_full - (int)now_full;
-    q->opened += was_full && !now_full;
+    if (was_full && !now_full)
+        s->opened_at = ++q->opened;
     q->subs_version++;
 }
 
 /* Takes m off s's dispatched list (acknowledged or rejected). */
 static void undispatch(amq_queue *q, amq_sub *s, const sim_msg *m)
 {
-    bool was_full = is_full(s);
     bool found = pq_remove(&s->dispatched, m);
     assert(found);
     (void)found;
-    recount(q, s, was_full);
+    recount(q, s);
     q->buffered--;
 }
 
@@ -237,6 +269,16 @@ static void assign(sim_ctx *ctx, amq_queue *q, sim_msg *m, amq_sub *s)
     }
     s->groups++;
     amq_note_assignment(ctx, q->b, m->group, s->port);
+}
+
+/* m, the end of its group (JMSXGroupSeq < 0), goes to its owner o, and
+ * then the group has no owner. */
+static void close_group(sim_ctx *ctx, amq_queue *q, const sim_msg *m, amq_sub *o)
+{
+    amqg_remove_group(q->groups, m->group, name_for(ctx, q, m));
+    o->groups--;
+    q->b->closes++;
+    q->is_unsorted = true;         /* o may sort earlier now */
 }
 
 /* Which consumer takes m now, or NULL.  This is the consumer loop of
@@ -267,12 +309,8 @@ static amq_sub *choose(sim_ctx *ctx, amq_queue *q, sim_msg *m, amq_sub **blocker
         *blocker = o;
         return NULL;
     }
-    if (sim_msg_group_close(m)) {  /* the end of the group: it goes to its owner, then no owner */
-        amqg_remove_group(q->groups, m->group, name);
-        o->groups--;
-        q->b->closes++;
-        q->is_unsorted = true;     /* o may sort earlier now */
-    }
+    if (sim_msg_group_close(m))
+        close_group(ctx, q, m, o);
     return o;
 }
 
@@ -280,14 +318,13 @@ static amq_sub *choose(sim_ctx *ctx, amq_queue *q, sim_msg *m, amq_sub **blocker
 
 static void send(sim_ctx *ctx, amq_queue *q, amq_sub *s, sim_msg *m)
 {
-    bool was_full = is_full(s);
     pq_push(&s->dispatched, m);
     if (s->prefetch == 0)
         s->extension--;
-    recount(q, s, was_full);
+    recount(q, s);
     q->buffered++;
     if (s->is_waiting)
-        amq_wait_end(q, s);
+        amq_wait_end(q, s, sim_now(ctx));
     s->port->ops->deliver(ctx, s->port, m);
 }
 
@@ -522,29 +559,42 @@ static bool dispatch_list(sim_ctx *ctx, amq_queue *q, amq_list *l, amq_skip *old
 
 /* ---- the page window's pass (amq_window, activemq_window.c) -------------------- */
 
-static amq_sub *owner_of(sim_ctx *ctx, amq_queue *q, int32_t group)
+/* Looks up the owner of s's group again (an owner changed since the last
+ * lookup): out of line, as it is rare and needs the group's name. */
+static __attribute__((noinline)) void owner_lookup(sim_ctx *ctx, amq_queue *q, amq_stream *s,
+                                                   uint64_t at)
 {
-    const char *name = amqg_wants_name(q->groups, group) ? sim_group_name(ctx, group) : NULL;
-    return sub_of_owner(amqg_peek(q->groups, group, name));
+    const char *name = amqg_wants_name(q->groups, s->group) ? sim_group_name(ctx, s->group) : NULL;
+    s->owner = sub_of_owner(amqg_peek(q->groups, s->group, name));
+    s->owner_at = at;
+    s->wait_mark = 0;              /* it waited for another owner, if any */
+}
+
+/* The owner of s's group (not -1), looked up once while no owner changes. */
+static amq_sub *stream_owner(sim_ctx *ctx, amq_queue *q, amq_stream *s)
+{
+    uint64_t at = amqg_changes(q->groups) + 1;
+    if (s->owner_at != at)
+        owner_lookup(ctx, q, s, at);
+    return s->owner;
 }
 
 /* Stream i offers the first message from m on that the pass may take now:
  * any, unless its group's owner is full; then only a first of a group
- * (JMSXGroupSeq 1), which goes to whoever is first. */
-static void offer(sim_ctx *ctx, amq_queue *q, int32_t i, sim_msg *m)
+ * (JMSXGroupSeq 1), which goes to whoever is first.  A stream that offers
+ * nothing because its owner is full is marked as waiting (wait_mark). */
+static inline __attribute__((always_inline)) void offer(sim_ctx *ctx, amq_queue *q, int32_t i,
+                                                       sim_msg *m)
 {
     amq_window *w = &q->paged;
     amq_stream *s = &w->s[i - 1];
     if (m && s->group >= 0) {
-        uint64_t at = amqg_changes(q->groups) + 1;
-        if (s->owner_at != at) {
-            s->owner = owner_of(ctx, q, s->group);
-            s->owner_at = at;
-        }
-        amq_sub *o = s->owner;
+        amq_sub *o = stream_owner(ctx, q, s);
         if (o && is_full(o)) {
-            if (s->firsts == 0)
+            if (s->firsts == 0) {
+                s->wait_mark = q->opened + 1;
                 return;
+            }
             while (m && !sim_msg_group_first(m))
                 m = m->next;
         }
@@ -553,14 +603,30 @@ static void offer(sim_ctx *ctx, amq_queue *q, int32_t i, sim_msg *m)
         amqw_offer(w, i, m);
 }
 
+/* Whether stream s still waits for its full owner, so that offer() would
+ * find nothing it may offer, wherever it started: it was marked (a group, a
+ * full owner, no first of a group), and since then no owner changed (its
+ * owner is still the one it looked up), its owner did not open, and no
+ * message joined it (amqw_push clears the mark).  Most streams of a window
+ * that a hot group fills wait so, and one acknowledgement opens one owner. */
+static bool still_waits(const amq_stream *s, uint64_t owners_at)
+{
+    return s->wait_mark && s->owner_at == owners_at && s->owner->opened_at < s->wait_mark;
+}
+
 /* Every stream offers again, from the first message after id x (0: from
- * its first): an owner changed, or a consumer opened. */
-static void offer_all(sim_ctx *ctx, amq_queue *q, uint64_t x)
+ * its first), but those that still wait for their owner: a pass begins, an
+ * owner changed, or a consumer opened. */
+static inline __attribute__((always_inline)) void offer_all(sim_ctx *ctx, amq_queue *q, uint64_t x)
 {
     amq_window *w = &q->paged;
+    uint64_t owners_at = amqg_changes(q->groups) + 1;   /* see stream_owner */
     amqw_clear_offers(w);
-    for (int32_t i = w->oldest; i; i = w->s[i - 1].newer)
-        offer(ctx, q, i, x ? amqw_first_after(&w->s[i - 1], x) : w->s[i - 1].head);
+    for (int32_t i = w->oldest; i; i = w->s[i - 1].newer) {
+        amq_stream *s = &w->s[i - 1];
+        if (!still_waits(s, owners_at))
+            offer(ctx, q, i, x ? amqw_first_after(s, x) : s->head);
+    }
 }
 
 /* The group lookups of the pass before message id `bound`, counted as uses
@@ -610,6 +676,16 @@ static bool count_uses(amq_queue *q, uint64_t bound)
     return is_settled;
 }
 
+/* Whether a pass over the window now would repeat the last one: that pass
+ * went through to the end and left nothing it could take, and neither the
+ * window, the consumers nor the group map changed since. */
+static bool window_would_repeat(const amq_queue *q)
+{
+    const amq_window *w = &q->paged;
+    return w->was_exhausted && w->seen_window == w->version && w->seen_subs == q->subs_version &&
+           w->seen_map == amqg_version(q->groups);
+}
+
 /* Queue.doActualDispatch over the page window, with what dispatch_list does
  * message by message done stream by stream: the streams offer the messages
  * the pass may take (offer), the oldest offer is taken, and the messages
@@ -619,15 +695,16 @@ static bool count_uses(amq_queue *q, uint64_t bound)
  * Taken messages are looked up without counting a use then, for the same
  * reason.  What is offered stays right while no owner changes and no
  * consumer opens (consumers fill as they are sent messages); when one does,
- * every stream offers again. */
+ * every stream offers again, but those that still wait for a full owner
+ * (still_waits), and a message of a group that has an owner goes to it
+ * without another lookup. */
 static bool dispatch_window(sim_ctx *ctx, amq_queue *q)
 {
     amq_window *w = &q->paged;
     if (w->n == 0 || q->n_open == 0)
         return false;
     bool lru = amqg_has_lru(q->groups), any = false;
-    if (w->was_exhausted && w->seen_window == w->version && w->seen_subs == q->subs_version &&
-        w->seen_map == amqg_version(q->groups)) {
+    if (window_would_repeat(q)) {
         /* Nothing changed since the last pass, which went through to the end
          * and left nothing it could take: this one takes nothing either, and
          * only its lookups count, if even they change anything. */
@@ -646,22 +723,28 @@ static bool dispatch_window(sim_ctx *ctx, amq_queue *q)
     bool keeps_order = w->was_exhausted && w->is_settled && w->seen_window == w->version &&
                        w->seen_map == amqg_version(q->groups);
     w->nlog = 0;
+    amqw_begin_offers(w);
     offer_all(ctx, q, 0);
     int32_t i;
     while (q->n_open > 0 && (i = amqw_take_offer(w)) != 0) {
-        sim_msg *m = w->s[i - 1].cand;
-        if (m->group >= 0 && !sim_msg_group_first(m)) {
-            amq_sub *o = w->s[i - 1].owner;   /* offer() looked it up since the last change */
-            if (o && is_full(o)) { /* filled during this pass: passed over */
+        amq_stream *s = &w->s[i - 1];
+        sim_msg *m = s->cand;
+        amq_sub *t = s->owner;     /* offer() looked it up since the last change */
+        if (m->group >= 0 && !sim_msg_group_first(m) && t) {
+            /* what choose() finds for a group that has an owner */
+            if (is_full(t)) {      /* filled during this pass: passed over */
                 offer(ctx, q, i, m);
                 continue;
             }
+            if (sim_msg_group_close(m))
+                close_group(ctx, q, m, t);
+        } else {
+            if (lru && m->group >= 0 && amqg_may_evict(q->groups, m->group))
+                count_uses(q, m->id);
+            amq_sub *blocker = NULL;
+            t = choose(ctx, q, m, &blocker, !lru);
+            assert(t);
         }
-        if (lru && m->group >= 0 && amqg_may_evict(q->groups, m->group))
-            count_uses(q, m->id);
-        amq_sub *blocker = NULL;
-        amq_sub *t = choose(ctx, q, m, &blocker, !lru);
-        assert(t);
         if (lru && m->group >= 0) {
             if (w->nlog == w->caplog)
                 xgrow((void **)&w->log, &w->caplog, w->nlog + 1, sizeof *w->log);
@@ -699,48 +782,99 @@ static bool dispatch_window(sim_ctx *ctx, amq_queue *q)
     return any;
 }
 
+/* Whether a round now would change nothing at all, so that it need not
+ * run: it would page nothing in, redeliv is empty, and the window's pass
+ * would return at once (no message it may offer, no consumer open, or the
+ * last pass repeated with its lookups already counted).  A publish behind a
+ * full page window, the common case under a backlog, and the round after
+ * one that took what it could both find the queue so. */
+static inline __attribute__((always_inline)) bool is_quiet(const amq_queue *q)
+{
+    if (q->is_holding || q->nsubs == 0)
+        return true;
+    const amq_window *w = &q->paged;
+    bool is_window_done = w->n == 0 || q->n_open == 0 || (w->is_settled && window_would_repeat(q));
+    bool is_page_in = q->store.n > 0 && q->redeliv.n + q->paged.n < q->b->max_page;
+    return is_window_done && q->redeliv.n == 0 && q->redeliv_skip.n == 0 && !is_page_in;
+}
+
+/* The store's first n messages join the page window, in order: they leave
+ * the store in one piece, and amqw_push links each into its stream. */
+static void page_in(amq_queue *q, int64_t n)
+{
+    sim_msg *m = q->store.head;
+    for (int64_t k = 0; k < n; k++) {
+        sim_msg *next = m->next;
+        amqw_push(&q->paged, m);
+        m = next;
+    }
+    q->store.head = m;
+    if (m)
+        m->prev = NULL;
+    else
+        q->store.tail = NULL;
+    q->store.n -= n;
+}
+
 /* One iterate(): page in, dispatch what was pending, then the new page. */
 static bool round_once(sim_ctx *ctx, amq_queue *q)
 {
     const amq_broker *b = q->b;
     if (q->is_holding || q->nsubs == 0)
         return false;
-    amq_list fresh = { 0 };
-    int64_t pending = q->redeliv.n + q->paged.n;
-    if (pending < b->max_page && q->store.n > 0) {
-        for (int64_t k = 0; k < b->max_page && q->store.head; k++) {
-            sim_msg *m = q->store.head;
-            ml_unlink(&q->store, m);
-            ml_push(&fresh, m);
-        }
-    }
-    bool changed = fresh.n > 0;
+    /* The new page is the store's first messages; they stay there until
+     * what was pending has been offered (a publish meanwhile only appends). */
+    int64_t page = 0;
+    if (q->redeliv.n + q->paged.n < b->max_page)
+        page = q->store.n < b->max_page ? q->store.n : b->max_page;
+    bool changed = page > 0;
     changed |= dispatch_list(ctx, q, &q->redeliv, &q->redeliv_skip);
     changed |= dispatch_window(ctx, q);
     bool was_empty = q->redeliv.n + q->paged.n == 0;
-    for (sim_msg *m = fresh.head, *next; m; m = next) {
-        next = m->next;
-        amqw_push(&q->paged, m);
-    }
-    if (fresh.n > 0 && was_empty)  /* the new page is dispatched at once */
+    page_in(q, page);
+    if (page > 0 && was_empty)     /* the new page is dispatched at once */
         dispatch_window(ctx, q);
     return changed;
 }
 
-void amq_kick(sim_ctx *ctx, amq_queue *q)
+/* Rounds until one changes nothing or leaves the queue quiet, and again
+ * while kicks came meanwhile; true if it left the queue quiet.  Out of
+ * line: most kicks find the queue quiet and need none of this. */
+static __attribute__((noinline)) bool run_rounds(sim_ctx *ctx, amq_queue *q)
+{
+    bool is_done;                  /* is_quiet() after the last round */
+    q->is_dispatching = true;
+    q->is_idle = false;
+    do {
+        q->again = false;
+        is_done = false;
+        while (!is_done && round_once(ctx, q))
+            is_done = is_quiet(q);
+    } while (q->again && !(is_done = is_quiet(q)));
+    q->is_dispatching = false;
+    return is_done;
+}
+
+/* Dispatch after a change (spec §2.3); the queue is idle after it if it
+ * ended quiet (invariant 7).  Inlined in every operation: its common case
+ * is a queue already quiet. */
+static inline __attribute__((always_inline)) void amq_kick(sim_ctx *ctx, amq_queue *q)
 {
     if (q->is_dispatching) {
         q->again = true;
         return;
     }
-    q->is_dispatching = true;
-    do {
-        q->again = false;
-        while (round_once(ctx, q)) {
-        }
-    } while (q->again);
-    q->is_dispatching = false;
-    amq_settle(q);
+    bool is_done = is_quiet(q) || run_rounds(ctx, q);
+    amq_settle(q, sim_now(ctx));
+    q->is_idle = is_done;
+}
+
+/* Every operation but a publish behind a backlog calls this before it
+ * changes the queue: it is no longer known to be idle (invariant 7). */
+static amq_queue *changing(amq_queue *q)
+{
+    q->is_idle = false;
+    return q;
 }
 
 /* ---- delayed start (consumersBeforeDispatchStarts, timeBeforeDispatchStarts) ------- */
@@ -769,8 +903,7 @@ static void first_consumer(sim_ctx *ctx, amq_queue *q)
 static void on_release(sim_ctx *ctx, void *self, void *arg)
 {
     (void)arg;
-    amq_queue *q = self;
-    amq_advance(q, sim_now(ctx));
+    amq_queue *q = changing(self);
     q->release = 0;
     q->is_holding = false;
     amq_kick(ctx, q);
@@ -778,10 +911,9 @@ static void on_release(sim_ctx *ctx, void *self, void *arg)
 
 /* ---- the broker operations --------------------------------------------------------- */
 
-static amq_queue *queue_at(amq_broker *b, int queue)
+/* The queues up to `queue`, made on the first message or subscription. */
+static __attribute__((noinline)) void add_queues(amq_broker *b, int queue)
 {
-    if ((size_t)queue < b->nq)
-        return b->q[queue];
     size_t n = (size_t)queue + 1;
     b->q = xrealloc(b->q, n * sizeof *b->q);
     for (size_t i = b->nq; i < n; i++) {
@@ -790,13 +922,27 @@ static amq_queue *queue_at(amq_broker *b, int queue)
         b->q[i]->groups = amqg_create(b->map_kind, b->map_size);
     }
     b->nq = n;
+}
+
+static amq_queue *queue_at(amq_broker *b, int queue)
+{
+    if ((size_t)queue >= b->nq)
+        add_queues(b, queue);
     return b->q[queue];
 }
 
+/* A publish to a queue that its last kick left idle, behind messages that
+ * wait in the store, changes nothing a kick would act on: page-in stays
+ * stopped (by maxPageSize, a delayed start or no consumer), and every state
+ * the timers follow stays as it was (a message waits in the store).  Under
+ * a backlog nearly every publish is one, and it costs a list append. */
 static void amq_publish(sim_ctx *ctx, broker *base, sim_msg *m)
 {
     amq_queue *q = queue_at((amq_broker *)base, m->queue);
-    amq_advance(q, sim_now(ctx));
+    if (q->is_idle && q->store.n > 0) {   /* it joins a backlog */
+        ml_push(&q->store, m);
+        return;
+    }
     ml_push(&q->store, m);
     amq_kick(ctx, q);
 }
@@ -804,9 +950,8 @@ static void amq_publish(sim_ctx *ctx, broker *base, sim_msg *m)
 static void amq_subscribe(sim_ctx *ctx, broker *base, consumer_port *p)
 {
     amq_broker *b = (amq_broker *)base;
-    amq_queue *q = queue_at(b, p->queue);
+    amq_queue *q = changing(queue_at(b, p->queue));
     assert(!q->is_dispatching);    /* containers subscribe from their own events */
-    amq_advance(q, sim_now(ctx));
     amq_sub *s = xcalloc(1, sizeof *s);
     s->port = p;
     s->q = q;
@@ -824,9 +969,10 @@ static void amq_subscribe(sim_ctx *ctx, broker *base, consumer_port *p)
         q->is_holding = false;
     }
     xgrow((void **)&q->subs, &q->cap, q->nsubs + 1, sizeof *q->subs);
-    q->subs[q->nsubs++] = s;
+    put_sub(q, q->nsubs++, s);
     sort_subs(q);
-    q->n_open += !is_full(s);
+    s->is_full = fills(s);
+    q->n_open += !s->is_full;
     q->subs_version++;
     amq_kick(ctx, q);
 }
@@ -839,22 +985,22 @@ static void amq_subscribe(sim_ctx *ctx, broker *base, consumer_port *p)
  * so none of these is counted as redelivered by ActiveMQ. */
 static void amq_unsubscribe(sim_ctx *ctx, broker *base, consumer_port *p)
 {
-    amq_broker *b = (amq_broker *)base;
-    amq_queue *q = queue_at(b, p->queue);
+    (void)base;
     amq_sub *s = p->broker_state;
-    assert(s && !q->is_dispatching);
-    amq_advance(q, sim_now(ctx));
+    assert(s);
+    amq_queue *q = changing(s->q);
+    assert(!q->is_dispatching);
     if (s->ack_event)
         sim_cancel(ctx, s->ack_event);   /* acks in transit die with the consumer */
     free(s->acks);
     if (s->is_waiting)
-        amq_wait_end(q, s);
+        amq_wait_end(q, s, sim_now(ctx));
     q->n_open -= !is_full(s);
     q->subs_version++;
     remove_sub(q, s);
     amqg_remove_owner(q->groups, &s->own);
     for (size_t i = 0; i < s->dispatched.n; i++) {
-        sim_msg *m = s->dispatched.v[(s->dispatched.head + i) % s->dispatched.cap];
+        sim_msg *m = s->dispatched.v[ring_at(s->dispatched.head, i, s->dispatched.cap)];
         ml_push(&q->redeliv, m);
         sim_msg_requeued(ctx, m);
         q->buffered--;
@@ -876,17 +1022,17 @@ static void amq_unsubscribe(sim_ctx *ctx, broker *base, consumer_port *p)
 static void ack_in_transit(sim_ctx *ctx, amq_sub *s, sim_time latency)
 {
     if (s->an == s->acap) {
-        size_t cap = s->acap ? s->acap * 2 : 8;
+        size_t cap = ring_grown(s->acap);
         sim_time *v = xmalloc(cap * sizeof *v);
         for (size_t i = 0; i < s->an; i++)
-            v[i] = s->acks[(s->ahead + i) % s->acap];
+            v[i] = s->acks[ring_at(s->ahead, i, s->acap)];
         free(s->acks);
         s->acks = v;
         s->ahead = 0;
         s->acap = cap;
     }
     sim_time due = sim_now(ctx) + latency;
-    s->acks[(s->ahead + s->an++) % s->acap] = due;
+    s->acks[ring_at(s->ahead, s->an++, s->acap)] = due;
     if (s->an == 1)
         s->ack_event = sim_schedule_at(ctx, due, &ev_ack_arrives, s, NULL);
 }
@@ -895,27 +1041,23 @@ static void on_ack_arrives(sim_ctx *ctx, void *self, void *arg)
 {
     (void)arg;
     amq_sub *s = self;
-    amq_queue *q = s->q;
-    amq_advance(q, sim_now(ctx));
-    bool was_full = is_full(s);
-    s->ahead = (s->ahead + 1) % s->acap;
+    amq_queue *q = changing(s->q);
+    s->ahead = ring_at(s->ahead, 1, s->acap);
     s->an--;
     s->ack_event = s->an ? sim_schedule_at(ctx, s->acks[s->ahead], &ev_ack_arrives, s, NULL) : 0;
-    recount(q, s, was_full);
+    recount(q, s);
     amq_kick(ctx, q);
 }
 
 static void amq_ack(sim_ctx *ctx, broker *base, consumer_port *p, sim_msg *m)
 {
-    amq_broker *b = (amq_broker *)base;
-    amq_queue *q = queue_at(b, p->queue);
+    const amq_broker *b = (const amq_broker *)base;
     amq_sub *s = p->broker_state;
-    amq_advance(q, sim_now(ctx));
+    amq_queue *q = changing(s->q);
     if (b->ack_latency > 0 && s->prefetch > 0) {
         undispatch(q, s, m);       /* the message leaves the list ... */
-        bool was_full = is_full(s);
         ack_in_transit(ctx, s, b->ack_latency);   /* ... its slot stays taken */
-        recount(q, s, was_full);
+        recount(q, s);
         s->stats->received++;
         return;
     }
@@ -926,9 +1068,9 @@ static void amq_ack(sim_ctx *ctx, broker *base, consumer_port *p, sim_msg *m)
 
 static void amq_reject(sim_ctx *ctx, broker *base, consumer_port *p, sim_msg *m, bool requeue)
 {
-    amq_queue *q = queue_at((amq_broker *)base, p->queue);
+    (void)base;
     amq_sub *s = p->broker_state;
-    amq_advance(q, sim_now(ctx));
+    amq_queue *q = changing(s->q);
     undispatch(q, s, m);
     if (requeue) {
         ml_push(&q->redeliv, m);
@@ -941,34 +1083,32 @@ static void amq_reject(sim_ctx *ctx, broker *base, consumer_port *p, sim_msg *m,
 
 static void amq_pull(sim_ctx *ctx, broker *base, consumer_port *p)
 {
-    amq_queue *q = queue_at((amq_broker *)base, p->queue);
+    (void)base;
     amq_sub *s = p->broker_state;
-    amq_advance(q, sim_now(ctx));
+    amq_queue *q = changing(s->q);
     if (s->prefetch == 0) {        /* PrefetchSubscription.pullMessage: extension = 1 */
-        bool was_full = is_full(s);
         s->extension = 1;
-        recount(q, s, was_full);
+        recount(q, s);
     }
     if (!s->is_waiting)
-        amq_wait_begin(q, s);
+        amq_wait_begin(q, s, sim_now(ctx));
     amq_kick(ctx, q);
 }
 
 static void amq_unpull(sim_ctx *ctx, broker *base, consumer_port *p)
 {
-    amq_queue *q = queue_at((amq_broker *)base, p->queue);
+    (void)base;
     amq_sub *s = p->broker_state;
     if (!s)
         return;
-    amq_advance(q, sim_now(ctx));
+    amq_queue *q = changing(s->q);
     if (s->prefetch == 0) {        /* the pull timed out (pullTimeout) */
-        bool was_full = is_full(s);
         s->extension = 0;
-        recount(q, s, was_full);
+        recount(q, s);
     }
     if (s->is_waiting)
-        amq_wait_end(q, s);
-    amq_settle(q);
+        amq_wait_end(q, s, sim_now(ctx));
+    amq_settle(q, sim_now(ctx));
 }
 
 static int64_t amq_depth(const broker *base, int queue)

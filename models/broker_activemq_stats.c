@@ -22,12 +22,14 @@
  *   page_window_blocked_ms  time the store held messages but page-in was
  *                  stopped by maxPageSize pending ones (M4).
  *
- * Waiting intervals are credited without a scan: each queue integrates
- * "some message waits" and "none in the broker, some buffered" over time, and a
- * consumer that starts waiting notes both integrals; when it stops, the
- * differences are its times.  The queue's state changes only inside the
- * broker's operations, which call amq_advance() first and amq_settle()
- * last.
+ * Waiting intervals are credited without a scan: each queue times how long
+ * "some message waits" and "none in the broker, some buffered" held
+ * (amq_timer), and a consumer that starts waiting notes both times; when it
+ * stops, the differences are its times.  The queue's state changes only
+ * inside the broker's operations, which end with amq_settle(): a timer
+ * changes only when its state begins or ends there, so an operation that
+ * changes none (most of them) costs the timers nothing.  Times are integer
+ * nanoseconds, so a sum taken in one piece equals the sum of its parts.
  */
 #include "activemq.h"
 #include "mem.h"
@@ -56,42 +58,46 @@ void amq_stats_fini(amq_broker *b)
     free(b->last_owner);
 }
 
-void amq_advance(amq_queue *q, sim_time now)
+/* The state t times holds from now on, or not. */
+static void timer_set(amq_timer *t, bool is_on, sim_time now)
 {
-    sim_time dt = now - q->last;
-    q->last = now;
-    if (dt <= 0)
+    if (is_on == t->is_on)
         return;
-    if (q->has_waiting)
-        q->waiting_ns += dt;
-    if (q->has_buffered_only)
-        q->buffered_ns += dt;
-    if (q->is_blocked)
-        q->blocked_ns += dt;
+    if (is_on)
+        t->since = now;
+    else
+        t->total_ns += now - t->since;
+    t->is_on = is_on;
 }
 
-void amq_settle(amq_queue *q)
+/* How long t's state held up to now. */
+static sim_time timer_at(const amq_timer *t, sim_time now)
+{
+    return t->is_on ? t->total_ns + (now - t->since) : t->total_ns;
+}
+
+void amq_settle(amq_queue *q, sim_time now)
 {
     int64_t pending = q->redeliv.n + q->paged.n;
     int64_t ready = q->store.n + pending;
-    q->has_waiting = ready > 0 || q->buffered > 0;
-    q->has_buffered_only = ready == 0 && q->buffered > 0;
-    q->is_blocked = q->store.n > 0 && pending >= q->b->max_page && q->nsubs > 0 &&
-                    !q->is_holding;
+    timer_set(&q->waiting, ready > 0 || q->buffered > 0, now);
+    timer_set(&q->buffered_only, ready == 0 && q->buffered > 0, now);
+    timer_set(&q->blocked, q->store.n > 0 && pending >= q->b->max_page && q->nsubs > 0 &&
+                               !q->is_holding, now);
 }
 
-void amq_wait_begin(amq_queue *q, amq_sub *s)
+void amq_wait_begin(amq_queue *q, amq_sub *s, sim_time now)
 {
     s->is_waiting = true;
-    s->mark_waiting = q->waiting_ns;
-    s->mark_buffered = q->buffered_ns;
+    s->mark_waiting = timer_at(&q->waiting, now);
+    s->mark_buffered = timer_at(&q->buffered_only, now);
 }
 
-void amq_wait_end(amq_queue *q, amq_sub *s)
+void amq_wait_end(amq_queue *q, amq_sub *s, sim_time now)
 {
     s->is_waiting = false;
-    s->stats->starved_ns += q->waiting_ns - s->mark_waiting;
-    s->stats->buffered_ns += q->buffered_ns - s->mark_buffered;
+    s->stats->starved_ns += timer_at(&q->waiting, now) - s->mark_waiting;
+    s->stats->buffered_ns += timer_at(&q->buffered_only, now) - s->mark_buffered;
 }
 
 void amq_note_assignment(sim_ctx *ctx, amq_broker *b, int group, const consumer_port *p)
@@ -120,12 +126,11 @@ static void close_waits(amq_broker *b, sim_time now)
 {
     for (size_t i = 0; i < b->nq; i++) {
         amq_queue *q = b->q[i];
-        amq_advance(q, now);
         for (size_t k = 0; k < q->nsubs; k++) {
             amq_sub *s = q->subs[k];
             if (s->is_waiting) {
-                amq_wait_end(q, s);
-                amq_wait_begin(q, s);
+                amq_wait_end(q, s, now);
+                amq_wait_begin(q, s, now);
             }
         }
     }
@@ -190,7 +195,7 @@ void amq_finish(sim_ctx *ctx, broker *base)
     free(qs);
     double blocked = 0;
     for (size_t i = 0; i < b->nq; i++)
-        blocked += (double)b->q[i]->blocked_ns / 1e6;
+        blocked += (double)timer_at(&b->q[i]->blocked, sim_now(ctx)) / 1e6;
     sim_metric(ctx, "starvation_ms_total", starved_sum);
     sim_metric(ctx, "starvation_ms_max", starved_max);
     sim_metric(ctx, "starvation_buffered_ms_total", buffered_sum);
