@@ -19,10 +19,11 @@
  * scheduled with was drawn during the arrival before, so the calendar's
  * comparisons with its time do not wait for the draw (the generator and
  * `log`, some 60 cycles), and one the processor guessed wrong costs a
- * short restart instead of everything it ran past meanwhile (M/M/8 2 to
- * 3 % less time, for 9 instructions a message more).  A stream shared with
+ * short restart instead of everything it ran past meanwhile (M/M/8 3 %
+ * less time, for 6 instructions a message more).  A stream shared with
  * another source (their names coincide) is drawn when the gap is needed,
- * as the draws of the two then interleave. */
+ * as the draws of the two then interleave.  One gap more than is used is
+ * drawn: nothing else draws from the stream, so nothing sees it. */
 enum { GAP_UNKNOWN, GAP_AHEAD, GAP_WHEN_NEEDED };
 
 typedef struct poisson {
@@ -42,7 +43,8 @@ static inline sim_time poisson_draw(poisson *p)
     return (sim_time)(dist_exponential(p->rng, p->mean_ns) + 0.5);
 }
 
-/* The gap to the next arrival, but for a source that draws ahead. */
+/* The gap to the next arrival of a source that does not draw ahead (yet):
+ * at its first, whether it will. */
 static __attribute__((noinline)) sim_time poisson_gap_first(sim_ctx *ctx, poisson *p)
 {
     if (p->gaps == GAP_UNKNOWN) {
