@@ -14,20 +14,60 @@
 
 /* ---- poisson -------------------------------------------------------------- */
 
+/* A poisson source draws each gap one arrival ahead, when its stream is its
+ * own: the same numbers in the same order, but the gap an arrival is
+ * scheduled with was drawn during the arrival before, so the calendar's
+ * comparisons with its time do not wait for the draw (the generator and
+ * `log`, some 60 cycles), and one the processor guessed wrong costs a
+ * short restart instead of everything it ran past meanwhile (M/M/8 3 %
+ * less time, for 6 instructions a message more).  A stream shared with
+ * another source (their names coincide) is drawn when the gap is needed,
+ * as the draws of the two then interleave.  One gap more than is used is
+ * drawn: nothing else draws from the stream, so nothing sees it. */
+enum { GAP_UNKNOWN, GAP_AHEAD, GAP_WHEN_NEEDED };
+
 typedef struct poisson {
     arrivals base;
     gsl_rng *rng;
     double mean_ns;                /* mean interarrival time */
     sim_time t;
+    sim_time gap;                  /* the next gap, drawn ahead (GAP_AHEAD) */
+    uint8_t gaps;                  /* GAP_*: how gaps are drawn; known at the first */
 } poisson;
 
 static int poisson_create(sim_ctx *ctx, cfg_node *cfg, const char *stream, sim_time start,
                           arrivals **out, sim_diag *d);
+
+static inline sim_time poisson_draw(poisson *p)
+{
+    return (sim_time)(dist_exponential(p->rng, p->mean_ns) + 0.5);
+}
+
+/* The gap to the next arrival of a source that does not draw ahead (yet):
+ * at its first, whether it will. */
+static __attribute__((noinline)) sim_time poisson_gap_first(sim_ctx *ctx, poisson *p)
+{
+    if (p->gaps == GAP_UNKNOWN) {
+        p->gaps = sim_stream_is_shared(ctx, p->rng) ? GAP_WHEN_NEEDED : GAP_AHEAD;
+        if (p->gaps == GAP_AHEAD) {
+            sim_time gap = poisson_draw(p);
+            p->gap = poisson_draw(p);
+            return gap;
+        }
+    }
+    return poisson_draw(p);
+}
+
 static bool poisson_next(sim_ctx *ctx, arrivals *a, arrival *out)
 {
-    (void)ctx;
     poisson *p = (poisson *)a;
-    p->t += (sim_time)(dist_exponential(p->rng, p->mean_ns) + 0.5);
+    sim_time gap;
+    if (__builtin_expect(p->gaps == GAP_AHEAD, 1)) {
+        gap = p->gap;
+        p->gap = poisson_draw(p);
+    } else
+        gap = poisson_gap_first(ctx, p);
+    p->t += gap;
     *out = (arrival){ .t = p->t, .group = ARRIVAL_CHOOSE_GROUP, .service = ARRIVAL_DRAW_SERVICE };
     return true;
 }

@@ -12,6 +12,17 @@
  * addressing takes 8 but not 16 (about 20 instructions fewer a message on
  * M/M/8, where the heap moves six or seven entries a message).
  *
+ * Measured against it and not kept: for a calendar of up to 32 entries,
+ * the entries unsorted, an add appended, a removal filled by the last
+ * entry, and the earliest found after each event by a scan that compares
+ * (time, seq) as one 128-bit number and keeps the earlier with
+ * conditional moves (no branch on the data).  On M/M/8 (nine entries) it
+ * took 9 to 10 % more instructions and 6 to 8 % more time; on smlc.yaml,
+ * whose calendar holds more, 22 % and 11 %.  The heap's comparisons are
+ * branches the processor mostly predicts and runs past into the next
+ * event; the scan's moves make the next event wait for every time in the
+ * calendar, the new ones included.
+ *
  * Invariants: (1) entry i is no later than its children 4i+1 .. 4i+4 by
  * (t, seq); (2) a timer is pending iff its pos is an index of the heap, and
  * then heap_timer[pos] is that timer; (3) a pooled timer is pending, on the

@@ -228,6 +228,11 @@ gsl_rng *sim_stream(sim_ctx *ctx, const char *name)
     return random_get(&ctx->streams, name);
 }
 
+bool sim_stream_is_shared(const sim_ctx *ctx, const gsl_rng *r)
+{
+    return random_is_shared(&ctx->streams, r);
+}
+
 /* ---- failure and remarks ------------------------------------------------------ */
 
 void sim_fail(sim_ctx *ctx, const char *fmt, ...)

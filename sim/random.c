@@ -41,8 +41,10 @@ void random_fini(random_streams *s)
 gsl_rng *random_get(random_streams *s, const char *name)
 {
     for (size_t i = 0; i < s->n; i++)
-        if (strcmp(s->v[i].name, name) == 0)
+        if (strcmp(s->v[i].name, name) == 0) {
+            s->v[i].users++;
             return s->v[i].rng;
+        }
     xgrow((void **)&s->v, &s->cap, s->n + 1, sizeof *s->v);
     gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
     if (!r)
@@ -52,6 +54,15 @@ gsl_rng *random_get(random_streams *s, const char *name)
     gsl_rng_set(r, (unsigned long)((h ^ (h >> 32)) & 0xffffffffu));
     s->v[s->n].name = xstrdup(name);
     s->v[s->n].rng = r;
+    s->v[s->n].users = 1;
     s->n++;
     return r;
+}
+
+bool random_is_shared(const random_streams *s, const gsl_rng *r)
+{
+    for (size_t i = 0; i < s->n; i++)
+        if (s->v[i].rng == r)
+            return s->v[i].users > 1;
+    return false;
 }

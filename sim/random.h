@@ -9,12 +9,14 @@
 #define LSIM_SIM_RANDOM_H
 
 #include <gsl/gsl_rng.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 typedef struct random_stream {
     char *name;
     gsl_rng *rng;
+    unsigned users;                /* the random_get calls that returned it */
 } random_stream;
 
 typedef struct random_streams {
@@ -40,6 +42,9 @@ static inline double random_uniform_pos(const gsl_rng *r)
 void random_init(random_streams *s, uint64_t seed);
 void random_fini(random_streams *s);
 gsl_rng *random_get(random_streams *s, const char *name);
+/* Whether r, one of s's streams, was returned by random_get more than once
+ * (two components whose names coincide share a stream). */
+bool random_is_shared(const random_streams *s, const gsl_rng *r);
 /* The 64-bit seed of stream `name` under run seed `seed`. */
 uint64_t random_seed_of(uint64_t seed, const char *name);
 

@@ -97,6 +97,10 @@ static inline bool sim_timer_pending(const sim_timer *t)
 /* The stream of the named component, created on first use from the run's
  * seed and the name.  Owned by the context; valid until it is destroyed. */
 gsl_rng *sim_stream(sim_ctx *ctx, const char *name);
+/* Whether another component was handed the same stream (their names
+ * coincide).  Streams are all handed out as the models are created, so
+ * from the first start on the answer stays. */
+bool sim_stream_is_shared(const sim_ctx *ctx, const gsl_rng *r);
 
 /* ---- failure ---------------------------------------------------------- */
 

@@ -1,8 +1,11 @@
 /* test_random.c -- named streams: a stream depends on the seed and its own
- * name only, not on which other streams exist or how they are used; and a
- * calibration knob draws from its stream only when it is a distribution. */
+ * name only, not on which other streams exist or how they are used; a
+ * calibration knob draws from its stream only when it is a distribution;
+ * a poisson source that draws its gaps ahead gives the arrivals of one
+ * that draws them when needed, its stream shared or not. */
 #include "testutil.h"
 
+#include "arrivals.h"
 #include "dist.h"
 #include "engine.h"
 #include "random.h"
@@ -110,6 +113,74 @@ static void knob_draws_only_for_a_distribution(void **state)
     cfg_doc_free(&doc);
 }
 
+static void shared_when_handed_out_twice(void **state)
+{
+    (void)state;
+    random_streams s;
+    random_init(&s, 3);
+    gsl_rng *a = random_get(&s, "arrivals/a"), *b = random_get(&s, "arrivals/b");
+    assert_false(random_is_shared(&s, a));
+    assert_ptr_equal(random_get(&s, "arrivals/b"), b);
+    assert_false(random_is_shared(&s, a));
+    assert_true(random_is_shared(&s, b));
+    random_fini(&s);
+}
+
+/* A poisson source of `rate` per second on stream `stream` of ctx. */
+static arrivals *poisson_source(sim_ctx *ctx, const char *rate, const char *stream)
+{
+    char yaml[64];
+    snprintf(yaml, sizeof yaml, "{ kind: poisson, rate: %s }", rate);
+    cfg_doc doc = { 0 };
+    sim_diag d = { 0 };
+    if (cfg_load_string("t.yaml", yaml, strlen(yaml), &doc, &d) != SIM_OK)
+        fail_msg("%s", d.msg);
+    arrivals *a = NULL;
+    if (arrivals_create(ctx, doc.root, stream, 0, &a, &d) != SIM_OK)
+        fail_msg("%s", d.msg);
+    cfg_doc_free(&doc);
+    return a;
+}
+
+/* The gap a source of mean gap `mean_ns` draws from r when it needs one. */
+static sim_time gap_from(gsl_rng *r, double mean_ns)
+{
+    return (sim_time)(dist_exponential(r, mean_ns) + 0.5);
+}
+
+/* Drawn ahead (a stream of its own) or when needed (a stream shared by two
+ * sources, their calls interleaved): every arrival's time is the sum of
+ * the gaps drawn in turn, as the stream's numbers come. */
+static void poisson_gaps_ahead_are_the_same_gaps(void **state)
+{
+    (void)state;
+    sim_ctx *ctx = sim_ctx_create(11);
+    arrivals *own = poisson_source(ctx, "5/s", "arrivals/own");
+    arrivals *s1 = poisson_source(ctx, "2/s", "arrivals/shared");
+    arrivals *s2 = poisson_source(ctx, "4/s", "arrivals/shared");
+    random_streams ref;
+    random_init(&ref, 11);
+    gsl_rng *r_own = random_get(&ref, "arrivals/own"), *r_shared = random_get(&ref, "arrivals/shared");
+    sim_time t_own = 0, t1 = 0, t2 = 0;
+    for (int i = 0; i < 5000; i++) {
+        arrival x;
+        assert_true(own->ops->next(ctx, own, &x));
+        t_own += gap_from(r_own, 2e8);
+        assert_int_equal(x.t, t_own);
+        assert_int_equal(x.service, ARRIVAL_DRAW_SERVICE);
+        arrivals *which = i % 3 ? s1 : s2;           /* interleaved unevenly */
+        assert_true(which->ops->next(ctx, which, &x));
+        sim_time *t = which == s1 ? &t1 : &t2;
+        *t += gap_from(r_shared, which == s1 ? 5e8 : 2.5e8);
+        assert_int_equal(x.t, *t);
+    }
+    random_fini(&ref);
+    arrivals_destroy(own);
+    arrivals_destroy(s1);
+    arrivals_destroy(s2);
+    sim_ctx_destroy(ctx);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -117,6 +188,8 @@ int main(void)
         cmocka_unit_test(names_and_seeds_separate_streams),
         cmocka_unit_test(uniform_pos_is_gsl_s),
         cmocka_unit_test(knob_draws_only_for_a_distribution),
+        cmocka_unit_test(shared_when_handed_out_twice),
+        cmocka_unit_test(poisson_gaps_ahead_are_the_same_gaps),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
