@@ -169,12 +169,6 @@ static count_diff count_difference(const run_data *sim, const td_by_node *sn,
 
 /* ---- scale events ----------------------------------------------------------------- */
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
 double *cmp_event_times(const run_data *rd, const td_by_node *bn, int node, bool stops,
                         double end, size_t *n)
 {
@@ -187,7 +181,7 @@ double *cmp_event_times(const run_data *rd, const td_by_node *bn, int node, bool
         if (!isnan(t) && t <= end)
             v[k++] = t;
     }
-    qsort(v, k, sizeof *v, cmp_double);
+    qsort(v, k, sizeof *v, stats_cmp_double);
     *n = k;
     return v;
 }
@@ -247,7 +241,7 @@ static double *durations(const run_data *rd, bool wait, double T, size_t *n)
         if (ended_by(m, T) && !isnan(x))
             v[k++] = x;
     }
-    qsort(v, k, sizeof *v, cmp_double);
+    qsort(v, k, sizeof *v, stats_cmp_double);
     *n = k;
     return v;
 }
@@ -302,11 +296,6 @@ static void distributions(ctx *c, const run_data *sim, const run_data *real, dou
 
 /* ---- work per consumer, groups, order ---------------------------------------------- */
 
-static int cmp_desc(const void *a, const void *b)
-{
-    return -cmp_double(a, b);
-}
-
 /* Messages completed by T per consumer, largest first; *n consumers. */
 static double *counts_of(const run_data *rd, int nodes, double T, size_t *n)
 {
@@ -329,7 +318,7 @@ static double *counts_of(const run_data *rd, int nodes, double T, size_t *n)
             v[base[m->node] + m->consumer]++;
     }
     free(base);
-    qsort(v, total, sizeof *v, cmp_desc);
+    qsort(v, total, sizeof *v, stats_cmp_double_desc);
     *n = total;
     return v;
 }

@@ -12,16 +12,11 @@
 #include "cli.h"
 #include "compare.h"
 #include "mem.h"
+#include "stats.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
 
 /* A distribution-free prediction interval: the j-th smallest and the j-th
  * largest of n values hold a new outcome with probability (n + 1 - 2j) /
@@ -65,7 +60,7 @@ static void event_bands(const run_data *sims, const td_by_node *sn, size_t reps,
         for (size_t r = 0; r < reps; r++)
             if (k < st[r].n)
                 v[nv++] = st[r].t[k];
-        qsort(v, nv, sizeof *v, cmp_double);
+        qsort(v, nv, sizeof *v, stats_cmp_double);
         xgrow((void **)&out->ev, &out->cap, out->nev + 1, sizeof *out->ev);
         cmp_event_band *e = &out->ev[out->nev++];
         *e = (cmp_event_band){ .node = node, .k = (int)k, .is_stop = stops,
@@ -121,7 +116,7 @@ void compare_bands(cmp_result *results, const run_data *sims, size_t reps,
         for (size_t r = 0; r < reps; r++)
             if (i < results[r].n && !isnan(results[r].m[i].sim) && !isinf(results[r].m[i].sim))
                 v[nv++] = results[r].m[i].sim;
-        qsort(v, nv, sizeof *v, cmp_double);
+        qsort(v, nv, sizeof *v, stats_cmp_double);
         compare_band_of(v, nv, &m->band_lo, &m->band_hi);
         if (m->verdict == VERDICT_OUTSIDE) {
             bool inside;

@@ -18,6 +18,7 @@
 #include "cli.h"
 #include "fit.h"
 #include "mem.h"
+#include "stats.h"
 
 #include <gsl/gsl_cdf.h>
 #include <gsl/gsl_errno.h>
@@ -144,12 +145,6 @@ double fit_zipf(const double *counts, size_t ngroups)
 
 /* ---- arrivals ---------------------------------------------------------------------- */
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
 static void arrivals_yaml(strbuf *b, const double *t, size_t n)
 {
     double first = t[0], span = t[n - 1] - t[0];
@@ -245,11 +240,6 @@ static void service_yaml(strbuf *b, const run_data *rd)
     free(x);
 }
 
-static int cmp_desc(const void *a, const void *b)
-{
-    return -cmp_double(a, b);
-}
-
 static void groups_yaml(strbuf *b, const run_data *rd, const name_table *groups)
 {
     size_t g = groups->n;
@@ -259,7 +249,7 @@ static void groups_yaml(strbuf *b, const run_data *rd, const name_table *groups)
     for (size_t i = 0; i < rd->nmsgs; i++)
         if (rd->msgs[i].group >= 0)
             c[rd->msgs[i].group]++;
-    qsort(c, g, sizeof *c, cmp_desc);
+    qsort(c, g, sizeof *c, stats_cmp_double_desc);
     double s = fit_zipf(c, g);
     sb_addf(b, "  # %zu groups; the largest has %.0f messages, the smallest %.0f\n", g, c[0],
             c[g - 1]);
@@ -291,8 +281,8 @@ static void concurrency_seen(const run_data *rd, const td_by_node *bn, int node,
         if (c->t_start < first)
             first = c->t_start;
     }
-    qsort(starts, ns, sizeof *starts, cmp_double);
-    qsort(stops, nt, sizeof *stops, cmp_double);
+    qsort(starts, ns, sizeof *starts, stats_cmp_double);
+    qsort(stops, nt, sizeof *stops, stats_cmp_double);
     size_t j = 0, k = 0;
     for (size_t i = 0; i < ns; i++) {
         *min += starts[i] <= first + 100.0;   /* started with the container */
@@ -402,7 +392,7 @@ char *fit_scenario(const char *trace_path, const run_data *rd, const name_table 
     for (size_t i = 0; i < rd->nmsgs; i++)
         if (!isnan(rd->msgs[i].t_publish))
             t[n++] = rd->msgs[i].t_publish;
-    qsort(t, n, sizeof *t, cmp_double);
+    qsort(t, n, sizeof *t, stats_cmp_double);
     /* Names from the trace are quoted when they must be; the path goes
      * into a comment, where a line end would start YAML of its own. */
     sb_add(&b, "# Fitted by lsim fit to ");

@@ -51,6 +51,7 @@
 #include "cli.h"
 #include "fit_measure.h"
 #include "mem.h"
+#include "stats.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -351,18 +352,12 @@ static void sample_add(fit_samples *fs, double v)
     fs->v[fs->n++] = v;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
 static void sample_summarise(fit_samples *fs)
 {
     fs->mean = fs->median = fs->sigma_log = NAN;
     if (fs->n == 0)
         return;
-    qsort(fs->v, fs->n, sizeof *fs->v, cmp_double);
+    qsort(fs->v, fs->n, sizeof *fs->v, stats_cmp_double);
     double sum = 0, sl = 0, sl2 = 0;
     for (size_t i = 0; i < fs->n; i++) {
         double l = log(fmax(fs->v[i], 1e-6));

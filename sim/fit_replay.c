@@ -12,6 +12,7 @@
 #include "fit.h"
 #include "fit_measure.h"
 #include "mem.h"
+#include "stats.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -312,12 +313,6 @@ static void changes_yaml(const replay *r)
     free(v);
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
 /* The times of the replayed runtime calls of the setters `keys`
  * (NULL-terminated), sorted; *n of them. */
 static double *calls_of(const replay *r, const char *const *keys, size_t *n)
@@ -335,7 +330,7 @@ static double *calls_of(const replay *r, const char *const *keys, size_t *n)
         }
     free(v);
     if (at)
-        qsort(at, *n, sizeof *at, cmp_double);
+        qsort(at, *n, sizeof *at, stats_cmp_double);
     return at;
 }
 

@@ -77,6 +77,17 @@ ci stats_ci(const double *x, size_t n, double confidence)
     return r;
 }
 
+int stats_cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+int stats_cmp_double_desc(const void *a, const void *b)
+{
+    return stats_cmp_double(b, a);
+}
+
 double stats_quantile_sorted(const double *sorted, size_t n, double q)
 {
     return n ? gsl_stats_quantile_from_sorted_data(sorted, 1, n, q) : 0.0;

@@ -150,5 +150,9 @@ typedef struct ci {
 ci stats_ci(const double *x, size_t n, double confidence);
 /* The q-quantile of sorted data (GSL's definition, linear interpolation). */
 double stats_quantile_sorted(const double *sorted, size_t n, double q);
+/* qsort's comparators for doubles, ascending and descending (no NaN among
+ * them). */
+int stats_cmp_double(const void *a, const void *b);
+int stats_cmp_double_desc(const void *a, const void *b);
 
 #endif
