@@ -21,10 +21,18 @@
 CC      = cc
 # -O3: the engine's hot path (the calendar, the message calls, the
 # statistics) about 9 % less time than -O2 on the M/M/8 benchmark (5 %
-# fewer instructions).  A profile-guided build (-fprofile-use, trained on
-# that benchmark) gave 5 % fewer instructions again but no time measurably:
-# not worth a training run in every build.
+# fewer instructions).
 OPT     = -O3 -g
+# PGO=1: a profile-guided build (gcc only).  lsim is first built with
+# counters, runs the benchmarks' scenarios (tests/bench/pgo_train.sh), and
+# is then compiled again with what they counted: the branches laid out as
+# they go, the hot calls inlined (M/M/8 about 5 % less time, SMLC about 8 %;
+# docs/SPEED.md).  Code the training does not reach is compiled as without
+# a profile.  A change to any source trains again.  PGO=0 builds once, for
+# quicker turns while editing (objects it leaves are taken as they are by a
+# later PGO=1 make until a source changes: make clean between the two for a
+# clean measure); the sanitizer and fuzz builds never use it.
+PGO    := $(shell $(CC) -v 2>&1 | grep -q '^gcc version' && echo 1 || echo 0)
 # Link-time optimisation: the engine's small functions (levels, order
 # tracking, the histogram) inline across files; about 7 % less time.
 LTO     = -flto=auto
@@ -33,7 +41,7 @@ WARN    = -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototype
 VERSION = 0.1.0
 # HAVE_INLINE: GSL's headers define gsl_rng_uniform_pos and the like inline
 # (the same code as the library's), a call less for each random draw.
-CFLAGS  = -std=c11 -D_POSIX_C_SOURCE=200809L -pthread $(OPT) $(LTO) $(WARN) -MMD -MP \
+CFLAGS  = -std=c11 -D_POSIX_C_SOURCE=200809L -pthread $(OPT) $(PGO_FLAGS) $(LTO) $(WARN) -MMD -MP \
           -DHAVE_INLINE -Isim -Imodels -DLSIM_VERSION='"$(VERSION)"'
 LDFLAGS =
 LDLIBS  = -lgsl -lgslcblas -lsqlite3 -lyaml -lm -pthread
@@ -46,6 +54,19 @@ BENCH_REF    = ../shared/bench
 BENCH_BEFORE =
 CIMBA        =
 # == end of settings ==
+
+# The profile-guided build (PGO above).  PGO=gen is the counting build the
+# training runs, made in $(BUILD) itself: gcc names a static function's
+# counts after the object's path, so the counting objects must have the
+# paths of the final ones.  Their counts land beside them ($(BUILD)/sim/x.gcda
+# for $(BUILD)/sim/x.o), where -fprofile-use reads them, and every object
+# waits for the stamp, so the final ones are compiled after the training.
+ifeq ($(PGO),1)
+PGO_FLAGS = -fprofile-use -fprofile-partial-training -Wno-missing-profile
+PGO_STAMP = $(BUILD)/pgo.stamp
+else ifeq ($(PGO),gen)
+PGO_FLAGS = -fprofile-generate -fprofile-update=prefer-atomic
+endif
 
 SIM_OBJ = sim/mem.o sim/config.o sim/config_print.o sim/units.o sim/scenario.o sim/calendar.o sim/random.o sim/dist.o \
           sim/stats.o sim/order.o sim/engine.o sim/message.o sim/waiting.o sim/summary.o sim/timeline.o sim/timeline_insert.o sim/outpath.o \
@@ -104,9 +125,15 @@ FUZZ_SAN = -fsanitize=fuzzer-no-link,address,undefined,float-cast-overflow \
 
 all: $(BUILD)/lsim
 
-$(BUILD)/%.o: %.c
+$(BUILD)/%.o: %.c $(PGO_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c $< -o $@
+
+$(BUILD)/pgo.stamp: $(wildcard sim/*.c sim/*.h models/*.c models/*.h) tests/bench/pgo_train.sh
+	rm -f $(LIB_OBJ:.o=.gcda) $(MAIN_OBJ:.o=.gcda)
+	$(MAKE) -B PGO=gen $(BUILD)/lsim
+	tests/bench/pgo_train.sh $(BUILD)/lsim $(BUILD)
+	touch $@
 
 $(BUILD)/liblsim.a: $(LIB_OBJ)
 	rm -f $@
@@ -116,7 +143,7 @@ $(BUILD)/liblsim.a: $(LIB_OBJ)
 # compiles there) but not -Werror: every file was already compiled with it,
 # and the whole-program pass only adds maybe-uninitialized guesses about
 # values read after a check the pass does not follow.
-LINK = $(CC) $(OPT) $(LTO) $(if $(LTO),-Wno-maybe-uninitialized) $(LDFLAGS)
+LINK = $(CC) $(OPT) $(PGO_FLAGS) $(LTO) $(if $(LTO),-Wno-maybe-uninitialized) $(LDFLAGS)
 
 $(BUILD)/lsim: $(MAIN_OBJ) $(BUILD)/liblsim.a
 	$(LINK) -o $@ $^ $(LDLIBS)
@@ -188,7 +215,7 @@ test: all unit cli-tests fuzz-regressions
 ASAN = -fsanitize=address,undefined,float-cast-overflow
 asan:
 	$(MAKE) BUILD=build-asan OPT="-O1 -g $(ASAN) -fno-omit-frame-pointer -fno-sanitize-recover=all" \
-	        LDFLAGS="$(ASAN)" LTO= test
+	        LDFLAGS="$(ASAN)" LTO= PGO=0 test
 
 valgrind: all $(UNIT_BIN)
 	tests/cli/valgrind.sh $(BUILD)
@@ -225,7 +252,7 @@ $(BUILD)/sqlite_ceiling: $(BENCH_REF)/sqlite_ceiling.c
 # starting from the corpora in tests/fuzz/corpus (new finds go to build-fuzz/).
 fuzz:
 	$(MAKE) BUILD=build-fuzz CC=clang WARN="-Wall -Wextra -Werror -Wno-unused-command-line-argument" \
-	        OPT="-g -O1 $(FUZZ_SAN)" LTO= \
+	        OPT="-g -O1 $(FUZZ_SAN)" LTO= PGO=0 \
 	        build-fuzz/liblsim.a
 	@set -e; for t in $(FUZZ_TARGETS); do \
 	    clang -std=c11 -D_POSIX_C_SOURCE=200809L -g -O1 -Isim -Imodels \
