@@ -145,8 +145,13 @@ typedef struct amq_queue {
     bool is_unsorted;              /* an eviction changed a count: subs may be out of order */
     int64_t buffered;              /* dispatched and not acknowledged, all consumers */
     amqg_map *groups;
+    /* delayed start: Queue.iterate() blocked in its firstConsumer wait */
     bool is_holding;               /* a delayed start holds dispatch */
-    int64_t latch;                 /* consumers still awaited */
+    bool is_first;                 /* firstConsumer: set by a consumer that found the queue
+                                    * empty while a hold ran; the next iterate waits again */
+    bool holds_latch;              /* the hold waits on the current latch (a later first
+                                    * consumer replaces the latch, not the wait) */
+    int64_t latch;                 /* the current latch: consumers still awaited */
     sim_event_id release;
     bool is_dispatching, again;
     bool is_idle;                  /* quiet and settled since the last kick (broker_activemq.c) */

@@ -879,25 +879,49 @@ static amq_queue *changing(amq_queue *q)
 
 /* ---- delayed start (consumersBeforeDispatchStarts, timeBeforeDispatchStarts) ------- */
 
-/* Queue.addSubscription + the firstConsumer branch of Queue.iterate(). */
-static void first_consumer(sim_ctx *ctx, amq_queue *q)
+/* The firstConsumer branch of Queue.iterate(): the queue's task thread,
+ * about to page in and dispatch, waits first.  With
+ * consumersBeforeDispatchStarts it waits on the latch it finds, at most
+ * timeBeforeDispatchStarts (or one second), and not at all if that latch
+ * is open; with only timeBeforeDispatchStarts it sleeps that long.  Then
+ * the same iterate() pages in and dispatches to whoever is subscribed. */
+static void hold(sim_ctx *ctx, amq_queue *q)
 {
     const amq_broker *b = q->b;
+    q->is_first = false;
     sim_time wait = 0;
     if (b->consumers_before > 0) {
-        q->latch = b->consumers_before - 1;
         if (q->latch > 0)
             wait = b->time_before > 0 ? b->time_before : SIM_S;   /* "one second by default" */
-    } else if (b->time_before > 0) {
-        q->latch = 0;
+    } else {
         wait = b->time_before;
     }
     if (wait == 0)
         return;
-    if (q->release)
-        sim_cancel(ctx, q->release);
+    assert(!q->is_holding && !q->release);
     q->is_holding = true;
+    q->holds_latch = b->consumers_before > 0;
     q->release = sim_schedule(ctx, wait, &ev_release, q, NULL);
+}
+
+/* Queue.addSubscription for a consumer that finds no other: it sets
+ * firstConsumer and makes a new latch of consumersBeforeDispatchStarts - 1.
+ * The wake-up it sends starts the wait at once, unless a wait is under
+ * way: that one is not restarted and its latch is no longer the one later
+ * consumers count down, so it runs to its timeout; that iterate()
+ * dispatches, and the next one, finding firstConsumer set, waits again
+ * (on_release).  So consumers that come and go one at a time (a DMLC below
+ * CACHE_CONSUMER makes one per receive) see dispatch once per wait. */
+static void first_consumer(sim_ctx *ctx, amq_queue *q)
+{
+    if (q->b->consumers_before > 0)
+        q->latch = q->b->consumers_before - 1;
+    if (q->is_holding) {
+        q->is_first = true;
+        q->holds_latch = false;
+    } else {
+        hold(ctx, q);
+    }
 }
 
 static void on_release(sim_ctx *ctx, void *self, void *arg)
@@ -906,6 +930,12 @@ static void on_release(sim_ctx *ctx, void *self, void *arg)
     amq_queue *q = changing(self);
     q->release = 0;
     q->is_holding = false;
+    if (q->is_first) {             /* this iterate() dispatches, the next one waits */
+        q->is_dispatching = true;
+        round_once(ctx, q);
+        q->is_dispatching = false;
+        hold(ctx, q);
+    }
     amq_kick(ctx, q);
 }
 
@@ -963,7 +993,7 @@ static void amq_subscribe(sim_ctx *ctx, broker *base, consumer_port *p)
     p->broker_state = s;
     if (q->nsubs == 0) {
         first_consumer(ctx, q);
-    } else if (q->is_holding && q->latch > 0 && --q->latch == 0) {
+    } else if (q->latch > 0 && --q->latch == 0 && q->is_holding && q->holds_latch) {
         sim_cancel(ctx, q->release);    /* the latch opened before the timeout */
         q->release = 0;
         q->is_holding = false;

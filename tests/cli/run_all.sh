@@ -244,5 +244,27 @@ expect_error 2 "lsim: cannot write $TMP/out/missing/x.db: No such file or direct
 expect_error 2 "lsim: usage: lsim merge DIR -o FILE.db" -- "$LSIM" merge "$TMP/out"
 expect_error 2 "lsim: $TMP/out: no shard-*.db files: has the plan run?" -- "$LSIM" merge "$TMP/out" -o "$TMP/out/x.db"
 
+# 11. A run that ends when its messages are done does end: an ActiveMQ
+# delayed dispatch start with a DMLC that makes a consumer per receive
+# (cacheLevel none, consumers that live 1 s, a 2 s wait) once never
+# dispatched and ran until stopped (tests/unit/test_activemq.c has the times).
+count=$((count + 1))
+cat >"$TMP/churn.yaml" <<'EOF'
+name: churn
+queue:
+  arrivals: { kind: burst, count: 5, at: 0s }
+  service: { kind: constant, value: 100ms }
+broker: { kind: activemq, consumersBeforeDispatchStarts: 2, timeBeforeDispatchStarts: 2s }
+container: { kind: dmlc, concurrency: "1-1", cacheLevel: none }
+EOF
+timeout 20 "$LSIM" run "$TMP/churn.yaml" --detail summary --quiet --out "$TMP/churn.db" >/dev/null 2>"$TMP/stderr"
+got=$?
+if [ "$got" -ne 0 ]; then
+    fail "delayed start, a consumer per receive: exit $got (124: still running after 20 s)"
+else
+    done_=$(sqlite3 "$TMP/churn.db" "select value from summary where metric = 'completed'")
+    [ "$done_" = 5.0 ] || fail "delayed start, a consumer per receive: completed $done_, not 5"
+fi
+
 echo "$count command-line checks, $failures failed"
 [ "$failures" -eq 0 ]

@@ -456,6 +456,47 @@ static void delayed_start_shares_the_backlog(void **state)
     }
 }
 
+/* One consumer at a time that lives less than the wait (a DMLC at
+ * cacheLevel none makes one per receive; receiveTimeout 1 s): each
+ * consumer that finds the queue empty sets firstConsumer again, but the
+ * wait under way in Queue.iterate() is not restarted.  It runs out, that
+ * iterate() sends the consumer of the moment all three messages, the next
+ * iterate() waits again, and the consumer takes one and closes, giving the
+ * rest back.  So one message per wait: the first at the end of the first
+ * wait, each later one put back once more.  (lsim once restarted the wait
+ * at every such consumer and never dispatched: a run without a duration
+ * never ended.  The duration bounds this one.) */
+static void delayed_start_with_a_consumer_per_receive(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *broker, *begins;
+    } cases[] = {
+        { "consumersBeforeDispatchStarts: 2, timeBeforeDispatchStarts: 2s",
+          "1|2000.0|0\n2|4000.0|1\n3|6000.0|2\n" },
+        { "timeBeforeDispatchStarts: 1500ms", "1|1500.0|0\n2|3000.0|1\n3|4500.0|2\n" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char yaml[1024];
+        snprintf(yaml, sizeof yaml,
+                 "name: delayed-churn\n"
+                 "duration: 10s\n"
+                 "queue:\n"
+                 "  arrivals: { kind: burst, count: 3, at: 0s }\n"
+                 "  service: { kind: constant, value: 100ms }\n"
+                 "broker: { kind: activemq, %s }\n"
+                 "container: { kind: dmlc, concurrency: \"1-1\", cacheLevel: none, "
+                 "startLatency: 0s }\n",
+                 cases[i].broker);
+        fixture f;
+        tu_fixture_run(&f, yaml);
+        tu_expect_rows(f.db, "select msg, t_begin, requeues from messages order by msg",
+                       cases[i].begins);
+        assert_true(tu_metric(f.r, "completed") == 3);
+        tu_fixture_done(&f);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -472,6 +513,7 @@ int main(void)
         cmocka_unit_test(sequence_one_reassigns),
         cmocka_unit_test(sequence_one_after_a_waiting_close),
         cmocka_unit_test(delayed_start_shares_the_backlog),
+        cmocka_unit_test(delayed_start_with_a_consumer_per_receive),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
