@@ -782,6 +782,23 @@ static bool dispatch_window(sim_ctx *ctx, amq_queue *q)
     return any;
 }
 
+/* Whether dispatch cannot run at all: a delayed start holds it, or no
+ * consumer is subscribed (iterate() then pages nothing in either). */
+static inline bool is_stopped(const amq_queue *q)
+{
+    return q->is_holding || q->nsubs == 0;
+}
+
+/* How many messages a round pages in now: up to maxPageSize from the
+ * store, while fewer than that are pending (Queue.doPageIn). */
+static inline int64_t page_due(const amq_queue *q)
+{
+    int64_t max = q->b->max_page;
+    if (q->redeliv.n + q->paged.n >= max)
+        return 0;
+    return q->store.n < max ? q->store.n : max;
+}
+
 /* Whether a round now would change nothing at all, so that it need not
  * run: it would page nothing in, redeliv is empty, and the window's pass
  * would return at once (no message it may offer, no consumer open, or the
@@ -790,12 +807,11 @@ static bool dispatch_window(sim_ctx *ctx, amq_queue *q)
  * one that took what it could both find the queue so. */
 static inline __attribute__((always_inline)) bool is_quiet(const amq_queue *q)
 {
-    if (q->is_holding || q->nsubs == 0)
+    if (is_stopped(q))
         return true;
     const amq_window *w = &q->paged;
     bool is_window_done = w->n == 0 || q->n_open == 0 || (w->is_settled && window_would_repeat(q));
-    bool is_page_in = q->store.n > 0 && q->redeliv.n + q->paged.n < q->b->max_page;
-    return is_window_done && q->redeliv.n == 0 && q->redeliv_skip.n == 0 && !is_page_in;
+    return is_window_done && q->redeliv.n == 0 && q->redeliv_skip.n == 0 && page_due(q) == 0;
 }
 
 /* The store's first n messages join the page window, in order: they leave
@@ -819,14 +835,11 @@ static void page_in(amq_queue *q, int64_t n)
 /* One iterate(): page in, dispatch what was pending, then the new page. */
 static bool round_once(sim_ctx *ctx, amq_queue *q)
 {
-    const amq_broker *b = q->b;
-    if (q->is_holding || q->nsubs == 0)
+    if (is_stopped(q))
         return false;
     /* The new page is the store's first messages; they stay there until
      * what was pending has been offered (a publish meanwhile only appends). */
-    int64_t page = 0;
-    if (q->redeliv.n + q->paged.n < b->max_page)
-        page = q->store.n < b->max_page ? q->store.n : b->max_page;
+    int64_t page = page_due(q);
     bool changed = page > 0;
     changed |= dispatch_list(ctx, q, &q->redeliv, &q->redeliv_skip);
     changed |= dispatch_window(ctx, q);
@@ -969,12 +982,10 @@ static amq_queue *queue_at(amq_broker *b, int queue)
 static void amq_publish(sim_ctx *ctx, broker *base, sim_msg *m)
 {
     amq_queue *q = queue_at((amq_broker *)base, m->queue);
-    if (q->is_idle && q->store.n > 0) {   /* it joins a backlog */
-        ml_push(&q->store, m);
-        return;
-    }
+    bool joins_backlog = q->is_idle && q->store.n > 0;
     ml_push(&q->store, m);
-    amq_kick(ctx, q);
+    if (!joins_backlog)
+        amq_kick(ctx, q);
 }
 
 static void amq_subscribe(sim_ctx *ctx, broker *base, consumer_port *p)
