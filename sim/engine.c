@@ -546,6 +546,51 @@ static inline void fingerprint_event(sim_ctx *ctx, const cal_event *ev)
     ctx->fingerprint = (fp ^ ctx->name_hash[slot].hash) * 0xbf58476d1ce4e5b9ULL;
 }
 
+/* A run bounded by its messages rather than a duration ends when the last
+ * one has ended.  Some never can, and would run for ever: a message the
+ * listener fails every time while the broker requeues it (a real broker
+ * loops like that too), or messages nobody can take while consumers keep
+ * polling.  Once every message is published and none has ended since, the
+ * run ends with a warning after a million redeliveries (a few thousand
+ * messages failing and going back now and then end long before that), or
+ * after a day of virtual time that took ten million events (both: a sparse
+ * run may jump a day in one event, a busy one pass a million events in
+ * minutes of virtual time).  Checked every 1,024 steps, so the end is the
+ * same in every run of the scenario. */
+#define STALL_REDELIVERIES 1000000u
+#define STALL_TIME         ((sim_time)24 * 3600 * 1000 * SIM_MS)
+#define STALL_EVENTS       10000000u
+
+static void watch_stall(sim_ctx *ctx)
+{
+    if (ctx->end_at != SIM_NEVER || ctx->open_sources > 0 || ctx->live == 0 ||
+        ctx->live != ctx->stall.live) {
+        ctx->stall.live = ctx->live;
+        ctx->stall.events = ctx->events;
+        ctx->stall.redeliveries = ctx->redeliveries;
+        ctx->stall.since = ctx->now;
+        return;
+    }
+    uint64_t events = ctx->events - ctx->stall.events;
+    uint64_t redelivered = ctx->redeliveries - ctx->stall.redeliveries;
+    double seconds = (double)(ctx->now - ctx->stall.since) / 1e9;
+    const char *were = ctx->live == 1 ? "was" : "were";
+    if (redelivered >= STALL_REDELIVERIES)
+        sim_warn(ctx, "the run stopped at %.3f s: no message had ended in %llu redeliveries "
+                 "(%.0f s) and %llu %s still in flight. A message the listener fails every "
+                 "time goes round like this on a real broker too, while it is requeued; give "
+                 "the scenario a duration to run it for a fixed time", (double)ctx->now / 1e9,
+                 (unsigned long long)redelivered, seconds, (unsigned long long)ctx->live, were);
+    else if (ctx->now - ctx->stall.since >= STALL_TIME && events >= STALL_EVENTS)
+        sim_warn(ctx, "the run stopped at %.3f s: no message had ended for %.0f s (%llu events) "
+                 "and %llu %s still in flight, which nothing took; give the scenario a "
+                 "duration to run it for a fixed time", (double)ctx->now / 1e9, seconds,
+                 (unsigned long long)events, (unsigned long long)ctx->live, were);
+    else
+        return;
+    set_end(ctx, ctx->now);
+}
+
 int sim_run(sim_ctx *ctx)
 {
     bool sampling = ctx->tl && ctx->detail >= SIM_DETAIL_SAMPLES && ctx->sample_interval > 0;
@@ -570,6 +615,7 @@ int sim_run(sim_ctx *ctx)
                 sim_fail(ctx, "%s", trace_writer_failed(ctx->tw));
             if (ctx->failed)
                 break;
+            watch_stall(ctx);
             if (ctx->progress && (steps & 0xfffff) == 0)
                 show_progress(ctx, started, &last);
         }

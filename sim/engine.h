@@ -148,6 +148,10 @@ struct sim_ctx {
     sim_time end_at;               /* SIM_NEVER until known */
     sim_time workload_end;
     int open_sources;
+    struct {                       /* watch_stall: since a message last ended */
+        uint64_t live, events, redeliveries;
+        sim_time since;
+    } stall;
     bool failed;
     char error[512];
     const sim_model_ops *root;

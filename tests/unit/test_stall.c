@@ -1,0 +1,122 @@
+/* test_stall.c -- runs bounded by their messages that could never end.
+ *
+ * A run without a duration ends when its last message has ended.  A poison
+ * message requeued for ever, or messages nobody takes while timers keep
+ * firing, would keep it going for ever; the engine stops such a run with a
+ * warning (watch_stall, sim/engine.c).  A run that is merely slow must not
+ * be stopped.
+ */
+#include "testutil.h"
+
+#include <string.h>
+
+#define DAY ((sim_time)86400 * 1000 * SIM_MS)
+
+/* GC-13's poison message without the duration: the 999 others are
+ * processed by 10.04 s, then message 1 alone fails and goes back to the
+ * head every 10 ms.  The run stops at the first check (every 1,024 steps)
+ * past a million redeliveries since the last message ended. */
+static void poison_message_loop_stops(void **state)
+{
+    (void)state;
+    tu_fixture fx = { 0 };
+    tu_fixture_run(&fx, "name: poison\n"
+                        "broker: { kind: rabbitmq, version: '3.13' }\n"
+                        "queue:\n"
+                        "  arrivals: { kind: burst, count: 1000, at: 0s }\n"
+                        "  service: { kind: constant, value: 10ms }\n"
+                        "container:\n"
+                        "  kind: smlc\n"
+                        "  concurrency: '1'\n"
+                        "  prefetchCount: 250\n"
+                        "  failures: [ { messages: [1] } ]\n");
+    assert_int_equal((int)tu_metric(fx.r, "completed"), 999);
+    assert_int_equal((int)tu_metric(fx.r, "unfinished"), 1);
+    double since = tu_db_double(fx.db, "select max(t_end) from messages where msg > 1");
+    assert_true(since == 10040.0);
+    /* a redelivery every 10 ms: a million of them take 10,000 s */
+    double end = tu_metric(fx.r, "duration_s");
+    assert_true(end >= since / 1000 + 10000 && end < since / 1000 + 10000 + 11);
+    assert_true(tu_metric(fx.r, "redeliveries") >= 1000000);
+    tu_expect_rows(fx.db, "select fate from messages where msg = 1", "unfinished\n");
+    assert_int_equal((int)fx.r->ctx->nwarnings, 1);
+    assert_non_null(strstr(fx.r->ctx->warnings[0], "no message had ended in 10"));
+    assert_non_null(strstr(fx.r->ctx->warnings[0], "give the scenario a duration"));
+    tu_fixture_done(&fx);
+}
+
+static const sim_event_type poll_type;
+
+/* self: the poll's interval */
+static void on_poll(sim_ctx *ctx, void *self, void *arg)
+{
+    sim_schedule(ctx, *(const sim_time *)self, &poll_type, self, arg);
+}
+
+/* Runs one message that nothing takes, with a poll every `interval`. */
+static sim_ctx *run_polled(sim_time interval)
+{
+    sim_ctx *ctx = sim_ctx_create(1);
+    sim_queue_register(ctx, "q");
+    sim_msg_published(ctx, sim_msg_create(ctx, 0));
+    sim_schedule(ctx, 0, &poll_type, &interval, NULL);
+    assert_int_equal(sim_run(ctx), SIM_OK);
+    return ctx;
+}
+
+static const sim_event_type poll_type = { "poll", on_poll };
+
+/* A message nobody takes while a poll runs every 8 ms: a day of virtual
+ * time is 10.8 million events, past the ten million asked, so the run stops
+ * at the first check past a day from the check that saw the message (the
+ * checks come every 1,024 steps: 8.192 s here). */
+static void nothing_taken_stops_after_a_day(void **state)
+{
+    (void)state;
+    sim_ctx *ctx = run_polled(8 * SIM_MS);
+    assert_true(sim_now(ctx) >= DAY && sim_now(ctx) <= DAY + 2 * 1024 * 8 * SIM_MS);
+    assert_int_equal((int)ctx->nwarnings, 1);
+    assert_non_null(strstr(ctx->warnings[0], "no message had ended for 86"));
+    sim_ctx_destroy(ctx);
+}
+
+/* The same with a poll every 100 ms: a day is 864,000 events, too few;
+ * the run goes on until ten million events, 11.6 days. */
+static void sparse_polls_stop_at_ten_million_events(void **state)
+{
+    (void)state;
+    sim_ctx *ctx = run_polled(100 * SIM_MS);
+    assert_true(sim_now(ctx) > 11 * DAY);
+    assert_true(ctx->events >= 10000000 && ctx->events <= 10000000 + 2 * 1024);
+    assert_int_equal((int)ctx->nwarnings, 1);
+    sim_ctx_destroy(ctx);
+}
+
+/* Slow but ending: two messages of 30 hours each on one worker, polled by
+ * nothing.  No warning, both processed. */
+static void slow_messages_are_not_stopped(void **state)
+{
+    (void)state;
+    tu_fixture fx = { 0 };
+    tu_fixture_run(&fx, "name: slow\n"
+                        "queue:\n"
+                        "  arrivals: { kind: burst, count: 2, at: 0s }\n"
+                        "  service: { kind: constant, value: 30h }\n"
+                        "container: { kind: competing, workers: 1 }\n");
+    assert_int_equal((int)tu_metric(fx.r, "completed"), 2);
+    tu_expect_rows(fx.db, "select msg, t_end from messages",
+                   "1|108000000.0\n2|216000000.0\n");
+    assert_int_equal((int)fx.r->ctx->nwarnings, 0);
+    tu_fixture_done(&fx);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(poison_message_loop_stops),
+        cmocka_unit_test(nothing_taken_stops_after_a_day),
+        cmocka_unit_test(sparse_polls_stop_at_ten_million_events),
+        cmocka_unit_test(slow_messages_are_not_stopped),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
