@@ -232,6 +232,21 @@ static int read_version(sim_ctx *ctx, cfg_node *cfg, dmlc_version *out, sim_diag
     return SIM_OK;
 }
 
+/* receiveTimeout: 0 is receive() without a timeout.  A negative one is
+ * receiveNoWait() (JmsDestinationAccessor.receiveFromConsumer), which
+ * returns at once: an idle invoker spins through empty receives as fast as
+ * its thread runs, which has no time lsim could give it. */
+static int read_receive_timeout(cfg_node *cfg, sim_time *out, sim_diag *d)
+{
+    cfg_node *n = cfg_peek(cfg, "receiveTimeout");
+    if (n && n->text && n->text[0] == '-')
+        return diag_at(d, n, "receiveTimeout: '%s' makes Spring call receiveNoWait(), and an idle "
+                       "invoker then spins through empty receives, which lsim cannot time; give "
+                       "a short timeout (1ms) instead, with idleReceiveOverhead for what an "
+                       "empty receive costs", n->text);
+    return cfg_get_duration(cfg, "receiveTimeout", SIM_S, 0, out, d);
+}
+
 /* version, taskExecutor, cacheLevel, receiveTimeout, startLatency and the
  * rest, into c->base. */
 static int read_base(sim_ctx *ctx, cfg_node *cfg, dmlc_config *c, sim_diag *d)
@@ -245,7 +260,7 @@ static int read_base(sim_ctx *ctx, cfg_node *cfg, dmlc_config *c, sim_diag *d)
         cfg_get_enum(cfg, "taskExecutor", executors, 0, 0, &executor, d) != SIM_OK ||
         cfg_get_enum(cfg, "cacheLevel", cache_levels, LEVEL_AUTO, 0, &level, d) != SIM_OK ||
         cfg_get_bool(cfg, "transactionManager", false, 0, &tm, d) != SIM_OK ||
-        cfg_get_duration(cfg, "receiveTimeout", SIM_S, 0, &s->receive_timeout, d) != SIM_OK ||
+        read_receive_timeout(cfg, &s->receive_timeout, d) != SIM_OK ||
         knob_read(ctx, cfg, "startLatency", 5 * SIM_MS, false, "dmlc.startLatency",
                   &s->start_latency, d) != SIM_OK ||
         knob_read(ctx, cfg, "receiveLag", 0, false, "dmlc.receiveLag", &s->receive_lag,

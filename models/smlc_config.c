@@ -114,6 +114,25 @@ static int read_ms(cfg_node *cfg, const char *key, int64_t def_ms, int64_t *out_
     return SIM_OK;
 }
 
+/* receiveTimeout: the consumer's poll of its local queue
+ * (BlockingQueue.poll(timeout)) returns at once for 0 or less, and an idle
+ * consumer then spins through empty polls as fast as its thread runs,
+ * which has no time lsim could give it. */
+static int read_receive_timeout(cfg_node *cfg, int64_t *out_ms, sim_diag *d)
+{
+    cfg_node *n = cfg_peek(cfg, "receiveTimeout");
+    char text[64];
+    snprintf(text, sizeof text, "%s", n && n->text ? n->text : "");
+    sim_time ns = 1;
+    if (text[0] != '-' && cfg_get_duration(cfg, "receiveTimeout", SIM_S, 0, &ns, d) != SIM_OK)
+        return SIM_EINPUT;
+    if (n && (ns == 0 || text[0] == '-'))
+        return diag_at(d, n, "receiveTimeout: '%s' makes every empty poll return at once, and an "
+                       "idle consumer then spins, which lsim cannot time; give a short timeout "
+                       "(1ms) instead, with idlePollOverhead for what an empty poll costs", text);
+    return read_ms(cfg, "receiveTimeout", 1000, out_ms, d);
+}
+
 static int read_batch(cfg_node *cfg, smlc *s, sim_diag *d)
 {
     int64_t b;
@@ -133,7 +152,7 @@ static int read_timing(sim_ctx *ctx, cfg_node *cfg, smlc *s, sim_diag *d)
         cfg_get_int(cfg, "consecutiveIdleTrigger", 10, 1, 1000000000, 0, &it, d) != SIM_OK ||
         read_ms(cfg, "startConsumerMinInterval", 10000, &s->start_interval_ms, d) != SIM_OK ||
         read_ms(cfg, "stopConsumerMinInterval", 60000, &s->stop_interval_ms, d) != SIM_OK ||
-        read_ms(cfg, "receiveTimeout", 1000, &rt_ms, d) != SIM_OK ||
+        read_receive_timeout(cfg, &rt_ms, d) != SIM_OK ||
         knob_read(ctx, cfg, "startLatency", 0, false, "smlc.startLatency", &s->start_latency,
                   d) != SIM_OK ||
         knob_read(ctx, cfg, "cycleOverhead", 0, true, "smlc.cycleOverhead", &s->cycle_overhead,
