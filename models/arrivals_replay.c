@@ -54,10 +54,11 @@ static bool file_next(sim_ctx *ctx, arrivals *a, arrival *out)
 {
     file_arrivals *f = (file_arrivals *)a;
     wfile_row row;
-    sim_diag d = { 0 };
+    sim_diag d;                    /* not cleared: a diag is written whole when set */
+    d.is_set = false;
     int rc = wfile_next(f->w, &row, &d);
     if (rc < 0) {                  /* the file changed since it was checked */
-        char buf[1200];
+        char buf[sizeof d.file + sizeof d.msg + 32];
         diag_format(&d, buf, sizeof buf);
         sim_fail(ctx, "%s", buf);
     }
@@ -369,10 +370,11 @@ static void ring_push(sim_ctx *ctx, trace_arrivals *t, pending p)
 static bool read_ahead(sim_ctx *ctx, trace_arrivals *t)
 {
     trace_event ev;
-    sim_diag d = { 0 };
+    sim_diag d;                    /* not cleared: a diag is written whole when set */
+    d.is_set = false;
     int rc = trace_reader_next(t->r, &ev, &d);
     if (rc < 0) {
-        char buf[1200];
+        char buf[sizeof d.file + sizeof d.msg + 32];
         diag_format(&d, buf, sizeof buf);
         sim_fail(ctx, "%s", buf);
     }

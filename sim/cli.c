@@ -103,7 +103,7 @@ int cli_bad_usage(const char *fmt, const char *arg)
 
 int cli_report(const sim_diag *d)
 {
-    char buf[1024];
+    char buf[sizeof d->file + sizeof d->msg + 32];
     diag_format(d, buf, sizeof buf);
     fprintf(stderr, "%s\n", buf);
     return CLI_USAGE;

@@ -22,11 +22,15 @@
 
 #include "mem.h"
 
+/* Room for a whole path (PATH_MAX on Linux) in the file and in the message,
+ * which may name another file: a deep folder's error is never cut. */
+#define SIM_DIAG_PATH 4096
+
 typedef struct sim_diag {
     bool is_set;
-    char file[256];
+    char file[SIM_DIAG_PATH];
     int line, col;                 /* 1-based; 0 when unknown */
-    char msg[512];
+    char msg[SIM_DIAG_PATH + 1024];
 } sim_diag;
 
 typedef enum { CFG_SCALAR, CFG_MAP, CFG_SEQ } cfg_kind;

@@ -185,6 +185,19 @@ expect_status 0 -- "$LSIM" run "$TMP/long.yaml" --out "$TMP/long.db" --quiet
 #    and a shorter name that the cut would have reached is not read instead
 rm "$long/work.csv"
 expect_status 2 -- "$LSIM" run "$TMP/long.yaml" --out "$TMP/long2.db" --quiet
+#    and its error names the whole path (a diagnostic once kept 255 bytes of it)
+count=$((count + 1))
+grep -qF "$long/work.csv: cannot open: No such file or directory" "$TMP/stderr" ||
+    fail "the missing workload's error cut its path: $(tail -c 200 "$TMP/stderr")"
+#    as a scenario's own error does
+cp "$TMP/long.yaml" "$long/bad.yaml"
+printf 'bogus: 1\n' >>"$long/bad.yaml"
+expect_status 2 -- "$LSIM" run "$long/bad.yaml" --out "$TMP/long3.db" --quiet
+count=$((count + 1))
+case $(cat "$TMP/stderr") in
+"$long/bad.yaml:"*) ;;
+*) fail "a scenario's error cut its path: $(head -c 200 "$TMP/stderr")" ;;
+esac
 #    the same for a trace the arrivals replay
 cp tests/data/traces/A-burst-run1.csv "$long/trace.csv"
 sed "s|path: [^ ,}]*|path: $long/trace.csv|" scenarios/jms-trace-A-burst.yaml >"$TMP/longt.yaml"
