@@ -29,7 +29,7 @@
 static int at_path(cfg_node *cfg, sim_diag *d)
 {
     if (d->is_set && d->line == 0) {
-        char msg[sizeof d->msg + 300];
+        char msg[sizeof d->file + sizeof d->msg + 16];
         snprintf(msg, sizeof msg, "path: %s: %s", d->file, d->msg);
         cfg_node *p = cfg_peek(cfg, "path");
         d->is_set = false;
