@@ -549,23 +549,34 @@ static inline void fingerprint_event(sim_ctx *ctx, const cal_event *ev)
 /* A run bounded by its messages rather than a duration ends when the last
  * one has ended.  Some never can, and would run for ever: a message the
  * listener fails every time while the broker requeues it (a real broker
- * loops like that too), or messages nobody can take while consumers keep
- * polling.  Once every message is published and none has ended since, the
- * run ends with a warning after a million redeliveries (a few thousand
- * messages failing and going back now and then end long before that), or
- * after a day of virtual time that took ten million events (both: a sparse
- * run may jump a day in one event, a busy one pass a million events in
- * minutes of virtual time).  Checked every 1,024 steps, so the end is the
- * same in every run of the scenario. */
+ * loops like that too), or messages nobody takes while consumers keep
+ * polling.  Once every message is published and none has ended since (a
+ * dead-lettered one ends, though its copy lives on), the run ends with a
+ * warning after a million redeliveries (a few thousand messages failing
+ * and going back now and then end long before that), or, while no
+ * listener is running, after a day of virtual time that took ten million
+ * events (both: a sparse run may jump a day in one event, a busy one pass
+ * a million events in minutes).  Checked every 1,024 events, never by
+ * steps (which count samples too), so the end is the same at every
+ * --detail and in every run of the scenario. */
 #define STALL_REDELIVERIES 1000000u
 #define STALL_TIME         ((sim_time)24 * 3600 * 1000 * SIM_MS)
 #define STALL_EVENTS       10000000u
 
-static void watch_stall(sim_ctx *ctx)
+static bool any_listener_running(const sim_ctx *ctx)
 {
+    for (int i = 0; i < ctx->nnodes; i++)
+        if (ctx->nodes[i].busy.value > 0)
+            return true;
+    return false;
+}
+
+static __attribute__((noinline)) void watch_stall(sim_ctx *ctx)
+{
+    uint64_t ended = ctx->published - ctx->live;
     if (ctx->end_at != SIM_NEVER || ctx->open_sources > 0 || ctx->live == 0 ||
-        ctx->live != ctx->stall.live) {
-        ctx->stall.live = ctx->live;
+        ended != ctx->stall.ended) {
+        ctx->stall.ended = ended;
         ctx->stall.events = ctx->events;
         ctx->stall.redeliveries = ctx->redeliveries;
         ctx->stall.since = ctx->now;
@@ -581,9 +592,10 @@ static void watch_stall(sim_ctx *ctx)
                  "time goes round like this on a real broker too, while it is requeued; give "
                  "the scenario a duration to run it for a fixed time", (double)ctx->now / 1e9,
                  (unsigned long long)redelivered, seconds, (unsigned long long)ctx->live, were);
-    else if (ctx->now - ctx->stall.since >= STALL_TIME && events >= STALL_EVENTS)
+    else if (ctx->now - ctx->stall.since >= STALL_TIME && events >= STALL_EVENTS &&
+             !any_listener_running(ctx))
         sim_warn(ctx, "the run stopped at %.3f s: no message had ended for %.0f s (%llu events) "
-                 "and %llu %s still in flight, which nothing took; give the scenario a "
+                 "and %llu %s still in flight, none in a listener; give the scenario a "
                  "duration to run it for a fixed time", (double)ctx->now / 1e9, seconds,
                  (unsigned long long)events, (unsigned long long)ctx->live, were);
     else
@@ -615,7 +627,6 @@ int sim_run(sim_ctx *ctx)
                 sim_fail(ctx, "%s", trace_writer_failed(ctx->tw));
             if (ctx->failed)
                 break;
-            watch_stall(ctx);
             if (ctx->progress && (steps & 0xfffff) == 0)
                 show_progress(ctx, started, &last);
         }
@@ -638,7 +649,8 @@ int sim_run(sim_ctx *ctx)
         fingerprint_event(ctx, &ev);
         ev.type->fn(ctx, ev.self, ev.arg);
         calendar_done(&ctx->cal);
-        ctx->events++;
+        if (__builtin_expect((++ctx->events & 0x3ff) == 0, 0))
+            watch_stall(ctx);
         if (__builtin_expect(ctx->now >= ctx->attend_at, 0)) {
             if (ctx->failed)
                 break;

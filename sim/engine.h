@@ -149,7 +149,7 @@ struct sim_ctx {
     sim_time workload_end;
     int open_sources;
     struct {                       /* watch_stall: since a message last ended */
-        uint64_t live, events, redeliveries;
+        uint64_t ended, events, redeliveries;
         sim_time since;
     } stall;
     bool failed;

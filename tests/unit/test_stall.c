@@ -12,37 +12,63 @@
 
 #define DAY ((sim_time)86400 * 1000 * SIM_MS)
 
+static const char *poison_yaml = "name: poison\n"
+                                 "broker: { kind: rabbitmq, version: '3.13' }\n"
+                                 "queue:\n"
+                                 "  arrivals: { kind: burst, count: 1000, at: 0s }\n"
+                                 "  service: { kind: constant, value: 10ms }\n"
+                                 "container:\n"
+                                 "  kind: smlc\n"
+                                 "  concurrency: '1'\n"
+                                 "  prefetchCount: 250\n"
+                                 "  failures: [ { messages: [1] } ]\n";
+
 /* GC-13's poison message without the duration: the 999 others are
  * processed by 10.04 s, then message 1 alone fails and goes back to the
- * head every 10 ms.  The run stops at the first check (every 1,024 steps)
- * past a million redeliveries since the last message ended. */
+ * head every 10 ms.  The run stops at the first check (every 1,024 events)
+ * past a million redeliveries since the check that saw the last end. */
 static void poison_message_loop_stops(void **state)
 {
     (void)state;
     tu_fixture fx = { 0 };
-    tu_fixture_run(&fx, "name: poison\n"
-                        "broker: { kind: rabbitmq, version: '3.13' }\n"
-                        "queue:\n"
-                        "  arrivals: { kind: burst, count: 1000, at: 0s }\n"
-                        "  service: { kind: constant, value: 10ms }\n"
-                        "container:\n"
-                        "  kind: smlc\n"
-                        "  concurrency: '1'\n"
-                        "  prefetchCount: 250\n"
-                        "  failures: [ { messages: [1] } ]\n");
+    tu_fixture_run(&fx, poison_yaml);
     assert_int_equal((int)tu_metric(fx.r, "completed"), 999);
     assert_int_equal((int)tu_metric(fx.r, "unfinished"), 1);
     double since = tu_db_double(fx.db, "select max(t_end) from messages where msg > 1");
     assert_true(since == 10040.0);
-    /* a redelivery every 10 ms: a million of them take 10,000 s */
+    /* a redelivery every 10 ms: a million of them take 10,000 s, and each
+     * of the two checks may come 1,024 events (some 10 s) late */
     double end = tu_metric(fx.r, "duration_s");
-    assert_true(end >= since / 1000 + 10000 && end < since / 1000 + 10000 + 11);
+    assert_true(end >= since / 1000 + 10000 && end < since / 1000 + 10000 + 21);
     assert_true(tu_metric(fx.r, "redeliveries") >= 1000000);
     tu_expect_rows(fx.db, "select fate from messages where msg = 1", "unfinished\n");
     assert_int_equal((int)fx.r->ctx->nwarnings, 1);
     assert_non_null(strstr(fx.r->ctx->warnings[0], "no message had ended in 10"));
     assert_non_null(strstr(fx.r->ctx->warnings[0], "give the scenario a duration"));
     tu_fixture_done(&fx);
+}
+
+/* Samples are steps of the loop but not events: the stop is the same with
+ * them (--detail samples and messages) and without (summary). */
+static void the_stop_does_not_depend_on_detail(void **state)
+{
+    (void)state;
+    double ends[3];
+    int details[3] = { SIM_DETAIL_SUMMARY, SIM_DETAIL_SAMPLES, SIM_DETAIL_MESSAGES };
+    char *dir = tu_tmpdir();
+    char *db = tu_path(dir, "d.db");
+    for (int i = 0; i < 3; i++) {
+        cfg_doc doc = { 0 };
+        run *r = tu_run(poison_yaml, db, details[i], &doc);
+        ends[i] = tu_metric(r, "duration_s");
+        assert_int_equal((int)r->ctx->nwarnings, 1);
+        tu_done(r, &doc);
+        remove(db);
+    }
+    assert_true(ends[0] == ends[1] && ends[1] == ends[2]);
+    free(db);
+    tu_rmtree(dir);
+    free(dir);
 }
 
 static const sim_event_type poll_type;
@@ -69,7 +95,7 @@ static const sim_event_type poll_type = { "poll", on_poll };
 /* A message nobody takes while a poll runs every 8 ms: a day of virtual
  * time is 10.8 million events, past the ten million asked, so the run stops
  * at the first check past a day from the check that saw the message (the
- * checks come every 1,024 steps: 8.192 s here). */
+ * checks come every 1,024 events: 8.192 s here). */
 static void nothing_taken_stops_after_a_day(void **state)
 {
     (void)state;
@@ -89,6 +115,56 @@ static void sparse_polls_stop_at_ten_million_events(void **state)
     assert_true(sim_now(ctx) > 11 * DAY);
     assert_true(ctx->events >= 10000000 && ctx->events <= 10000000 + 2 * 1024);
     assert_int_equal((int)ctx->nwarnings, 1);
+    sim_ctx_destroy(ctx);
+}
+
+typedef struct long_job {
+    sim_msg *m;
+    bool done;
+    sim_time interval;
+} long_job;
+
+static const sim_event_type job_poll_type;
+
+static void on_job_poll(sim_ctx *ctx, void *self, void *arg)
+{
+    long_job *j = self;
+    if (!j->done)
+        sim_schedule(ctx, j->interval, &job_poll_type, j, arg);
+}
+
+static const sim_event_type job_poll_type = { "job-poll", on_job_poll };
+
+static void on_job_end(sim_ctx *ctx, void *self, void *arg)
+{
+    (void)arg;
+    long_job *j = self;
+    sim_msg_end(ctx, j->m);
+    sim_msg_done(ctx, j->m);
+    j->done = true;
+}
+
+static const sim_event_type job_end_type = { "job-end", on_job_end };
+
+/* A listener runs one 30-hour message while another consumer polls every
+ * 8 ms (13.5 million events): a day passes with ten million events and no
+ * message ended, but a listener is running, so the run goes on to the end. */
+static void a_running_listener_is_not_stopped(void **state)
+{
+    (void)state;
+    sim_ctx *ctx = sim_ctx_create(1);
+    sim_set_nodes(ctx, 1);
+    sim_queue_register(ctx, "q");
+    int consumer = sim_consumer_started(ctx, 1, 0);
+    long_job j = { .m = sim_msg_create(ctx, 0), .interval = 8 * SIM_MS };
+    sim_msg_published(ctx, j.m);
+    sim_msg_delivered_begin(ctx, j.m, 1, consumer);
+    sim_schedule(ctx, 30 * 3600 * 1000 * SIM_MS, &job_end_type, &j, NULL);
+    sim_schedule(ctx, 0, &job_poll_type, &j, NULL);
+    assert_int_equal(sim_run(ctx), SIM_OK);
+    assert_true(j.done);
+    assert_int_equal((int)ctx->nwarnings, 0);
+    assert_true(sim_now(ctx) >= 30 * 3600 * 1000 * SIM_MS);
     sim_ctx_destroy(ctx);
 }
 
@@ -114,6 +190,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(poison_message_loop_stops),
+        cmocka_unit_test(the_stop_does_not_depend_on_detail),
+        cmocka_unit_test(a_running_listener_is_not_stopped),
         cmocka_unit_test(nothing_taken_stops_after_a_day),
         cmocka_unit_test(sparse_polls_stop_at_ten_million_events),
         cmocka_unit_test(slow_messages_are_not_stopped),
