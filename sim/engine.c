@@ -585,21 +585,24 @@ static __attribute__((noinline)) void watch_stall(sim_ctx *ctx)
     uint64_t events = ctx->events - ctx->stall.events;
     uint64_t redelivered = ctx->redeliveries - ctx->stall.redeliveries;
     double seconds = (double)(ctx->now - ctx->stall.since) / 1e9;
-    const char *were = ctx->live == 1 ? "was" : "were";
-    if (redelivered >= STALL_REDELIVERIES)
-        sim_warn(ctx, "the run stopped at %.3f s: no message had ended in %llu redeliveries "
-                 "(%.0f s) and %llu %s still in flight. A message the listener fails every "
-                 "time goes round like this on a real broker too, while it is requeued; give "
-                 "the scenario a duration to run it for a fixed time", (double)ctx->now / 1e9,
-                 (unsigned long long)redelivered, seconds, (unsigned long long)ctx->live, were);
-    else if (ctx->now - ctx->stall.since >= STALL_TIME && events >= STALL_EVENTS &&
-             !any_listener_running(ctx))
-        sim_warn(ctx, "the run stopped at %.3f s: no message had ended for %.0f s (%llu events) "
-                 "and %llu %s still in flight, none in a listener; give the scenario a "
-                 "duration to run it for a fixed time", (double)ctx->now / 1e9, seconds,
-                 (unsigned long long)events, (unsigned long long)ctx->live, were);
-    else
+    bool looping = redelivered >= STALL_REDELIVERIES;
+    bool idle = ctx->now - ctx->stall.since >= STALL_TIME && events >= STALL_EVENTS &&
+                !any_listener_running(ctx);
+    if (!looping && !idle)
         return;
+    char since[96];
+    if (looping)
+        snprintf(since, sizeof since, "in %llu redeliveries (%.0f s)",
+                 (unsigned long long)redelivered, seconds);
+    else
+        snprintf(since, sizeof since, "for %.0f s (%llu events)", seconds,
+                 (unsigned long long)events);
+    sim_warn(ctx, "the run stopped at %.3f s: no message had ended %s and %llu %s still in "
+             "flight%s; give the scenario a duration to run it for a fixed time",
+             (double)ctx->now / 1e9, since, (unsigned long long)ctx->live,
+             ctx->live == 1 ? "was" : "were",
+             looping ? ". A message the listener fails every time goes round like this on a "
+                       "real broker too, while it is requeued" : ", none in a listener");
     set_end(ctx, ctx->now);
 }
 

@@ -519,7 +519,7 @@ static void gc12_poison_with_retry(void **state)
 
 static const char *loop_case =
     "name: loop\n"
-    "duration: %s\n"
+    "%s"                           /* the duration line, or none */
     "broker: { kind: rabbitmq, version: '%s' }\n"
     "queue:\n"
     "  type: %s\n"
@@ -541,7 +541,7 @@ static void gc13_poison_loops(void **state)
     (void)state;
     tu_fixture fx = { 0 };
     char yaml[1024];
-    snprintf(yaml, sizeof yaml, loop_case, "9s", "3.13", "classic");
+    snprintf(yaml, sizeof yaml, loop_case, "duration: 9s\n", "3.13", "classic");
     tu_fixture_run(&fx, yaml);
     tu_expect_rows(fx.db, "select t_begin, t_end, requeues, deliveries, fate from messages "
                           "where msg = 1",
@@ -552,13 +552,65 @@ static void gc13_poison_loops(void **state)
     tu_fixture_done(&fx);
 
     memset(&fx, 0, sizeof fx);
-    snprintf(yaml, sizeof yaml, loop_case, "200s", "4.0", "quorum");
+    snprintf(yaml, sizeof yaml, loop_case, "duration: 200s\n", "4.0", "quorum");
     tu_fixture_run(&fx, yaml);
     tu_expect_rows(fx.db, "select requeues, deliveries, fate from messages where msg = 1",
                    "20|21|dropped:delivery_limit\n");
     assert_int_equal((int)tu_metric(fx.r, "completed"), 999);
     assert_int_equal((int)tu_metric(fx.r, "dropped"), 1);
     tu_fixture_done(&fx);
+}
+
+/* GC-13's poison message without the duration: the 999 others are
+ * processed by 10.04 s, then message 1 alone fails and goes back to the
+ * head every 10 ms.  The run stops at the first check (every 1,024 events)
+ * past a million redeliveries since the check that saw the last end. */
+static void poison_message_loop_stops(void **state)
+{
+    (void)state;
+    tu_fixture fx = { 0 };
+    char yaml[1024];
+    snprintf(yaml, sizeof yaml, loop_case, "", "3.13", "classic");
+    tu_fixture_run(&fx, yaml);
+    assert_int_equal((int)tu_metric(fx.r, "completed"), 999);
+    assert_int_equal((int)tu_metric(fx.r, "unfinished"), 1);
+    double since = tu_db_double(fx.db, "select max(t_end) from messages where msg > 1");
+    assert_true(since == 10040.0);
+    /* a redelivery every 10 ms: a million of them take 10,000 s, and each
+     * of the two checks may come 1,024 events (some 10 s) late */
+    double end = tu_metric(fx.r, "duration_s");
+    assert_true(end >= since / 1000 + 10000 && end < since / 1000 + 10000 + 21);
+    assert_true(tu_metric(fx.r, "redeliveries") >= 1000000);
+    tu_expect_rows(fx.db, "select fate from messages where msg = 1", "unfinished\n");
+    assert_int_equal((int)fx.r->ctx->nwarnings, 1);
+    assert_non_null(strstr(fx.r->ctx->warnings[0], "no message had ended in 10"));
+    assert_non_null(strstr(fx.r->ctx->warnings[0], "give the scenario a duration"));
+    tu_fixture_done(&fx);
+}
+
+/* Samples are steps of the loop but not events: the stop is the same with
+ * them (--detail samples and messages) and without (summary). */
+static void the_stop_does_not_depend_on_detail(void **state)
+{
+    (void)state;
+    double ends[3];
+    int details[3] = { SIM_DETAIL_SUMMARY, SIM_DETAIL_SAMPLES, SIM_DETAIL_MESSAGES };
+    char yaml[1024];
+    snprintf(yaml, sizeof yaml, loop_case, "", "3.13", "classic");
+    char *dir = tu_tmpdir();
+    char *db = tu_path(dir, "d.db");
+    for (int i = 0; i < 3; i++) {
+        cfg_doc doc = { 0 };
+        run *r = tu_run(yaml, db, details[i], &doc);
+        ends[i] = tu_metric(r, "duration_s");
+        assert_int_equal((int)r->ctx->nwarnings, 1);
+        tu_done(r, &doc);
+        remove(db);
+    }
+    assert_true(ends[0] == ends[1] && ends[1] == ends[2]);
+    free(db);
+    tu_rmtree(dir);
+    free(dir);
 }
 
 static const char *batch_case =
@@ -913,6 +965,8 @@ int main(void)
         cmocka_unit_test(restart_leaves_the_scaling_state),
         cmocka_unit_test(gc12_poison_with_retry),
         cmocka_unit_test(gc13_poison_loops),
+        cmocka_unit_test(poison_message_loop_stops),
+        cmocka_unit_test(the_stop_does_not_depend_on_detail),
         cmocka_unit_test(batch_nack_takes_the_processed_message),
         cmocka_unit_test(group_fatal_and_no_requeue),
         cmocka_unit_test(stateful_retry_redelivers),
