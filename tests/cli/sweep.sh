@@ -125,14 +125,15 @@ status=$?
 [ -z "$(ls "$TMP/job")" ] || fail "SIGTERM to a plan's job left: $(ls "$TMP/job")"
 
 # 5. An interrupted sweep resumes.  SIGTERM with -j 2 once a shard is kept
-# (the runs take about 0.05 s, a worker closes its shard after 0.1 s here:
-# LSIM_SHARD_SECONDS; so a quarter of the runs or so are done); a --resume
+# (the runs take about 0.15 s, the whole sweep about 2 s; a worker closes its
+# shard after 0.1 s here: LSIM_SHARD_SECONDS; so one run or a few of 24 are
+# done when the signal comes, with more than a second to spare); a --resume
 # meanwhile is refused (the folder is locked); afterwards the
 # same command refuses the folder, another sweep too; --resume (with
 # -j 1: the workers are not part of the sweep) runs only the runs no shard
 # holds and gives the uninterrupted sweep's database and answer.
 count=$((count + 1))
-R="--set queue.count=100000 --vary container.workers=10..13 --vary container.startLatency=0s,1ms --reps 3 --minimize consumers_max"
+R="--set queue.count=1000000 --vary container.workers=10..13 --vary container.startLatency=0s,1ms --reps 3 --minimize consumers_max"
 export LSIM_SHARD_SECONDS=0.1
 wait_for_shard() {                 # $1: the parts folder
     n=0
@@ -140,11 +141,12 @@ wait_for_shard() {                 # $1: the parts folder
         sleep 0.05; n=$((n + 1))
     done
 }
-# kept OUT STDERR: the number of runs the message says are kept, checked to be some
+# kept OUT STDERR: sets k to the number of runs the message says are kept,
+# checked to be some but not all (not in a subshell: a failure must count)
 kept() {
     k=$(sed -n "s|^lsim: \([0-9]*\) of 24 runs are done and kept in $1.parts: run the same command with --resume to finish the sweep\$|\1|p" "$2")
-    [ -n "$k" ] && [ "$k" -gt 0 ] && [ "$k" -lt 24 ] || fail "$1: kept runs: $(cat "$2")"
-    echo "${k:-0}"
+    case "$k" in ''|*[!0-9]*) k=0 ;; esac
+    [ "$k" -gt 0 ] && [ "$k" -lt 24 ] || fail "$1: kept runs: $(cat "$2")"
 }
 # same OUT TXT: the database and the answer are the uninterrupted sweep's
 same() {
@@ -166,7 +168,7 @@ wait $pid
 status=$?
 [ $status -eq 1 ] || fail "SIGTERM during a sweep: exit status $status"
 grep -q "^lsim: interrupted (SIGTERM): no database written$" "$TMP/err" || fail "SIGTERM during a sweep: $(cat "$TMP/err")"
-k=$(kept "$TMP/res.db" "$TMP/err")
+kept "$TMP/res.db" "$TMP/err"
 [ ! -e "$TMP/res.db" ] || fail "an interrupted sweep left a database"
 [ -z "$(ls "$TMP/res.db.parts" | grep tmp-)" ] || fail "an interrupted sweep left temporary files"
 for f in "$TMP"/res.db.parts/shard-*.db; do sqlite3 "$f" "update runs set started_at = 'kept'"; done
@@ -189,12 +191,14 @@ count=$((count + 1))
 "$LSIM" sweep "$TMP/mmc.yaml" $R -j 2 --quiet --out "$TMP/crash.db" >/dev/null 2>"$TMP/err" &
 pid=$!
 wait_for_shard "$TMP/crash.db.parts"
-kill -KILL $(pgrep -P $pid | head -n 1)
+worker=$(pgrep -P $pid | head -n 1)
+[ -n "$worker" ] || fail "a worker killed: the sweep had no worker left to kill"
+[ -z "$worker" ] || kill -KILL $worker
 wait $pid
 status=$?
 [ $status -eq 1 ] || fail "a worker killed: exit status $status"
 grep -q "^lsim: a worker died of signal 9 (Killed)$" "$TMP/err" || fail "a worker killed: $(cat "$TMP/err")"
-kept "$TMP/crash.db" "$TMP/err" >/dev/null
+kept "$TMP/crash.db" "$TMP/err"
 "$LSIM" sweep "$TMP/mmc.yaml" $R -j 2 --quiet --resume --out "$TMP/crash.db" >"$TMP/crash.txt" || fail "--resume after a worker died"
 same "$TMP/crash.db" "$TMP/crash.txt"
 "$LSIM" sweep "$TMP/mmc.yaml" $R -j 2 --quiet --out "$TMP/kill.db" >/dev/null 2>&1 &
