@@ -582,6 +582,7 @@ int cmd_compare(int argc, char **argv)
         run_spec spec = { .root = registry_root(), .doc = &doc, .scenario_path = a.scenario,
                           .detail = SIM_DETAIL_MESSAGES, .progress = !a.quiet && isatty(2),
                           .run_id = 1, .point = -1, .replication = -1,
+                          .samples_warn_bytes = a.quiet ? 0 : cli_rows_warn_bytes(),
                           .interrupted = cli_interrupted(), .mem_limit = cli_default_memory() };
         if (run_build(&spec, &r, &d) != SIM_OK)
             rc = cli_report_unless_interrupted(&d);

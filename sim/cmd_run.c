@@ -185,6 +185,7 @@ static int build(const run_args *a, cfg_doc *doc, run **r, bool progress)
         .detail = a->detail, .progress = progress, .run_id = 1, .point = -1,
         .replication = -1, .interrupted = cli_interrupted(), .mem_limit = a->mem_limit,
         .rows_warn_bytes = a->quiet ? 0 : cli_rows_warn_bytes(),
+        .samples_warn_bytes = a->quiet ? 0 : cli_rows_warn_bytes(),
     };
     if (run_build(&spec, r, &d) != SIM_OK)
         return cli_report(&d);

@@ -137,6 +137,7 @@ struct sim_ctx {
     size_t mem_reserved;           /* of which the models' tables take (sim_memory_reserve) */
     uint64_t rows_warn_bytes;      /* projected message rows past this: a warning; 0: none */
     sim_time rows_check_at;        /* when warn_rows() projects them (1 % of the run) */
+    uint64_t samples_warn_bytes;   /* samples past this: a warning before the run; 0: none */
     /* The loop's two checks, each one comparison an event: an event due
      * after `horizon` waits for its slow path (a sample, the end), and
      * once `now` reaches `attend_at` it looks after one (a failure, the

@@ -23,6 +23,7 @@ typedef struct run_spec {
     volatile const sig_atomic_t *interrupted;   /* non-zero: stop (set by a signal handler) */
     size_t mem_limit;              /* bytes for messages in flight; 0: no limit */
     uint64_t rows_warn_bytes;      /* warn early when the message rows would pass this; 0: never */
+    uint64_t samples_warn_bytes;   /* warn before the run when its samples would pass this; 0: never */
     int64_t run_id, point, replication;   /* point, replication: -1 outside sweeps */
 } run_spec;
 

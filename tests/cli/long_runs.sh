@@ -2,7 +2,8 @@
 # long_runs.sh LSIM -- what a long run tells before and after: a run whose
 # message rows would pass the limit (about 1 GB; LSIM_ROWS_WARN_BYTES here)
 # warns as soon as 1 % of it is done, with the projected size and
-# --detail samples, and not with --detail samples or --quiet; summary
+# --detail samples, and not with --detail samples or --quiet; samples past
+# it warn before the run, with a longer sample_interval; summary
 # quantiles print with the four digits the histogram is exact to, --json
 # keeps every digit; on a terminal, progress gives the wall-clock time left.
 # Run from the top of the repository.
@@ -30,6 +31,26 @@ check "the default limit is about 1 GB" [ ! -s "$TMP/e.err" ]
 LSIM_ROWS_WARN_BYTES=50000000 "$LSIM" run $S --set duration=24h --detail summary --out "$TMP/f.db" \
     >/dev/null 2>"$TMP/f.err"
 check "--detail summary: no warning" [ ! -s "$TMP/f.err" ]
+# Samples are known before the run: past the same limit, a warning before
+# the first, with a round sample_interval that stays below it; compare warns
+# too (a trace years long compared at 1 s wrote 2.8 GB), once for all its
+# replications.
+LSIM_ROWS_WARN_BYTES=1000000 "$LSIM" run $S --set duration=24h --detail samples --out "$TMP/g.db" \
+    >/dev/null 2>"$TMP/g.err"
+check "samples past the limit: exit 0" [ $? -eq 0 ]
+check "samples past the limit: a warning with their size and a longer interval" [ "$(cat "$TMP/g.err")" = \
+    "lsim: warning: this run will write about 2 MB of samples (0.0864 million rows: one for each node and queue every 1 s of 86400 s); sample_interval: 10s writes about 242 KB" ]
+check "and the run still writes them" [ "$(sqlite3 "$TMP/g.db" 'select count(*) from samples')" -eq 86401 ]
+LSIM_ROWS_WARN_BYTES=1000000 "$LSIM" run $S --set duration=24h --detail samples --quiet --out "$TMP/h.db" \
+    >/dev/null 2>"$TMP/h.err"
+check "samples, --quiet: no warning" [ ! -s "$TMP/h.err" ]
+LSIM_ROWS_WARN_BYTES=1000000 "$LSIM" run $S --set duration=24h --set sample_interval=10s --detail samples \
+    --out "$TMP/i.db" >/dev/null 2>"$TMP/i.err"
+check "samples, the interval it gives: no warning" [ ! -s "$TMP/i.err" ]
+"$LSIM" run $S --set duration=5m --trace "$TMP/t.csv" --detail summary --out "$TMP/t.db" >/dev/null 2>&1
+LSIM_ROWS_WARN_BYTES=5000 "$LSIM" compare $S "$TMP/t.csv" --reps 3 --out "$TMP/cmp.db" >/dev/null 2>"$TMP/cmp.err"
+check "compare: the samples warning, once" [ "$(grep -c 'of samples' "$TMP/cmp.err")" -eq 1 ]
+check "compare: with the interval" grep -q 'of samples (0.0018 million rows: one for each node and queue every 1 s of 1800 s); sample_interval: 1m writes about 1 KB$' "$TMP/cmp.err"
 
 # Progress on a terminal (script(1) gives the run one): the wall-clock time
 # left.  Forty days of the scenario take about four seconds of wall time,
