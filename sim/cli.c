@@ -152,7 +152,7 @@ int cli_parse_run(const char *v, int64_t *run)
 
 int cli_write_text(const char *path, const char *text)
 {
-    char err[1024];
+    char err[SIM_ERROR_SIZE];
     if (outpath_write_text(path, text, 0, err, sizeof err) == 0)
         return 0;
     fprintf(stderr, "lsim: %s\n", err);

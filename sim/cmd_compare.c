@@ -587,7 +587,7 @@ int cmd_compare(int argc, char **argv)
         if (run_build(&spec, &r, &d) != SIM_OK)
             rc = cli_report_unless_interrupted(&d);
     }
-    char *out = NULL, err[1024] = "";
+    char *out = NULL, err[SIM_ERROR_SIZE] = "";
     timeline *tl = NULL;
     cmp_result *res = xcalloc((size_t)(a.reps > 0 ? a.reps : 1), sizeof *res);
     cmp_bands bands = { 0 };

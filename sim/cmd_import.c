@@ -245,7 +245,7 @@ static int write_out(const char *path, const char *text)
     }
     /* Through outpath (a temporary file beside it, links and devices
      * respected); a path that cannot be opened is bad usage. */
-    char err[1024];
+    char err[SIM_ERROR_SIZE];
     outpath o;
     if (outpath_open(&o, path, 0, err, sizeof err) != 0)
         return cli_bad_usage("%s", err);
@@ -302,7 +302,7 @@ int cmd_import(int argc, char **argv)
             rc = cli_report(&d);
         }
     }
-    char err[1024];
+    char err[SIM_ERROR_SIZE];
     if (rc == 0 && a.out) {
         /* The files read; env.files also names the environment's variables. */
         const char **read = xcalloc(r.env.nfiles + 1, sizeof *read);

@@ -78,7 +78,7 @@ int cmd_merge(int argc, char **argv)
     int rc = parse_args(argc, argv, &dir, &out, &json);
     if (rc)
         return rc;
-    char err[1024] = "";
+    char err[SIM_ERROR_SIZE] = "";
     char **paths = NULL;
     size_t n = 0;
     rc = CLI_USAGE;

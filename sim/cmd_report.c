@@ -57,7 +57,7 @@ int cmd_report(int argc, char **argv)
     int rc = parse_args(argc, argv, &a);
     if (rc)
         return rc;
-    char err[1024] = "", *html;
+    char err[SIM_ERROR_SIZE] = "", *html;
     if (report_build(a.db, a.run, &html, err, sizeof err) != SIM_OK) {
         fprintf(stderr, "%s\n", err);
         return CLI_USAGE;

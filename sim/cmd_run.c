@@ -200,7 +200,7 @@ int cmd_run(int argc, char **argv)
     run *r = NULL;
     if (rc == 0)
         rc = build(&a, &doc, &r, !a.quiet && isatty(2));
-    char *out = NULL, err[1024] = "";
+    char *out = NULL, err[SIM_ERROR_SIZE] = "";
     timeline *tl = NULL;
     trace_writer *tw = NULL;
     if (rc == 0) {

@@ -303,7 +303,7 @@ static int check_points(const sweep_spec *s, bool quiet, run **probe, cfg_doc *p
         else
             note_warnings(r->ctx, &seen, quiet);
         if (rc == 0 && p == 0 && probe) {
-            char err[1024];
+            char err[SIM_ERROR_SIZE];
             r->ctx->interrupted = cli_interrupted();
             if (run_execute(r, NULL, NULL, err, sizeof err) != SIM_OK) {
                 fprintf(stderr, "lsim: %s\n", err);
@@ -356,7 +356,7 @@ static int run_shard(const sweep_args *a, const sweep_spec *s)
         fprintf(stderr, "lsim: --shard: the sweep has runs 1 to %lld\n", (long long)s->nruns);
         return CLI_USAGE;
     }
-    char err[1024] = "";
+    char err[SIM_ERROR_SIZE] = "";
     int rc = sweep_shard_one(s, a->shard, a->out, cli_interrupted(), err, sizeof err);
     if (rc != SIM_OK)
         fprintf(stderr, "lsim: %s\n", err);
@@ -386,7 +386,7 @@ static int plan_companions(const sweep_args *a, const sweep_spec *s, char *err, 
 
 static int run_plan(const sweep_args *a, const sweep_spec *s)
 {
-    char err[1024] = "";
+    char err[SIM_ERROR_SIZE] = "";
     int rc = a->resume ? plan_resume(s, a->plan, a->json, err, sizeof err)
                        : sweep_write_plan(s, a->plan, err, sizeof err);
     if (rc != SIM_OK) {
@@ -435,7 +435,7 @@ static void say_resuming(const sweep_args *a, const sweep_spec *s, const sweep_p
  * folds them; a sweep that stops keeps its finished runs for --resume. */
 static int run_local(const sweep_args *a, const sweep_spec *s, const char *out)
 {
-    char err[1024] = "";
+    char err[SIM_ERROR_SIZE] = "";
     sweep_parts p;
     int rc = parts_open(&p, s, out, a->resume, err, sizeof err);
     if (rc != SIM_OK) {

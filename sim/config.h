@@ -26,11 +26,15 @@
  * which may name another file: a deep folder's error is never cut. */
 #define SIM_DIAG_PATH 4096
 
+/* Room for an error met while running: a whole path and the words around
+ * it, as a diag's message has. */
+#define SIM_ERROR_SIZE (SIM_DIAG_PATH + 1024)
+
 typedef struct sim_diag {
     bool is_set;
     char file[SIM_DIAG_PATH];
     int line, col;                 /* 1-based; 0 when unknown */
-    char msg[SIM_DIAG_PATH + 1024];
+    char msg[SIM_ERROR_SIZE];
 } sim_diag;
 
 typedef enum { CFG_SCALAR, CFG_MAP, CFG_SEQ } cfg_kind;

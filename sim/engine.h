@@ -154,7 +154,7 @@ struct sim_ctx {
         sim_time since;
     } stall;
     bool failed;
-    char error[512];
+    char error[SIM_ERROR_SIZE];
     const sim_model_ops *root;
     void *root_self;
 

@@ -46,7 +46,7 @@ static int measure_one(const sweep_spec *s, int64_t run_id, const char *path, do
         return SIM_EIO;
     }
     if (pid == 0) {
-        char cerr[1024] = "";
+        char cerr[SIM_ERROR_SIZE] = "";
         int rc = sweep_shard_one(s, run_id, path, cli_interrupted(), cerr, sizeof cerr);
         if (rc != SIM_OK && cerr[0])
             fprintf(stderr, "lsim: %s\n", cerr);

@@ -133,7 +133,7 @@ static int shard_begin(const sweep_spec *s, shard_out *o, int64_t run_id, char *
 /* Closes the open shard: renamed into place when `keep` and all went well. */
 static int shard_end(shard_out *o, bool keep, char *err, size_t errsize)
 {
-    char cerr[1024];
+    char cerr[SIM_ERROR_SIZE];
     int rc = timeline_close(o->tl, keep, cerr, sizeof cerr);
     o->tl = NULL;
     if (rc != 0 && keep) {
@@ -199,7 +199,7 @@ static double shard_seconds(void)
 static int worker_main(const sweep_spec *s, const sweep_todo *todo, shared *sh, pid_t parent,
                        const char *dir)
 {
-    char err[1024] = "";
+    char err[SIM_ERROR_SIZE] = "";
     claim c = { .sh = sh, .todo = todo, .parent = parent };
     shard_out o = { .dir = dir, .width = digits(s->nruns), .seconds = shard_seconds() };
     int rc = write_shards(s, &o, &c, err, sizeof err);

@@ -458,7 +458,7 @@ int sweep_fold(const sweep_spec *s, const shard_survey *sv, const char *out, boo
         snprintf(err, errsize, "%s: cannot write the points: %s", out, sqlite3_errmsg(db));
         rc = -1;
     }
-    char cerr[1024] = "";
+    char cerr[SIM_ERROR_SIZE] = "";
     if (timeline_close(tl, rc == 0, cerr, sizeof cerr) != 0 && rc == 0) {
         snprintf(err, errsize, "%s", cerr);
         rc = -1;

@@ -285,7 +285,7 @@ int parts_shards(const sweep_parts *p, char ***paths, size_t *n, char *err, size
 
 int64_t parts_count_done(const sweep_parts *p)
 {
-    char err[1024];
+    char err[SIM_ERROR_SIZE];
     char **paths;
     size_t n;
     if (parts_shards(p, &paths, &n, err, sizeof err) != 0)

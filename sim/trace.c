@@ -579,7 +579,7 @@ struct trace_writer {
     FILE *f;
     outpath out;                   /* a temporary file, or a device written as is */
     char *iobuf;
-    char err[512];                 /* trace_writer_failed's */
+    char err[SIM_ERROR_SIZE];      /* trace_writer_failed's */
 };
 
 trace_writer *trace_writer_open(const char *path, const char *scenario, uint64_t seed,

@@ -204,6 +204,29 @@ sed "s|path: [^ ,}]*|path: $long/trace.csv|" scenarios/jms-trace-A-burst.yaml >"
 expect_status 0 -- "$LSIM" run "$TMP/longt.yaml" --out "$TMP/longt.db" --quiet
 rm "$long/trace.csv"
 expect_status 2 -- "$LSIM" run "$TMP/longt.yaml" --out "$TMP/longt2.db" --quiet
+#    and in an error met while running: a trace written under it to a full
+#    disk (a file size limit; SQLite itself opens no database path over 512
+#    bytes)
+mkdir -p "$long/out"
+expect_status 1 -- timeout -s KILL 60 sh -c 'ulimit -f 2000; exec "$0" "$@"' "$LSIM" run \
+    tests/bench/mm8.yaml --set queue.count=10000000 --detail summary --trace "$long/out/t.csv" \
+    --out "$TMP/full.db" --quiet
+count=$((count + 1))
+case $(cat "$TMP/stderr") in
+"lsim: cannot write $long/out/t.csv: "*) ;;
+*) fail "a trace's write error cut its path: $(head -c 200 "$TMP/stderr")" ;;
+esac
+[ -z "$(ls -A "$long/out")" ] && [ ! -e "$TMP/full.db" ] || fail "the run on a full disk left files"
+#    A database there is refused with SQLite's limit, not its "unable to
+#    open database file", and nothing is left.
+mkdir -p "$long/db"
+expect_status 2 -- "$LSIM" run tests/bench/mm8.yaml --out "$long/db/x.db" --quiet
+count=$((count + 1))
+case $(cat "$TMP/stderr") in
+"lsim: $long/db/x.db: cannot open: SQLite opens no database whose full path is over "*" bytes (lsim writes it under a temporary name "*" bytes long first): write it to a shorter folder") ;;
+*) fail "a database path SQLite cannot open: $(head -c 200 "$TMP/stderr")" ;;
+esac
+[ -z "$(ls -A "$long/db")" ] || fail "a database path SQLite cannot open left $(ls -A "$long/db")"
 
 # 6. Out of memory leaves no temporary file.
 #    (a sanitizer's build reserves terabytes of shadow memory and cannot
