@@ -239,7 +239,8 @@ static int read_version(sim_ctx *ctx, cfg_node *cfg, dmlc_version *out, sim_diag
 static int read_receive_timeout(cfg_node *cfg, sim_time *out, sim_diag *d)
 {
     cfg_node *n = cfg_peek(cfg, "receiveTimeout");
-    if (n && n->text && n->text[0] == '-')
+    /* -0ms is 0, a blocking receive(), as Spring reads it */
+    if (n && n->text && n->text[0] == '-' && strpbrk(n->text, "123456789"))
         return diag_at(d, n, "receiveTimeout: '%s' makes Spring call receiveNoWait(), and an idle "
                        "invoker then spins through empty receives, which lsim cannot time; give "
                        "a short timeout (1ms) instead, with idleReceiveOverhead for what an "
