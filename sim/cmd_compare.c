@@ -583,6 +583,7 @@ int cmd_compare(int argc, char **argv)
                           .detail = SIM_DETAIL_MESSAGES, .progress = !a.quiet && isatty(2),
                           .run_id = 1, .point = -1, .replication = -1,
                           .samples_warn_bytes = a.quiet ? 0 : cli_rows_warn_bytes(),
+                          .samples_runs = a.reps,
                           .interrupted = cli_interrupted(), .mem_limit = cli_default_memory() };
         if (run_build(&spec, &r, &d) != SIM_OK)
             rc = cli_report_unless_interrupted(&d);

@@ -477,15 +477,20 @@ static double wall_seconds(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* "about 2.80 GB", "about 24 MB" or "about 242 KB" */
+/* "about 1.20 TB", "about 2.80 GB", "about 24 MB", "about 242 KB" or
+ * "about 800 bytes" */
 static void format_size(double bytes, char *buf, size_t size)
 {
-    if (bytes >= 1e9)
+    if (bytes >= 999.5e9)
+        snprintf(buf, size, "about %.2f TB", bytes / 1e12);
+    else if (bytes >= 999.5e6)
         snprintf(buf, size, "about %.2f GB", bytes / 1e9);
-    else if (bytes >= 1e6)
+    else if (bytes >= 999.5e3)
         snprintf(buf, size, "about %.0f MB", bytes / 1e6);
-    else
+    else if (bytes >= 999.5)
         snprintf(buf, size, "about %.0f KB", bytes / 1e3);
+    else
+        snprintf(buf, size, "about %.0f bytes", bytes);
 }
 
 /* What a row of the messages table takes in the database, about (measured:
@@ -509,15 +514,16 @@ static void warn_rows(sim_ctx *ctx)
             "message rows\n", ctx->progress ? "\r\033[K" : "", size, messages / 1e6);
 }
 
-/* What a row of the samples table takes in the database, about (measured:
- * 2.80 GB for 100,000,001 samples of one node and one queue). */
-#define SAMPLE_ROW_BYTES 28.0
+/* What a row of the samples table takes in the database, about, but for
+ * its queue's name (measured: 2.80 GB for 100,000,001 rows of the queue
+ * "queue" over three years; 22.8 + 1 a character for a day of 1 s). */
+#define SAMPLE_ROW_BYTES 23.0
 
 /* The samples are known before the run: a row for each node and queue
- * every sample_interval until the end.  Past samples_warn_bytes, say so
- * before the first is written, with the shortest interval of a few round
- * ones that stays below it (a trace three years long, compared at the
- * default 1 s, wrote 2.8 GB). */
+ * every sample_interval until the end, for each of samples_runs runs.  Past
+ * samples_warn_bytes, say so before the first is written, with the
+ * shortest of a few round intervals that stays below it (a trace three
+ * years long, compared at the default 1 s, wrote 2.8 GB). */
 static void warn_samples(sim_ctx *ctx)
 {
     static const struct { sim_time t; const char *text; } rounder[] = {
@@ -526,15 +532,21 @@ static void warn_samples(sim_ctx *ctx)
     };
     if (ctx->samples_warn_bytes == 0 || ctx->end_at == SIM_NEVER)
         return;
-    double rows_each = (double)ctx->nnodes * waiting_queues(ctx);
-    double rows = ((double)(ctx->end_at / ctx->sample_interval) + 1) * rows_each;
+    double runs = ctx->samples_runs > 1 ? (double)ctx->samples_runs : 1;
+    double rows_each = 0, bytes_each = 0;          /* a sample of every run */
+    for (int q = 0; q < waiting_queues(ctx); q++) {
+        rows_each += (double)ctx->nnodes * runs;
+        bytes_each += (double)ctx->nnodes * runs *
+                      (SAMPLE_ROW_BYTES + (double)strlen(sim_queue_name(ctx, q)));
+    }
+    double samples = (double)(ctx->end_at / ctx->sample_interval) + 1;
     double limit = (double)ctx->samples_warn_bytes;
-    if (rows * SAMPLE_ROW_BYTES <= limit)
+    if (samples * bytes_each <= limit)
         return;
     char size[64], better[160] = "a longer sample_interval writes fewer";
-    format_size(rows * SAMPLE_ROW_BYTES, size, sizeof size);
+    format_size(samples * bytes_each, size, sizeof size);
     for (size_t i = 0; i < sizeof rounder / sizeof rounder[0]; i++) {
-        double fewer = ((double)(ctx->end_at / rounder[i].t) + 1) * rows_each * SAMPLE_ROW_BYTES;
+        double fewer = ((double)(ctx->end_at / rounder[i].t) + 1) * bytes_each;
         if (rounder[i].t > ctx->sample_interval && fewer <= limit) {
             char fsize[64];
             format_size(fewer, fsize, sizeof fsize);
@@ -543,9 +555,15 @@ static void warn_samples(sim_ctx *ctx)
             break;
         }
     }
-    fprintf(stderr, "lsim: warning: this run will write %s of samples (%.3g million rows: "
-            "one for each node and queue every %g s of %.0f s); %s\n", size, rows / 1e6,
-            (double)ctx->sample_interval / 1e9, (double)ctx->end_at / 1e9, better);
+    char rows[64], runs_text[64] = "";
+    double n = samples * rows_each / 1e6;
+    snprintf(rows, sizeof rows, n >= 1000 ? "%.0f" : "%.3g", n);
+    if (runs > 1)
+        snprintf(runs_text, sizeof runs_text, " in each of %.0f runs", runs);
+    fprintf(stderr, "lsim: warning: this %s will write %s of samples (%s million rows: one for "
+            "each node and queue every %g s of %.0f s%s); %s\n",
+            runs > 1 ? "comparison" : "run", size, rows, (double)ctx->sample_interval / 1e9,
+            (double)ctx->end_at / 1e9, runs_text, better);
 }
 
 static void format_left(double seconds, char *buf, size_t size)

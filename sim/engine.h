@@ -138,6 +138,7 @@ struct sim_ctx {
     uint64_t rows_warn_bytes;      /* projected message rows past this: a warning; 0: none */
     sim_time rows_check_at;        /* when warn_rows() projects them (1 % of the run) */
     uint64_t samples_warn_bytes;   /* samples past this: a warning before the run; 0: none */
+    long samples_runs;             /* runs of these samples in the database: 0 or 1 is one */
     /* The loop's two checks, each one comparison an event: an event due
      * after `horizon` waits for its slow path (a sample, the end), and
      * once `now` reaches `attend_at` it looks after one (a failure, the

@@ -31,7 +31,7 @@ typedef struct plot_src {
     double tu;                     /* the time axis' unit in ms (1000: seconds, 60000, ...) */
     const char *tu_name;           /* "s", "min", "h" */
     char *warning;                 /* owned; a remark for the user, or NULL */
-    char err[1024];
+    char err[SIM_ERROR_SIZE];
 } plot_src;
 
 /* Opens `path` and selects run `run` (or the first run when run < 0). */

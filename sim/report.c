@@ -1,5 +1,6 @@
 /* report.c -- the page of `lsim report` (see report.h): its head and style,
  * escaping, tables from SQL and inline pictures. */
+#include "dbpath.h"
 #include "cli.h"
 #include "report.h"
 
@@ -186,6 +187,13 @@ static int open_db(report *r)
     /* A FIFO named FILE.db would block the open for ever, signals or not. */
     if (!S_ISREG(sb.st_mode)) {
         snprintf(r->err, sizeof r->err, "%s: not a regular file", r->path);
+        return SIM_EINPUT;
+    }
+    size_t n = dbpath_too_long(r->path);
+    if (n) {
+        snprintf(r->err, sizeof r->err, "%s: cannot open: SQLite opens no database whose full "
+                 "path is over %d bytes (this one's is %zu): move it to a shorter folder",
+                 r->path, dbpath_max(), n);
         return SIM_EINPUT;
     }
     int orc = sqlite3_open_v2(r->path, &r->db, SQLITE_OPEN_READONLY, NULL);

@@ -29,7 +29,7 @@ typedef struct report {
     const char *path;              /* the database (borrowed) */
     struct sqlite3 *db;            /* read-only */
     int64_t run;                   /* the run shown (-1: the first) */
-    char err[1024];
+    char err[SIM_ERROR_SIZE];
 } report;
 
 /* Writes the page of `path` (run: which run, -1 the first) into *html (the

@@ -67,6 +67,7 @@ int run_build(const run_spec *spec, run **out, sim_diag *d)
     ctx->mem_limit = spec->mem_limit;
     ctx->rows_warn_bytes = spec->rows_warn_bytes;
     ctx->samples_warn_bytes = spec->samples_warn_bytes;
+    ctx->samples_runs = spec->samples_runs;
     ctx->run_id = spec->run_id;
     set_base_dir(ctx, spec->scenario_path);
     cfg_node *root = spec->doc->root;

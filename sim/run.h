@@ -24,6 +24,8 @@ typedef struct run_spec {
     size_t mem_limit;              /* bytes for messages in flight; 0: no limit */
     uint64_t rows_warn_bytes;      /* warn early when the message rows would pass this; 0: never */
     uint64_t samples_warn_bytes;   /* warn before the run when its samples would pass this; 0: never */
+    long samples_runs;             /* runs like this one into the same database (compare's
+                                      replications); 0 or 1: this one */
     int64_t run_id, point, replication;   /* point, replication: -1 outside sweeps */
 } run_spec;
 

@@ -12,6 +12,7 @@
  * schema) that have a `run` column, so a table added to the timeline later
  * is folded without a change here.
  */
+#include "dbpath.h"
 #include "sweep_merge.h"
 #include "cli.h"
 #include "mem.h"
@@ -34,6 +35,13 @@ static int open_shard(const char *path, sqlite3 **db, char *err, size_t errsize)
     struct stat st;
     if (stat(path, &st) != 0 || !S_ISREG(st.st_mode)) {
         snprintf(err, errsize, "%s: not a regular file", path);
+        return -1;
+    }
+    size_t n = dbpath_too_long(path);
+    if (n) {
+        snprintf(err, errsize, "%s: cannot open: SQLite opens no database whose full path is "
+                 "over %d bytes (this one's is %zu): move it to a shorter folder", path,
+                 dbpath_max(), n);
         return -1;
     }
     if (sqlite3_open_v2(path, db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {

@@ -25,6 +25,7 @@
 #include "timeline.h"
 #include "timeline_insert.h"
 #include "config.h"
+#include "dbpath.h"
 #include "mem.h"
 #include "outpath.h"
 
@@ -297,29 +298,15 @@ static void timeline_free(timeline *tl)
     free(tl);
 }
 
-/* SQLite's unix files take a full path of at most mxPathname bytes (512)
- * and say only "unable to open database file" past it: the length it
- * would have, when that is too long, else 0. */
-static size_t too_long_for_sqlite(const char *path)
-{
-    sqlite3_vfs *vfs = sqlite3_vfs_find(NULL);
-    char cwd[8192];
-    size_t n = strlen(path);
-    if (path[0] != '/')
-        n += getcwd(cwd, sizeof cwd) ? strlen(cwd) + 1 : sizeof cwd;
-    return vfs && n > (size_t)vfs->mxPathname ? n : 0;
-}
-
 /* Connection, schema and statements, before the writer starts. */
 static void set_up(timeline *tl)
 {
-    size_t n = too_long_for_sqlite(tl->tmp);
+    size_t n = dbpath_too_long(tl->tmp);
     if (n) {
         tl->failed = true;
         snprintf(tl->err, sizeof tl->err, "%s: cannot open: SQLite opens no database whose full "
                  "path is over %d bytes (lsim writes it under a temporary name %zu bytes long "
-                 "first): write it to a shorter folder", tl->path,
-                 sqlite3_vfs_find(NULL)->mxPathname, n);
+                 "first): write it to a shorter folder", tl->path, dbpath_max(), n);
         return;
     }
     /* One connection, used by one thread at a time: no SQLite mutexes. */

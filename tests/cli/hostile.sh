@@ -227,6 +227,30 @@ case $(cat "$TMP/stderr") in
 *) fail "a database path SQLite cannot open: $(head -c 200 "$TMP/stderr")" ;;
 esac
 [ -z "$(ls -A "$long/db")" ] || fail "a database path SQLite cannot open left $(ls -A "$long/db")"
+#    at the edge too: a 500-byte path, whose temporary name is past SQLite's
+#    504 (its 512 less 8 for a journal's name), where SQLite said only
+#    "unable to open database file"
+edge=$TMP/edge
+while [ ${#edge} -lt 470 ]; do edge="$edge/b"; done
+mkdir -p "$edge"
+edge="$edge/$(printf '%*s' $((496 - ${#edge})) '' | tr ' ' y).db"
+[ ${#edge} -eq 500 ] || fail "the edge path is ${#edge} bytes, not 500"
+expect_status 2 -- "$LSIM" run tests/bench/mm8.yaml --set queue.count=100 --out "$edge" --quiet
+count=$((count + 1))
+case $(cat "$TMP/stderr") in
+"lsim: $edge: cannot open: SQLite opens no database whose full path is over "*" bytes (lsim writes it under a temporary name "*" bytes long first): write it to a shorter folder") ;;
+*) fail "a database path at SQLite's edge: $(head -c 200 "$TMP/stderr")" ;;
+esac
+#    and a database read there (report, plot, merge) says the same
+"$LSIM" run tests/bench/mm8.yaml --set queue.count=100 --out "$TMP/moved.db" --quiet >/dev/null
+mv "$TMP/moved.db" "$long/db/moved.db"
+for cmd in "report $long/db/moved.db -o $TMP/r.html" "plot $long/db/moved.db --kind timeline -o $TMP/p.svg"; do
+    expect_status 2 -- "$LSIM" $cmd
+    count=$((count + 1))
+    grep -qF "$long/db/moved.db: cannot open: SQLite opens no database whose full path is over" "$TMP/stderr" ||
+        fail "$cmd: $(head -c 200 "$TMP/stderr")"
+done
+rm "$long/db/moved.db"
 
 # 6. Out of memory leaves no temporary file.
 #    (a sanitizer's build reserves terabytes of shadow memory and cannot

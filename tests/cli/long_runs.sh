@@ -32,14 +32,15 @@ LSIM_ROWS_WARN_BYTES=50000000 "$LSIM" run $S --set duration=24h --detail summary
     >/dev/null 2>"$TMP/f.err"
 check "--detail summary: no warning" [ ! -s "$TMP/f.err" ]
 # Samples are known before the run: past the same limit, a warning before
-# the first, with a round sample_interval that stays below it; compare warns
-# too (a trace years long compared at 1 s wrote 2.8 GB), once for all its
-# replications.
+# the first, with a round sample_interval that stays below it (about 23
+# bytes a row and the queue's name: 2.82 MB here); compare warns too (a
+# trace years long compared at 1 s wrote 2.8 GB), once for all its
+# replications' samples.
 LSIM_ROWS_WARN_BYTES=1000000 "$LSIM" run $S --set duration=24h --detail samples --out "$TMP/g.db" \
     >/dev/null 2>"$TMP/g.err"
 check "samples past the limit: exit 0" [ $? -eq 0 ]
 check "samples past the limit: a warning with their size and a longer interval" [ "$(cat "$TMP/g.err")" = \
-    "lsim: warning: this run will write about 2 MB of samples (0.0864 million rows: one for each node and queue every 1 s of 86400 s); sample_interval: 10s writes about 242 KB" ]
+    "lsim: warning: this run will write about 3 MB of samples (0.0864 million rows: one for each node and queue every 1 s of 86400 s); sample_interval: 10s writes about 251 KB" ]
 check "and the run still writes them" [ "$(sqlite3 "$TMP/g.db" 'select count(*) from samples')" -eq 86401 ]
 LSIM_ROWS_WARN_BYTES=1000000 "$LSIM" run $S --set duration=24h --detail samples --quiet --out "$TMP/h.db" \
     >/dev/null 2>"$TMP/h.err"
@@ -48,9 +49,10 @@ LSIM_ROWS_WARN_BYTES=1000000 "$LSIM" run $S --set duration=24h --set sample_inte
     --out "$TMP/i.db" >/dev/null 2>"$TMP/i.err"
 check "samples, the interval it gives: no warning" [ ! -s "$TMP/i.err" ]
 "$LSIM" run $S --set duration=5m --trace "$TMP/t.csv" --detail summary --out "$TMP/t.db" >/dev/null 2>&1
-LSIM_ROWS_WARN_BYTES=5000 "$LSIM" compare $S "$TMP/t.csv" --reps 3 --out "$TMP/cmp.db" >/dev/null 2>"$TMP/cmp.err"
+#   (each run's samples, about 52 KB, are below 100 KB; the three runs' are not)
+LSIM_ROWS_WARN_BYTES=100000 "$LSIM" compare $S "$TMP/t.csv" --reps 3 --out "$TMP/cmp.db" >/dev/null 2>"$TMP/cmp.err"
 check "compare: the samples warning, once" [ "$(grep -c 'of samples' "$TMP/cmp.err")" -eq 1 ]
-check "compare: with the interval" grep -q 'of samples (0.0018 million rows: one for each node and queue every 1 s of 1800 s); sample_interval: 1m writes about 1 KB$' "$TMP/cmp.err"
+check "compare: for every replication, with the interval" grep -q 'this comparison will write about 157 KB of samples (0.0054 million rows: one for each node and queue every 1 s of 1800 s in each of 3 runs); sample_interval: 10s writes about 16 KB$' "$TMP/cmp.err"
 
 # Progress on a terminal (script(1) gives the run one): the wall-clock time
 # left.  Forty days of the scenario take about four seconds of wall time,

@@ -1,0 +1,26 @@
+/* dbpath.c -- whether SQLite can open a database at a path (dbpath.h). */
+#define _XOPEN_SOURCE 700          /* realpath */
+#include "dbpath.h"
+
+#include <errno.h>
+#include <sqlite3.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* What sqlite3PagerOpen keeps past the path for the journal's name. */
+#define JOURNAL_SUFFIX 8
+
+int dbpath_max(void)
+{
+    sqlite3_vfs *vfs = sqlite3_vfs_find(NULL);
+    return vfs ? vfs->mxPathname - JOURNAL_SUFFIX : 0;
+}
+
+size_t dbpath_too_long(const char *path)
+{
+    int max = dbpath_max();
+    char *full = realpath(path, NULL);
+    size_t n = full ? strlen(full) : errno == ENAMETOOLONG ? strlen(path) : 0;
+    free(full);
+    return max > 0 && n > (size_t)max ? n : 0;
+}
