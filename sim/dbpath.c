@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <sqlite3.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,4 +24,14 @@ size_t dbpath_too_long(const char *path)
     size_t n = full ? strlen(full) : errno == ENAMETOOLONG ? strlen(path) : 0;
     free(full);
     return max > 0 && n > (size_t)max ? n : 0;
+}
+
+int dbpath_check(const char *path, char *why, size_t size)
+{
+    size_t n = dbpath_too_long(path);
+    if (!n)
+        return 0;
+    snprintf(why, size, "cannot open: SQLite opens no database whose full path is over %d bytes "
+             "(this one's is %zu): move it to a shorter folder", dbpath_max(), n);
+    return -1;
 }

@@ -533,12 +533,12 @@ static void warn_samples(sim_ctx *ctx)
     if (ctx->samples_warn_bytes == 0 || ctx->end_at == SIM_NEVER)
         return;
     double runs = ctx->samples_runs > 1 ? (double)ctx->samples_runs : 1;
-    double rows_each = 0, bytes_each = 0;          /* a sample of every run */
-    for (int q = 0; q < waiting_queues(ctx); q++) {
-        rows_each += (double)ctx->nnodes * runs;
-        bytes_each += (double)ctx->nnodes * runs *
-                      (SAMPLE_ROW_BYTES + (double)strlen(sim_queue_name(ctx, q)));
-    }
+    int nq = waiting_queues(ctx);
+    double row_bytes = 0;                          /* a row of each queue */
+    for (int q = 0; q < nq; q++)
+        row_bytes += SAMPLE_ROW_BYTES + (double)strlen(sim_queue_name(ctx, q));
+    double rows_each = (double)ctx->nnodes * nq * runs;     /* a sample of every run */
+    double bytes_each = (double)ctx->nnodes * row_bytes * runs;
     double samples = (double)(ctx->end_at / ctx->sample_interval) + 1;
     double limit = (double)ctx->samples_warn_bytes;
     if (samples * bytes_each <= limit)

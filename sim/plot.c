@@ -203,10 +203,9 @@ int plot_open(plot_src *p, const char *path, int64_t run)
         return plot_fail(p, "is a folder, not a database");
     if (!S_ISREG(sb.st_mode))
         return plot_fail(p, "not a regular file");
-    size_t n = dbpath_too_long(path);
-    if (n)
-        return plot_fail(p, "cannot open: SQLite opens no database whose full path is over %d "
-                         "bytes (this one's is %zu): move it to a shorter folder", dbpath_max(), n);
+    char why[256];
+    if (dbpath_check(path, why, sizeof why) != 0)
+        return plot_fail(p, "%s", why);
     if (sqlite3_open_v2(path, &p->db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK)
         return plot_fail(p, "cannot open: %s", p->db ? sqlite3_errmsg(p->db) : "out of memory");
     /* The first read tells a file that is not SQLite. */

@@ -189,11 +189,9 @@ static int open_db(report *r)
         snprintf(r->err, sizeof r->err, "%s: not a regular file", r->path);
         return SIM_EINPUT;
     }
-    size_t n = dbpath_too_long(r->path);
-    if (n) {
-        snprintf(r->err, sizeof r->err, "%s: cannot open: SQLite opens no database whose full "
-                 "path is over %d bytes (this one's is %zu): move it to a shorter folder",
-                 r->path, dbpath_max(), n);
+    char why[256];
+    if (dbpath_check(r->path, why, sizeof why) != 0) {
+        snprintf(r->err, sizeof r->err, "%s: %s", r->path, why);
         return SIM_EINPUT;
     }
     int orc = sqlite3_open_v2(r->path, &r->db, SQLITE_OPEN_READONLY, NULL);

@@ -37,11 +37,9 @@ static int open_shard(const char *path, sqlite3 **db, char *err, size_t errsize)
         snprintf(err, errsize, "%s: not a regular file", path);
         return -1;
     }
-    size_t n = dbpath_too_long(path);
-    if (n) {
-        snprintf(err, errsize, "%s: cannot open: SQLite opens no database whose full path is "
-                 "over %d bytes (this one's is %zu): move it to a shorter folder", path,
-                 dbpath_max(), n);
+    char why[256];
+    if (dbpath_check(path, why, sizeof why) != 0) {
+        snprintf(err, errsize, "%s: %s", path, why);
         return -1;
     }
     if (sqlite3_open_v2(path, db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
