@@ -44,7 +44,7 @@ VERSION = 0.1.0
 CFLAGS  = -std=c11 -D_POSIX_C_SOURCE=200809L -pthread $(OPT) $(PGO_FLAGS) $(LTO) $(WARN) -MMD -MP \
           -DHAVE_INLINE -Isim -Imodels -DLSIM_VERSION='"$(VERSION)"'
 LDFLAGS =
-LDLIBS  = -lgsl -lgslcblas -lsqlite3 -lyaml -lm -pthread
+LDLIBS  = -lgsl -lgslcblas -lsqlite3 -lyaml -lrabbitmq -lm -pthread
 PYTHON  = /usr/bin/python3
 BUILD   = build
 FIGDIR  =
@@ -77,14 +77,17 @@ SIM_OBJ = sim/mem.o sim/config.o sim/config_print.o sim/units.o sim/scenario.o s
           sim/plan_readme.o sim/plan_resume.o sim/sweep_parts.o sim/cmd_sweep.o sim/cmd_merge.o \
           sim/svg.o sim/plot.o sim/plot_timeline.o sim/plot_gantt.o sim/plot_groups.o sim/plot_sweep.o \
           sim/cmd_plot.o sim/report.o sim/report_kinds.o sim/cmd_report.o \
-          sim/yaml_words.o sim/spring_docs.o sim/spring_props.o sim/cmd_import.o sim/sweep_spring.o
+          sim/yaml_words.o sim/spring_docs.o sim/spring_props.o sim/cmd_import.o sim/sweep_spring.o \
+          sim/record_plan.o sim/record_amqp.o sim/record_publish.o sim/record_consume.o \
+          sim/record_observe.o sim/record_log.o sim/cmd_record.o
 MDL_OBJ = models/registry.o models/world.o models/workload.o models/arrivals.o \
           models/arrivals_replay.o models/groups.o models/host.o models/broker_pull.o \
           models/container_competing.o models/java.o models/amqp_version.o models/rabbitmq_config.o models/broker_rabbitmq.o \
           models/listener_failures.o models/container_smlc.o models/smlc_scaling.o models/smlc_config.o \
-          models/container_direct.o models/activemq_groups.o models/activemq_window.o models/broker_activemq.o \
+          models/container_direct.o models/container_pool.o models/activemq_groups.o models/activemq_window.o models/broker_activemq.o \
           models/broker_activemq_stats.o models/dmlc_config.o models/container_dmlc.o \
-          models/spring_boot.o models/spring_result.o models/spring_rules.o models/spring_scenario.o models/container_origins.o
+          models/spring_boot.o models/spring_result.o models/spring_rules.o models/spring_scenario.o models/container_origins.o \
+          models/workload_export.o
 LIB_OBJ = $(addprefix $(BUILD)/,$(SIM_OBJ) $(MDL_OBJ))
 MAIN_OBJ = $(BUILD)/sim/main.o
 
@@ -103,7 +106,7 @@ UNIT_BIN = $(addprefix $(BUILD)/tests/,$(UNIT_TESTS))
 # cluster-tests; groff-base (the man page checked) for the help tests;
 # chromium and python3-pil (headless page loads and screenshots) for the
 # report tests.
-DEBIAN_PACKAGES = build-essential pkg-config libgsl-dev libsqlite3-dev libyaml-dev \
+DEBIAN_PACKAGES = build-essential pkg-config libgsl-dev libsqlite3-dev libyaml-dev librabbitmq-dev \
                   libcmocka-dev sqlite3 python3 python3-simpy valgrind time parallel procps \
                   slurm-wlm slurm-wlm-basic-plugins munge openssh-server openssh-client rsync \
                   groff-base \

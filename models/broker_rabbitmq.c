@@ -153,6 +153,7 @@ struct rq_broker {
     bool is_single_active;
     int version;
     sim_time consumer_timeout;     /* broker.consumerTimeout; 0: none */
+    sim_time channel_tick;         /* broker.channelTickInterval */
     /* state */
     rq_queue **q;                  /* pointers: consumers point at their queue */
     size_t nq;
@@ -526,8 +527,9 @@ static rq_consumer *next_consumer(const rq_broker *b, rq_queue *q)
 /* The first tick strictly after the oldest delivery's deadline. */
 static sim_time tick_after(const rq_consumer *c, sim_time deadline)
 {
-    sim_time k = (deadline - c->phase) / RMQ_CHANNEL_TICK + 1;
-    return c->phase + (k < 1 ? 1 : k) * RMQ_CHANNEL_TICK;
+    sim_time tick = c->b->channel_tick;
+    sim_time k = (deadline - c->phase) / tick + 1;
+    return c->phase + (k < 1 ? 1 : k) * tick;
 }
 
 static void schedule_tick(sim_ctx *ctx, rq_consumer *c, sim_time due)
@@ -557,7 +559,7 @@ static void hand_over(sim_ctx *ctx, rq_broker *b, rq_consumer *c, sim_msg *m)
 {
     sim_time now = sim_now(ctx);
     if (c->un == 0 && now - c->last_active >= RMQ_HIBERNATE_AFTER)
-        c->phase = now;            /* woken from hibernation: a fresh 60 s tick */
+        c->phase = now;            /* woken from hibernation: a fresh tick period */
     c->last_active = now;
     unacked_push(c, m, now);
     if (c->un == 1)
@@ -765,7 +767,7 @@ static void on_tick(sim_ctx *ctx, void *self, void *arg)
     if (c->un == 0)
         return;                    /* settled meanwhile; the next delivery arms again */
     sim_time t = c->q->args.consumer_timeout, at = c->unacked[c->uhead].at;
-    if ((now - c->phase) % RMQ_CHANNEL_TICK != 0) {
+    if ((now - c->phase) % c->b->channel_tick != 0) {
         /* the channel re-phased (hibernation) since: its next real tick */
         schedule_tick(ctx, c, tick_after(c, at + t > now ? at + t : now));
         return;
@@ -1079,7 +1081,7 @@ static int rq_create(sim_ctx *ctx, cfg_node *cfg, broker **out, sim_diag *d)
     *out = &b->base;
     if (read_latencies(ctx, cfg, b, d) != SIM_OK ||
         cfg_get_bool(cfg, "singleActiveConsumer", false, 0, &b->is_single_active, d) != SIM_OK ||
-        rq_read_broker(cfg, &b->version, &b->consumer_timeout, d) != SIM_OK)
+        rq_read_broker(cfg, &b->version, &b->consumer_timeout, &b->channel_tick, d) != SIM_OK)
         return SIM_EINPUT;
     return SIM_OK;
 }

@@ -9,7 +9,7 @@
 #define RMQ_VERSION(a, b, c) ((a) * 10000 + (b) * 100 + (c))
 #define RMQ_NEWEST "4.1"
 #define RMQ_DEFAULT_VERSION "3.13"
-#define RMQ_CHANNEL_TICK (60 * SIM_S)       /* channel_tick_interval */
+#define RMQ_CHANNEL_TICK (60 * SIM_S)       /* channel_tick_interval's default */
 #define RMQ_HIBERNATE_AFTER SIM_S           /* the channel's first hibernate back-off */
 #define RMQ_NO_LIMIT (-1)                   /* no delivery limit */
 
@@ -35,9 +35,11 @@ typedef struct rq_queue_args {
     int dlq;                       /* its index once resolved; -1: none */
 } rq_queue_args;
 
-/* broker.version and broker.consumerTimeout (the default follows the
- * version: none up to 3.8.14, 15 min in 3.8.15-3.8.16, 30 min after). */
-int rq_read_broker(cfg_node *cfg, int *version, sim_time *consumer_timeout, sim_diag *d);
+/* broker.version, broker.consumerTimeout (the default follows the version:
+ * none up to 3.8.14, 15 min in 3.8.15-3.8.16, 30 min after) and
+ * broker.channelTickInterval (60 s). */
+int rq_read_broker(cfg_node *cfg, int *version, sim_time *consumer_timeout,
+                   sim_time *channel_tick, sim_diag *d);
 /* A queue's type, deliveryLimit, consumerTimeout, maxLength, maxLengthBytes,
  * messageBytes, overflow, messageTtl, expiration and deadLetter. */
 int rq_read_queue(sim_ctx *ctx, cfg_node *q, int version, sim_time broker_timeout,

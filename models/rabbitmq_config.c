@@ -7,7 +7,8 @@
 
 #include <stdio.h>
 
-int rq_read_broker(cfg_node *cfg, int *version, sim_time *consumer_timeout, sim_diag *d)
+int rq_read_broker(cfg_node *cfg, int *version, sim_time *consumer_timeout,
+                   sim_time *channel_tick, sim_diag *d)
 {
     const char *text;
     if (cfg_get_string(cfg, "version", RMQ_DEFAULT_VERSION, 0, &text, d) != SIM_OK)
@@ -25,6 +26,14 @@ int rq_read_broker(cfg_node *cfg, int *version, sim_time *consumer_timeout, sim_
     sim_time def = *version < RMQ_VERSION(3, 8, 15)   ? 0
                    : *version < RMQ_VERSION(3, 8, 17) ? 15 * 60 * SIM_S
                                                       : 30 * 60 * SIM_S;
+    /* rabbit's channel_tick_interval (advanced.config), whole milliseconds:
+     * how often a channel checks its oldest unacknowledged delivery. */
+    if (cfg_get_duration(cfg, "channelTickInterval", RMQ_CHANNEL_TICK, CFG_POSITIVE,
+                         channel_tick, d) != SIM_OK)
+        return SIM_EINPUT;
+    if (*channel_tick % SIM_MS != 0)
+        return diag_at(d, cfg_peek(cfg, "channelTickInterval"), "channelTickInterval: whole "
+                       "milliseconds (an Erlang timer's)");
     return cfg_get_duration(cfg, "consumerTimeout", def, 0, consumer_timeout, d);
 }
 

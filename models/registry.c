@@ -1,10 +1,12 @@
 /* registry.c -- the list of kinds.  One line per broker or container. */
 #include "registry.h"
 #include "model.h"
+#include "workload_export.h"
 
 #include <string.h>
 
 extern const sim_model_ops model_world;
+extern const sim_model_ops model_world_export;
 extern const broker_ops broker_pull;
 extern const broker_ops broker_rabbitmq;
 extern const broker_ops broker_activemq;
@@ -12,6 +14,7 @@ extern const container_ops container_competing;
 extern const container_ops container_smlc;
 extern const container_ops container_direct;
 extern const container_ops container_dmlc;
+extern const container_ops container_pool;
 
 const broker_ops *const registry_brokers[] = {
     &broker_pull,
@@ -25,12 +28,18 @@ const container_ops *const registry_containers[] = {
     &container_smlc,
     &container_direct,
     &container_dmlc,
+    &container_pool,
     NULL,
 };
 
 const sim_model_ops *registry_root(void)
 {
     return &model_world;
+}
+
+const sim_model_ops *registry_export_root(void)
+{
+    return &model_world_export;
 }
 
 void registry_broker_names(const char *out[])

@@ -9,6 +9,7 @@
 #include "mem.h"
 #include "model.h"
 #include "registry.h"
+#include "workload_export.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,9 +23,12 @@ typedef struct world_node {
 
 typedef struct world {
     broker *broker;
+    broker *sink;                  /* an export's workloads publish here (workload_export.h) */
     workload **workloads;          /* one per queue */
     int *queues;                   /* the engine's queue indices */
     int nqueues;
+    int *consumed;                 /* the queues the containers consume (container.queues) */
+    int nconsumed;
     world_node *nodes;
     int nnodes;
 } world;
@@ -44,8 +48,11 @@ static void world_destroy(void *self)
         workload_destroy(w->workloads[i]);
     free(w->workloads);
     free(w->queues);
+    free(w->consumed);
     if (w->broker)
         w->broker->ops->destroy(w->broker);
+    if (w->sink)
+        w->sink->ops->destroy(w->sink);
     free(w);
 }
 
@@ -115,7 +122,8 @@ static int read_one_queue(sim_ctx *ctx, cfg_node *q, const char *what, world *w,
     if (w->broker->ops->declare &&
         w->broker->ops->declare(ctx, w->broker, w->queues[idx], q, d) != SIM_OK)
         return SIM_EINPUT;
-    if (workload_create(ctx, q, w->queues[idx], w->broker, &w->workloads[idx], d) != SIM_OK)
+    if (workload_create(ctx, q, w->queues[idx], w->sink ? w->sink : w->broker,
+                        &w->workloads[idx], d) != SIM_OK)
         return SIM_EINPUT;
     if (!workload_is_bounded(w->workloads[idx]) && sim_duration(ctx) == SIM_NEVER) {
         char where[256];
@@ -152,6 +160,69 @@ static int read_queues(sim_ctx *ctx, cfg_node *root, world *w, sim_diag *d)
     return SIM_OK;
 }
 
+typedef struct queue_name {
+    const char *name;
+    int index;                     /* into w->queues */
+} queue_name;
+
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(((const queue_name *)a)->name, ((const queue_name *)b)->name);
+}
+
+/* container.queues: the queues the containers consume, as Spring's
+ * queueNames (@RabbitListener(queues = ...), a JMS listener's destination)
+ * names them; every queue of the scenario when it is not given.  A queue
+ * nobody consumes keeps what reaches it for ever, so such a run needs a
+ * duration to end. */
+static int read_consumed(sim_ctx *ctx, cfg_node *ccfg, world *w, sim_diag *d)
+{
+    cfg_node *list = cfg_get(ccfg, "queues");
+    w->consumed = xcalloc((size_t)w->nqueues, sizeof *w->consumed);
+    if (!list) {
+        for (int i = 0; i < w->nqueues; i++)
+            w->consumed[i] = w->queues[i];
+        w->nconsumed = w->nqueues;
+        return SIM_OK;
+    }
+    if (cfg_expect_seq(list, "container.queues", d) != SIM_OK)
+        return SIM_EINPUT;
+    if (list->n == 0)
+        return diag_at(d, list, "container.queues: the list is empty (leave it out to "
+                       "consume every queue)");
+    queue_name *names = xcalloc((size_t)w->nqueues, sizeof *names);
+    bool *is_taken = xcalloc((size_t)w->nqueues, sizeof *is_taken);
+    for (int i = 0; i < w->nqueues; i++)
+        names[i] = (queue_name){ sim_queue_name(ctx, w->queues[i]), i };
+    qsort(names, (size_t)w->nqueues, sizeof *names, by_name);
+    int rc = SIM_OK;
+    for (size_t i = 0; i < list->n && rc == SIM_OK; i++) {
+        cfg_node *item = list->items[i];
+        item->is_used = true;
+        queue_name key = { item->kind == CFG_SCALAR ? item->text : "", 0 };
+        queue_name *hit = bsearch(&key, names, (size_t)w->nqueues, sizeof *names, by_name);
+        if (item->kind != CFG_SCALAR)
+            rc = diag_at(d, item, "container.queues: expected a queue's name");
+        else if (!hit)
+            rc = diag_at(d, item, "container.queues: no queue named '%s' in the scenario",
+                         item->text);
+        else if (is_taken[hit->index])
+            rc = diag_at(d, item, "container.queues: '%s' is named twice", item->text);
+        else
+            is_taken[hit->index] = true;
+    }
+    /* in the scenario's order of queues, whatever the list's */
+    for (int i = 0; i < w->nqueues && rc == SIM_OK; i++)
+        if (is_taken[i])
+            w->consumed[w->nconsumed++] = w->queues[i];
+    if (rc == SIM_OK && w->nconsumed < w->nqueues && sim_duration(ctx) == SIM_NEVER)
+        rc = diag_at(d, list, "container.queues: a queue no container consumes keeps its "
+                     "messages for ever, so the run would never end: give a duration");
+    free(names);
+    free(is_taken);
+    return rc;
+}
+
 static int build_nodes(sim_ctx *ctx, cfg_node *root, cfg_node *ccfg, const container_ops *cops,
                        world *w, sim_diag *d)
 {
@@ -166,7 +237,7 @@ static int build_nodes(sim_ctx *ctx, cfg_node *root, cfg_node *ccfg, const conta
         n->host = host_create(ctx, i + 1, (int)cores);
         container_env env = {
             .node = i + 1, .start_at = n->start, .broker = w->broker, .host = n->host,
-            .queues = w->queues, .nqueues = w->nqueues,
+            .queues = w->consumed, .nqueues = w->nconsumed,
         };
         if (cops->create(ctx, ccfg, &env, &n->container, d) != SIM_OK)
             return SIM_EINPUT;
@@ -174,10 +245,8 @@ static int build_nodes(sim_ctx *ctx, cfg_node *root, cfg_node *ccfg, const conta
     return SIM_OK;
 }
 
-static int world_create(sim_ctx *ctx, cfg_node *root, void **self, sim_diag *d)
+static int world_build(sim_ctx *ctx, cfg_node *root, world *w, sim_diag *d)
 {
-    world *w = xcalloc(1, sizeof *w);
-    *self = w;
     cfg_node *ccfg = cfg_get(root, "container");
     if (!ccfg)
         return diag_at(d, root, "missing required key 'container'");
@@ -190,9 +259,16 @@ static int world_create(sim_ctx *ctx, cfg_node *root, void **self, sim_diag *d)
     const container_ops *cops = registry_containers[ckind];
     if (read_broker(ctx, root, cops, w, d) != SIM_OK || read_queues(ctx, root, w, d) != SIM_OK ||
         (w->broker->ops->declared && w->broker->ops->declared(ctx, w->broker, d) != SIM_OK) ||
-        read_nodes(root, w, d) != SIM_OK)
+        read_nodes(root, w, d) != SIM_OK || read_consumed(ctx, ccfg, w, d) != SIM_OK)
         return SIM_EINPUT;
     return build_nodes(ctx, root, ccfg, cops, w, d);
+}
+
+static int world_create(sim_ctx *ctx, cfg_node *root, void **self, sim_diag *d)
+{
+    world *w = xcalloc(1, sizeof *w);
+    *self = w;
+    return world_build(ctx, root, w, d);
 }
 
 static void on_node_start(sim_ctx *ctx, void *self, void *arg)
@@ -230,3 +306,32 @@ const sim_model_ops model_world = {
     .kind = "world", .create = world_create, .start = world_start,
     .finish = world_finish, .destroy = world_destroy,
 };
+
+/* ---- the workload alone (workload_export.h) ---------------------------------------- */
+
+static int export_create(sim_ctx *ctx, cfg_node *root, void **self, sim_diag *d)
+{
+    world *w = xcalloc(1, sizeof *w);
+    w->sink = workload_sink_create();
+    *self = w;
+    return world_build(ctx, root, w, d);
+}
+
+/* The workloads alone: no container starts. */
+static int export_start(sim_ctx *ctx, void *self)
+{
+    world *w = self;
+    for (int i = 0; i < w->nqueues; i++)
+        workload_start(ctx, w->workloads[i]);
+    return SIM_OK;
+}
+
+const sim_model_ops model_world_export = {
+    .kind = "world-export", .create = export_create, .start = export_start,
+    .destroy = world_destroy,
+};
+
+const export_rows *workload_export_rows(const void *root_self)
+{
+    return workload_sink_rows(((const world *)root_self)->sink);
+}

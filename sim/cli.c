@@ -10,6 +10,7 @@
 #include "cli.h"
 #include "config.h"
 #include "outpath.h"
+#include "sim.h"
 
 #include <errno.h>
 #include <stdbool.h>
@@ -159,6 +160,37 @@ int cli_write_text(const char *path, const char *text)
     return -1;
 }
 
+int cli_load_scenario(const char *scenario, const char *seed, const char *const *sets,
+                      size_t nsets, cfg_doc *doc, sim_diag *d)
+{
+    size_t len = strlen(scenario);
+    if (len > 11 && strcmp(scenario + len - 11, ".properties") == 0)
+        return diag_file(d, scenario, 0, 0, "this is a Spring Boot configuration, not an lsim "
+                         "scenario: `lsim import %s` prints the scenario's broker and container "
+                         "from it (or name it in a scenario's container.spring.files)",
+                         scenario);
+    if (cfg_load_file(scenario, doc, d) != SIM_OK)
+        return SIM_EINPUT;
+    if (doc->root->kind != CFG_MAP)
+        return diag_at(d, doc->root, "the scenario must be a mapping (key: value)");
+    if (seed) {
+        char *end;
+        errno = 0;
+        unsigned long long s = strtoull(seed, &end, 10);
+        if (errno || *end || seed[0] == '-' || !seed[0] || s > INT64_MAX)
+            return diag_file(d, "--seed", 0, 0, "'%s' is not a seed (a whole number >= 0)",
+                             seed);
+        char assign[64];
+        snprintf(assign, sizeof assign, "seed=%llu", s);
+        if (cfg_apply_set(doc, assign, d) != SIM_OK)
+            return SIM_EINPUT;
+    }
+    for (size_t i = 0; i < nsets; i++)
+        if (cfg_apply_set(doc, sets[i], d) != SIM_OK)
+            return SIM_EINPUT;
+    return SIM_OK;
+}
+
 static int cmd_version(int argc, char **argv)
 {
     (void)argc;
@@ -201,7 +233,8 @@ static const struct cli_command {
       "lsim check scenarios/smlc-burst.yaml" },
     { "compare", cmd_compare,
       "SCENARIO TRACE.csv [--out FILE.db] [--tolerance KEY=VALUE]... [--json]\n"
-      "         [--workload trace|scenario] [--seed N] [--set KEY=VALUE]... [--reps N] [--quiet]",
+      "         [--workload trace|scenario] [--seed N] [--set KEY=VALUE]... [--reps N]\n"
+      "         [--noise TRACE2.csv] [--quiet]",
       "replay a real trace through a scenario's model and say how far the run is from it",
       "  --out FILE.db            the database of the comparison (default output/<name>-compare.db)\n"
       "  --tolerance KEY=VALUE    a metric's tolerance (p99_latency_ms=10%, consumers_max=1)\n"
@@ -209,6 +242,8 @@ static const struct cli_command {
       "  --seed N                 the random seed\n"
       "  --set KEY=VALUE          override a scenario key\n"
       "  --reps N                 N replications: prediction bands, the real run judged against them\n"
+      "  --noise TRACE2.csv       a second real run of the same load: each tolerance at least twice\n"
+      "                           the difference between the two real runs\n"
       "  --json                   print the comparison as one JSON object\n"
       "  --quiet                  no progress, no warnings\n",
       "lsim compare scenarios/smlc-S1-trace.yaml tests/data/traces/smlc-S1-burst-scaleup-run1.csv" },
@@ -274,6 +309,22 @@ static const struct cli_command {
       "  --map PROPERTY=KEY       read an application property as a scenario key; any number\n"
       "  -o FILE, --out FILE      write the scenario there instead of standard output\n",
       "lsim import src/main/resources --profile prod --boot 3.2 -o my-app.yaml" },
+    { "record", cmd_record,
+      "SCENARIO --amqp URL [--out TRACE.csv] [--consumers scenario|none] [--fresh]\n"
+      "         [--seed N] [--set KEY=VALUE]... [--quiet]\n"
+      "       lsim record SCENARIO --export DIR [--seed N] [--set KEY=VALUE]...",
+      "run a scenario's load on a real RabbitMQ and write the trace of what happened",
+      "  --amqp URL               the broker: amqp://user:password@host:port/vhost\n"
+      "  --out TRACE.csv          the trace (default output/<name>.trace.csv)\n"
+      "  --consumers WHICH        scenario (the default: the scenario's pool of consumers) or\n"
+      "                           none (publish and watch your own application consume)\n"
+      "  --fresh                  delete the scenario's queues first and declare them anew\n"
+      "  --export DIR             write the scenario's messages and settings as files instead\n"
+      "  --seed N                 the random seed\n"
+      "  --set KEY=VALUE          override a scenario key\n"
+      "  --quiet                  no progress, no warnings\n",
+      "lsim record scenarios/pool-prefetch.yaml --amqp amqp://guest:guest@localhost:5672/ "
+      "--out real.csv" },
     { "help", cmd_help,
       "[COMMAND]",
       "say what the commands do, or one command's options",

@@ -27,6 +27,7 @@ int cmd_merge(int argc, char **argv);
 int cmd_plot(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_import(int argc, char **argv);
+int cmd_record(int argc, char **argv);
 
 /* SIGINT and SIGTERM set a flag that runs poll (run_spec.interrupted):
  * an interrupted run stops, removes its temporary files and fails. */
@@ -60,6 +61,10 @@ const char *cli_option(int argc, char **argv, int *i, const char *name, int *err
 /* --run N: a run number, 0 or more; CLI_USAGE (the message printed) when v
  * is not one. */
 int cli_parse_run(const char *v, int64_t *run);
+/* Loads a scenario (refusing a Spring file named in its place) and applies
+ * --seed (may be NULL) and the --set assignments, in that order. */
+int cli_load_scenario(const char *scenario, const char *seed, const char *const *sets,
+                      size_t nsets, cfg_doc *doc, sim_diag *d);
 /* Writes text whole to path through outpath; 0, or -1 with "lsim: why" on
  * stderr. */
 int cli_write_text(const char *path, const char *text);

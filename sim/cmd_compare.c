@@ -32,6 +32,7 @@
 
 typedef struct compare_args {
     const char *scenario, *trace, *out, *seed;
+    const char *noise;             /* --noise: a second real run of the same load */
     const char **sets;
     size_t nsets;
     cmp_tolerance *tols;
@@ -81,6 +82,8 @@ static int parse_args(int argc, char **argv, compare_args *a)
             a->seed = v;
         else if ((v = cli_option(argc, argv, &i, "--out", &err)))
             a->out = v;
+        else if ((v = cli_option(argc, argv, &i, "--noise", &err)))
+            a->noise = v;
         else if ((v = cli_option(argc, argv, &i, "--reps", &err))) {
             char *end;
             errno = 0;
@@ -508,6 +511,48 @@ static int replicate(const compare_args *a, uint64_t seed, long r, timeline *tl,
     return rc;
 }
 
+/* --noise TRACE2: the same load run twice on the real system differs by
+ * itself; a model cannot be asked to come closer than that.  Each judged
+ * metric's tolerance becomes the larger of itself and twice the difference
+ * between the two real runs, and the ones that grow are said. */
+static int widen_by_noise(compare_args *a, const run_data *real, name_table *groups, bool quiet)
+{
+    sim_diag d = { 0 };
+    run_data second = { 0 };
+    if (run_data_from_trace(a->noise, groups, &second, &d) != SIM_OK) {
+        run_data_free(&second);
+        return cli_report_unless_interrupted(&d);
+    }
+    cmp_result noise = { 0 };
+    compare_runs(&second, real, a->tols, a->ntols, &noise);
+    cmp_tolerance *tols = xcalloc(noise.n + 1, sizeof *tols);
+    size_t n = 0;
+    strbuf said = { 0 };
+    for (size_t i = 0; i < noise.n; i++) {
+        const cmp_metric *m = &noise.m[i];
+        if (isnan(m->tolerance))
+            continue;
+        double t = m->tolerance;
+        if (!isnan(m->diff) && 2 * m->diff > t) {
+            t = 2 * m->diff;
+            sb_addf(&said, "%s%s %g -> %g", said.len ? ", " : "", m->name, m->tolerance, t);
+        }
+        tols[n++] = (cmp_tolerance){ xstrdup(m->name), t };
+    }
+    if (said.len && !quiet)
+        fprintf(stderr, "lsim: compare: tolerances widened to twice the difference between "
+                "%s and %s: %s\n", a->trace, a->noise, said.s);
+    sb_free(&said);
+    for (size_t i = 0; i < a->ntols; i++)
+        free((char *)a->tols[i].name);
+    free(a->tols);
+    a->tols = tols;
+    a->ntols = n;
+    compare_result_free(&noise);
+    run_data_free(&second);
+    return 0;
+}
+
 static int compare_into(run *r, timeline *tl, const run_data *real, name_table *groups,
                         const compare_args *a, cmp_result *res, cmp_bands *bands, char *err,
                         size_t errsize)
@@ -571,6 +616,8 @@ int cmd_compare(int argc, char **argv)
     if (rc == 0 && real.other_queue)
         fprintf(stderr, "lsim: warning: %s: messages on more than one queue ('%s', then '%s'): "
                 "they are compared as one queue\n", a.trace, real.queue, real.other_queue);
+    if (rc == 0 && a.noise)
+        rc = widen_by_noise(&a, &real, &groups, a.quiet);
     a.real = &real;
     a.meta = meta;
     if (rc == 0 && load_scenario(&a, &doc, &took, &d) != SIM_OK)
@@ -603,7 +650,8 @@ int cmd_compare(int argc, char **argv)
         }
         const char *outs[] = { out };
         if (run_check_outputs(r, a.scenario, outs, 1, err, sizeof err) != 0 ||
-            run_check_outputs(r, a.trace, outs, 1, err, sizeof err) != 0)
+            run_check_outputs(r, a.trace, outs, 1, err, sizeof err) != 0 ||
+            (a.noise && run_check_outputs(r, a.noise, outs, 1, err, sizeof err) != 0))
             rc = CLI_USAGE;
     }
     if (rc == 0) {

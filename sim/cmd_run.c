@@ -81,32 +81,7 @@ static int parse_run_args(int argc, char **argv, run_args *a, bool is_check)
 /* Loads the scenario and applies --seed and --set, in that order. */
 static int load_scenario(const run_args *a, cfg_doc *doc, sim_diag *d)
 {
-    size_t len = strlen(a->scenario);
-    if (len > 11 && strcmp(a->scenario + len - 11, ".properties") == 0)
-        return diag_file(d, a->scenario, 0, 0, "this is a Spring Boot configuration, not an lsim "
-                         "scenario: `lsim import %s` prints the scenario's broker and container "
-                         "from it (or name it in a scenario's container.spring.files)",
-                         a->scenario);
-    if (cfg_load_file(a->scenario, doc, d) != SIM_OK)
-        return SIM_EINPUT;
-    if (doc->root->kind != CFG_MAP)
-        return diag_at(d, doc->root, "the scenario must be a mapping (key: value)");
-    if (a->seed) {
-        char *end;
-        errno = 0;
-        unsigned long long s = strtoull(a->seed, &end, 10);
-        if (errno || *end || a->seed[0] == '-' || !a->seed[0] || s > INT64_MAX)
-            return diag_file(d, "--seed", 0, 0, "'%s' is not a seed (a whole number >= 0)",
-                             a->seed);
-        char assign[64];
-        snprintf(assign, sizeof assign, "seed=%llu", s);
-        if (cfg_apply_set(doc, assign, d) != SIM_OK)
-            return SIM_EINPUT;
-    }
-    for (size_t i = 0; i < a->nsets; i++)
-        if (cfg_apply_set(doc, a->sets[i], d) != SIM_OK)
-            return SIM_EINPUT;
-    return SIM_OK;
+    return cli_load_scenario(a->scenario, a->seed, a->sets, a->nsets, doc, d);
 }
 
 static void print_warnings(const sim_ctx *ctx, bool quiet)

@@ -591,6 +591,18 @@ trace_writer *trace_writer_open(const char *path, const char *scenario, uint64_t
 trace_writer *trace_writer_open_meta(const char *path, const char *scenario, uint64_t seed,
                                      const char *meta, char *err, size_t errsize)
 {
+    strbuf head = { 0 };
+    sb_addf(&head, "# trace_format: 1\n# source: lsim %s simulation\n# scenario: %s\n"
+                   "# seed: %llu\n%s", LSIM_VERSION, scenario, (unsigned long long)seed,
+            meta ? meta : "");
+    trace_writer *w = trace_writer_open_head(path, head.s, err, errsize);
+    sb_free(&head);
+    return w;
+}
+
+trace_writer *trace_writer_open_head(const char *path, const char *head, char *err,
+                                     size_t errsize)
+{
     trace_writer *w = xcalloc(1, sizeof *w);
     if (outpath_open(&w->out, path, 0, err, errsize) != 0) {
         free(w);
@@ -606,9 +618,7 @@ trace_writer *trace_writer_open_meta(const char *path, const char *scenario, uin
     w->out.fd = -1;                /* the stream owns it now */
     w->iobuf = xmalloc(1 << 20);
     setvbuf(w->f, w->iobuf, _IOFBF, 1 << 20);
-    fprintf(w->f, "# trace_format: 1\n# source: lsim %s simulation\n# scenario: %s\n"
-                  "# seed: %llu\n%s" TRACE_HEADER "\n",
-            LSIM_VERSION, scenario, (unsigned long long)seed, meta ? meta : "");
+    fprintf(w->f, "%s" TRACE_HEADER "\n", head);
     return w;
 }
 

@@ -62,6 +62,10 @@ void trace_write_consumer(trace_writer *w, int64_t t_ns, const char *event, int 
  * header (fit_tracemeta.c writes a simulated run's settings). */
 trace_writer *trace_writer_open_meta(const char *path, const char *scenario, uint64_t seed,
                                      const char *meta, char *err, size_t errsize);
+/* The same with every line before the header given by the caller (a real
+ * recording's `# trace_format: 1`, `# source: ...` and the rest). */
+trace_writer *trace_writer_open_head(const char *path, const char *head, char *err,
+                                     size_t errsize);
 /* NULL, or why writing failed so far ("cannot write PATH: No space left
  * on device"): polled by the run, so a full disk stops it at once. */
 const char *trace_writer_failed(trace_writer *w);
