@@ -180,6 +180,7 @@ typedef struct trace_arrivals {
     size_t nstop_slots, nstops;
     double service_sum;            /* for messages the trace never finished */
     uint64_t service_count, unfinished;
+    bool has_ends;                 /* some listener ended: the trace gives service times */
 } trace_arrivals;
 
 static uint64_t msg_key(const char *s)
@@ -471,12 +472,15 @@ static void warn_unfinished(sim_ctx *ctx, const trace_arrivals *t, sim_time mean
 static bool trace_next(sim_ctx *ctx, arrivals *a, arrival *out)
 {
     trace_arrivals *t = (trace_arrivals *)a;
-    while (!t->at_eof && (t->n == 0 || t->ring[t->head].service < 0))
+    while (!t->at_eof && (t->n == 0 || (t->has_ends && t->ring[t->head].service < 0)))
         read_ahead(ctx, t);
     if (t->n == 0)
         return false;
     pending p = t->ring[t->head];
-    if (p.service < 0) {
+    if (p.service < 0 && !t->has_ends) {
+        index_take_oldest(t, slot_find(t, p.key));
+        p.service = ARRIVAL_DRAW_SERVICE;          /* queue.service decides */
+    } else if (p.service < 0) {
         sim_time mean =
             t->service_count ? (sim_time)(t->service_sum / (double)t->service_count) : 0;
         if (t->unfinished++ == 0)
@@ -500,10 +504,11 @@ static void trace_destroy(arrivals *a)
     free(t);
 }
 
+/* A trace with no listener's begin or end (recorded through the broker)
+ * gives no service times: the scenario's queue.service does. */
 static bool trace_has_service(const arrivals *a)
 {
-    (void)a;
-    return true;
+    return ((const trace_arrivals *)a)->has_ends;
 }
 
 static int trace_create(sim_ctx *ctx, cfg_node *cfg, const char *stream, sim_time start,
@@ -515,8 +520,8 @@ const arrivals_ops arrivals_trace = {
 };
 
 /* Reads the whole trace once; returns its end (the latest of its last event,
- * shutdown_ms and observed_until_ms). */
-static int trace_check(const char *path, sim_time *end, sim_diag *d)
+ * shutdown_ms and observed_until_ms) and whether any listener ended. */
+static int trace_check(const char *path, sim_time *end, bool *has_ends, sim_diag *d)
 {
     trace_reader *r;
     if (trace_reader_open(path, &r, d) != SIM_OK)
@@ -524,8 +529,11 @@ static int trace_check(const char *path, sim_time *end, sim_diag *d)
     trace_event ev;
     int rc;
     sim_time last = 0;
-    while ((rc = trace_reader_next(r, &ev, d)) == 1)
+    *has_ends = false;
+    while ((rc = trace_reader_next(r, &ev, d)) == 1) {
         last = ev.t_ns;
+        *has_ends = *has_ends || ev.kind == TEV_END;
+    }
     if (trace_shutdown_ns(r) > last)
         last = trace_shutdown_ns(r);
     if (trace_observed_ns(r) > last)
@@ -546,7 +554,7 @@ static int trace_create(sim_ctx *ctx, cfg_node *cfg, const char *stream, sim_tim
     t->base = (arrivals){ .ops = &arrivals_trace, .start = start };
     t->path = sim_resolve_path(ctx, path);
     sim_time end;
-    if (trace_check(t->path, &end, d) != SIM_OK ||
+    if (trace_check(t->path, &end, &t->has_ends, d) != SIM_OK ||
         trace_reader_open(t->path, &t->r, d) != SIM_OK) {
         trace_destroy(&t->base);
         return at_path(cfg, d);

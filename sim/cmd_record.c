@@ -339,12 +339,12 @@ static char *metadata(const recording *rc, const record_args *a)
             sb_addf(&b, " x-dead-letter-routing-key=%s", rq->dead_letter);
     }
     sb_add(&b, "\n");
-    sb_addf(&b, "# queue: %s\n# nodes: %d\n# node_started_ms:", p->queues[0].name, p->nodes);
-    for (int n = 0; n < p->nodes; n++)
-        sb_addf(&b, "%s node-%d=%.3f", n ? "," : "", n + 1, p->node_start_ns[n] / 1e6);
-    sb_add(&b, "\n# containers_started_at_ms: ");
-    sb_addf(&b, "%.3f\n", p->node_start_ns[0] / 1e6);
+    sb_addf(&b, "# queue: %s\n", p->queues[0].name);
     if (a->with_consumers) {
+        sb_addf(&b, "# nodes: %d\n# node_started_ms:", p->nodes);
+        for (int n = 0; n < p->nodes; n++)
+            sb_addf(&b, "%s node-%d=%.3f", n ? "," : "", n + 1, p->node_start_ns[n] / 1e6);
+        sb_addf(&b, "\n# containers_started_at_ms: %.3f\n", p->node_start_ns[0] / 1e6);
         sb_addf(&b, "# container: lsim record consumer pool (kind pool: plain AMQP consumers, "
                     "each its own connection and channel, basic.qos, ack after the listener; "
                     "rabbitmq-c %s)\n# consumers: %d (per node and queue)\n# prefetch: %d%s\n",
@@ -431,9 +431,10 @@ static int record(const record_args *a, run *r, sim_diag *d)
             fprintf(stderr, "lsim: %s\n", err);
             status = CLI_FAILURE;
         } else if (!a->quiet) {
-            fprintf(stderr, "lsim: trace: %s (%lld of %zu messages published, %lld ended)\n",
+            fprintf(stderr, "lsim: trace: %s (%lld of %zu messages published, %lld %s)\n",
                     out.s, (long long)rc.log.published, rc.plan.nmessages,
-                    (long long)rc.log.ended);
+                    (long long)(a->with_consumers ? rc.log.ended : rc.log.delivered),
+                    a->with_consumers ? "ended" : "deliveries seen");
         }
         if (rc.s.failure[0]) {
             fprintf(stderr, "lsim: the recording stopped: %s\n", rc.s.failure);

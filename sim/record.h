@@ -108,7 +108,7 @@ typedef struct rec_log {
     int64_t zero_ns;               /* CLOCK_MONOTONIC of trace time 0 */
     int *next_consumer;            /* per node: the last consumer id given out */
     /* figures for the metadata and the progress line */
-    atomic_llong published, refused, begun, ended, failed, closed_channels;
+    atomic_llong published, refused, delivered, begun, ended, failed, closed_channels;
 } rec_log;
 
 void rec_log_init(rec_log *log, int nodes);

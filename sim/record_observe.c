@@ -193,6 +193,7 @@ static void on_deliver(watch *w, const char *queue, const amqp_envelope_t *env)
         c = add_consumer(w, chan, "", qi, 0);
     uint64_t msg = id[0] == 'm' ? strtoull(id + 1, NULL, 10) : 0;
     rec_log_event(log, now, REC_DELIVER, c->node, c->id, msg, qi);
+    log->delivered++;
 }
 
 static int bind(rec_conn c, const char *queue, const char *exchange, const char *key,
