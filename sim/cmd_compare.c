@@ -174,6 +174,30 @@ static int from_trace(const compare_args *a, cfg_doc *doc, strbuf *took, sim_dia
     return SIM_OK;
 }
 
+/* The scenario's queue the trace replays: `queue`, or the item of
+ * `queues` named as the trace's messages' queue (the others keep their own
+ * arrivals: a dead-letter queue nobody consumes, say). */
+static int queue_of_trace(const compare_args *a, cfg_doc *doc, char *target, size_t size,
+                          sim_diag *d)
+{
+    cfg_node *list = cfg_peek(doc->root, "queues");
+    if (!list)
+        return SIM_OK;
+    if (list->kind == CFG_SEQ && a->real->queue) {
+        for (size_t i = 0; i < list->n; i++) {
+            cfg_node *name = list->items[i]->kind == CFG_MAP ? cfg_peek(list->items[i], "name")
+                                                             : NULL;
+            if (name && name->kind == CFG_SCALAR && strcmp(name->text, a->real->queue) == 0) {
+                snprintf(target, size, "queues.%zu", i);
+                return SIM_OK;
+            }
+        }
+    }
+    return diag_at(d, list, "queues: none is named '%s', the queue of the trace's messages: "
+                   "compare replays the trace into the queue of its name",
+                   a->real->queue ? a->real->queue : "");
+}
+
 /* The scenario with its arrivals replaced by the trace's. */
 static int load_scenario(const compare_args *a, cfg_doc *doc, strbuf *took, sim_diag *d)
 {
@@ -181,15 +205,14 @@ static int load_scenario(const compare_args *a, cfg_doc *doc, strbuf *took, sim_
         return SIM_EINPUT;
     if (doc->root->kind != CFG_MAP)
         return diag_at(d, doc->root, "the scenario must be a mapping (key: value)");
-    if (cfg_has(doc->root, "queues"))
-        return diag_at(d, cfg_peek(doc->root, "queues"), "compare replays one queue: use "
-                       "'queue', not 'queues'");
-    char abs[PATH_MAX], assign[PATH_MAX + 64];
+    char abs[PATH_MAX], assign[PATH_MAX + 64], target[64] = "queue";
+    if (queue_of_trace(a, doc, target, sizeof target, d) != SIM_OK)
+        return SIM_EINPUT;
     if (a->keep_workload)
         abs[0] = '\0';
     else if (!realpath(a->trace, abs))
         return diag_file(d, a->trace, 0, 0, "cannot open: %s", strerror(errno));
-    snprintf(assign, sizeof assign, "queue.arrivals={kind: trace, path: '%s'}", abs);
+    snprintf(assign, sizeof assign, "%s.arrivals={kind: trace, path: '%s'}", target, abs);
     if (!a->keep_workload && (strchr(abs, '\'') || cfg_apply_set(doc, assign, d) != SIM_OK))
         return diag_file(d, a->trace, 0, 0, "this path cannot be used in a scenario");
     if (from_trace(a, doc, took, d) != SIM_OK)

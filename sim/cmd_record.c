@@ -194,13 +194,13 @@ static void server_version(rec_conn c, char *out, size_t size)
 static int connect_all(recording *rc, char *err, size_t errsize)
 {
     rec_plan *p = &rc->plan;
-    rc->control = rec_connect(&rc->broker, "lsim record: control", err, errsize);
+    rc->control = rec_connect(&rc->broker, "lsim record: control", true, err, errsize);
     if (!rc->control)
         return -1;
     server_version(rc->control, rc->server, sizeof rc->server);
     if (rec_declare_queues(rc->control, p, rc->s.is_fresh, err, errsize) != 0)
         return -1;
-    rc->s.publisher = rec_connect(&rc->broker, "lsim record: publisher", err, errsize);
+    rc->s.publisher = rec_connect(&rc->broker, "lsim record: publisher", true, err, errsize);
     if (!rc->s.publisher)
         return -1;
     if (!amqp_confirm_select(rc->s.publisher, 1)) {
@@ -209,7 +209,7 @@ static int connect_all(recording *rc, char *err, size_t errsize)
     }
     if (!rc->s.with_consumers) {
         rc->observer.s = &rc->s;
-        rc->observer.conn = rec_connect(&rc->broker, "lsim record: observer", err, errsize);
+        rc->observer.conn = rec_connect(&rc->broker, "lsim record: observer", true, err, errsize);
         return rc->observer.conn ? rec_observer_open(&rc->observer, err, errsize) : -1;
     }
     int consumed = 0;
@@ -224,7 +224,7 @@ static int connect_all(recording *rc, char *err, size_t errsize)
                          p->queues[q].name, k + 1);
                 rec_consumer_arg *c = &rc->cons[rc->ncons];
                 *c = (rec_consumer_arg){ .s = &rc->s, .node = node, .queue = q };
-                c->conn = rec_connect(&rc->broker, name, err, errsize);
+                c->conn = rec_connect(&rc->broker, name, false, err, errsize);
                 if (!c->conn)
                     return -1;
                 rc->ncons++;

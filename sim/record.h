@@ -139,9 +139,13 @@ void rec_broker_fini(rec_broker *b);
 
 struct amqp_connection_state_t_;
 typedef struct amqp_connection_state_t_ *rec_conn;
-/* A connection with channel 1 open, named `name` (the client-provided
- * connection name the broker shows); NULL with the reason in err. */
-rec_conn rec_connect(const rec_broker *b, const char *name, char *err, size_t errsize);
+/* A connection named `name` (the client-provided connection name the
+ * broker shows), with channel 1 open if `with_channel`; NULL with the
+ * reason in err.  A consumer opens its channel when it starts: the
+ * broker's channel ticks (consumer_timeout) count from the channel's
+ * opening. */
+rec_conn rec_connect(const rec_broker *b, const char *name, bool with_channel, char *err,
+                     size_t errsize);
 void rec_disconnect(rec_conn c);
 /* Declares the plan's queues with their arguments (dead-letter targets
  * first); `fresh` deletes each first.  A queue that holds messages is

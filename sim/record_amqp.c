@@ -86,7 +86,8 @@ static bool rpc_ok(rec_conn c)
     return amqp_get_rpc_reply(c).reply_type == AMQP_RESPONSE_NORMAL;
 }
 
-rec_conn rec_connect(const rec_broker *b, const char *name, char *err, size_t errsize)
+rec_conn rec_connect(const rec_broker *b, const char *name, bool with_channel, char *err,
+                     size_t errsize)
 {
     amqp_connection_state_t c = amqp_new_connection();
     amqp_socket_t *sock = amqp_tcp_socket_new(c);
@@ -116,6 +117,8 @@ rec_conn rec_connect(const rec_broker *b, const char *name, char *err, size_t er
         amqp_destroy_connection(c);
         return NULL;
     }
+    if (!with_channel)
+        return c;
     amqp_channel_open(c, 1);
     if (!rpc_ok(c)) {
         rec_rpc_error(c, "cannot open a channel", err, errsize);

@@ -10,8 +10,9 @@
  * delivery is stamped when it reaches the client, as `deliver` is meant.
  *
  * A channel the broker closes (consumer_timeout): its deliveries are the
- * broker's again (`requeue`, each one the client held), the listener
- * running finishes without an ack, and the consumer opens a new channel:
+ * broker's again (`requeue`, each one the client held, which ends the
+ * running listener's begin in the trace), the listener finishes its work
+ * without an ack, and the consumer opens a new channel:
  * a new consumer id, as the model's replacement.
  */
 #include "mem.h"
@@ -167,7 +168,7 @@ static void closed_by_broker(consumer *c)
         while (nanosleep(&ts, &ts) == -1 && errno == EINTR)
             ;
     }
-    log_msg(c, REC_END, c->running.msg);
+    /* no `end`: the requeue ended this begin, as a trace of lsim's own says */
     c->is_busy = false;
     c->s->held--;
 }
@@ -229,16 +230,15 @@ static ch_end run_channel(consumer *c, char *err, size_t errsize)
     return CH_STOPPED;
 }
 
-static int subscribe(consumer *c, bool reopen, char *err, size_t errsize)
+/* channel.open, basic.qos, basic.consume: the consumer's start. */
+static int subscribe(consumer *c, char *err, size_t errsize)
 {
     rec_conn conn = c->a->conn;
     const rec_plan *p = c->s->plan;
-    if (reopen) {
-        amqp_channel_open(conn, 1);
-        if (amqp_get_rpc_reply(conn).reply_type != AMQP_RESPONSE_NORMAL) {
-            rec_rpc_error(conn, "cannot reopen a consumer's channel", err, errsize);
-            return -1;
-        }
+    amqp_channel_open(conn, 1);
+    if (amqp_get_rpc_reply(conn).reply_type != AMQP_RESPONSE_NORMAL) {
+        rec_rpc_error(conn, "cannot open a consumer's channel", err, errsize);
+        return -1;
     }
     if (p->prefetch > 0 && !amqp_basic_qos(conn, 1, 0, (uint16_t)p->prefetch, 0)) {
         rec_rpc_error(conn, "basic.qos failed", err, errsize);
@@ -263,10 +263,10 @@ void *rec_consumer_main(void *arg)
            clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
         ;
     ch_end e = CH_CLOSED_BY_BROKER;
-    for (bool reopen = false; e == CH_CLOSED_BY_BROKER && !c.s->stop_consumers; reopen = true) {
+    while (e == CH_CLOSED_BY_BROKER && !c.s->stop_consumers) {
         c.id = rec_log_consumer_id(log, c.a->node);
         rec_log_event(log, rec_now(log), REC_CONSUMER_START, c.a->node, c.id, 0, c.a->queue);
-        e = subscribe(&c, reopen, err, sizeof err) == 0 ? run_channel(&c, err, sizeof err)
+        e = subscribe(&c, err, sizeof err) == 0 ? run_channel(&c, err, sizeof err)
                                                          : CH_FAILED;
         rec_log_event(log, rec_now(log), REC_CONSUMER_STOP, c.a->node, c.id, 0, c.a->queue);
     }

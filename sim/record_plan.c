@@ -143,10 +143,11 @@ int rec_plan_read(struct run *r, bool with_consumers, rec_plan *p, sim_diag *d)
     p->seed = ctx->seed;
     p->duration_ns = ctx->duration == SIM_NEVER ? -1 : ctx->duration;
     p->tail_ns = ctx->tail;
-    const char *broker_kind = cfg_peek(cfg_peek(root, "broker"), "kind")->text;
-    if (strcmp(broker_kind, "rabbitmq") != 0)
-        return diag_at(d, cfg_peek(cfg_peek(root, "broker"), "kind"), "broker.kind: lsim "
-                       "record talks AMQP 0-9-1 to a RabbitMQ broker, not to '%s'", broker_kind);
+    cfg_node *bk = cfg_peek(cfg_peek(root, "broker"), "kind");
+    if (strcmp(bk->text, "rabbitmq") != 0)    /* a default has no place: its container's */
+        return diag_at(d, bk->line ? bk : cfg_peek(cfg_peek(root, "container"), "kind"),
+                       "broker.kind: lsim record talks AMQP 0-9-1 to a RabbitMQ broker, not to "
+                       "'%s'", bk->text);
     if (read_queues(ctx, root, p, d) != SIM_OK || read_nodes(root, p, d) != SIM_OK ||
         read_consumers(ctx, root, with_consumers, p, d) != SIM_OK)
         return SIM_EINPUT;

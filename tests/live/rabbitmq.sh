@@ -29,11 +29,11 @@ rmq_ctl() {
 
 rmq_start() {
     RMQ_DIR=$1 RMQ_PORT=$2
-    tick=${3:-60000} timeout=${4:-1800000}
+    rmq_tick=${3:-60000} rmq_timeout=${4:-1800000}
     mkdir -p "$RMQ_DIR"
     printf 'listeners.tcp.default = 127.0.0.1:%s\nloopback_users = none\nconsumer_timeout = %s\n' \
-        "$RMQ_PORT" "$timeout" > "$RMQ_DIR/rabbitmq.conf"
-    printf '[{rabbit, [{channel_tick_interval, %s}]}].\n' "$tick" > "$RMQ_DIR/advanced.config"
+        "$RMQ_PORT" "$rmq_timeout" > "$RMQ_DIR/rabbitmq.conf"
+    printf '[{rabbit, [{channel_tick_interval, %s}]}].\n' "$rmq_tick" > "$RMQ_DIR/advanced.config"
     echo '[rabbitmq_event_exchange].' > "$RMQ_DIR/enabled_plugins"
     : > "$RMQ_DIR/rabbitmq-env.conf"
     (rmq_env; "$RMQ_BIN/rabbitmq-server" > "$RMQ_DIR/server.out" 2>&1 &

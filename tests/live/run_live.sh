@@ -1,0 +1,249 @@
+#!/bin/sh
+# run_live.sh LSIM -- `make live-tests`: the same scenario on the real system
+# and on lsim.  Every scenario of tests/live/scenarios/ and the ones
+# gen_scenarios.py draws afresh from a seed the run prints runs twice on
+# the real system (the two runs' difference is its noise) and through lsim
+# twice: the scenario as written, and `fit --replay` of the first real
+# run; each is judged by `lsim compare ... --noise` against the first real
+# run (every judged metric within max(its tolerance, 2 x the real runs'
+# difference)).
+#
+#   RabbitMQ 3.10 (Debian's rabbitmq-server): a node of the test's own for
+#     each pair of consumer_timeout and channel_tick_interval the scenarios
+#     ask for (tests/live/rabbitmq.sh); `lsim record` publishes and consumes.
+#   ActiveMQ 5.17 + Spring JMS 4.3 DMLC (Debian's jars, OpenJDK 17): the
+#     project's Java recorder (tests/live/activemq/), from `lsim record
+#     --export`.
+#
+# A line per scenario: `BROKER NAME within`, `... known: ...` (a difference
+# tests/live/known.txt documents) or `... outside: ...` with the metrics
+# that missed; the last line `live: N of M scenarios within tolerance
+# (known: K)`.  Exit 0 when none is outside.  A missing package skips (exit
+# 77), and fails when LSIM_LIVE_REQUIRED=1 (CI).  Environment:
+# LSIM_LIVE_SEED (default: the clock), LSIM_LIVE_RANDOM (scenarios drawn
+# per broker, default 2), LSIM_LIVE_ONLY (a pattern of scenario names),
+# AMQ_RECORDER (the command that records an exported ActiveMQ scenario:
+# AMQ_RECORDER DIR OUT.csv).
+set -u
+LSIM=${1:-build/lsim}
+HERE=tests/live
+PY=/usr/bin/python3
+. "$HERE/rabbitmq.sh"
+
+skip() {
+    echo "live: skipped: $*"
+    [ "${LSIM_LIVE_REQUIRED:-0}" = 1 ] && exit 1
+    exit 77
+}
+[ -x "$RMQ_BIN/rabbitmq-server" ] || skip "no rabbitmq-server (make deps)"
+[ -n "${AMQ_RECORDER:-}" ] || skip "no ActiveMQ recorder (AMQ_RECORDER; make live-tests builds it)"
+command -v java > /dev/null || skip "no java (make deps)"
+"$PY" -c 'import json' 2> /dev/null || skip "no $PY"
+
+TMP=$(mktemp -d /tmp/lsim-live-XXXXXX)
+NODES=""                            # "port:tick:timeout" of each node started
+cleanup() {
+    exec 9>&-                      # the delay proxy, if one runs, ends
+    for n in $NODES; do
+        RMQ_PORT=${n%%:*} RMQ_DIR="$TMP/rmq-${n%%:*}"
+        rmq_stop
+    done
+    rm -rf "$TMP"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM HUP
+
+SEED=${LSIM_LIVE_SEED:-$(date +%s)}
+echo "live: scenarios drawn from seed $SEED (LSIM_LIVE_SEED=$SEED repeats them)"
+"$PY" "$HERE/gen_scenarios.py" "$SEED" "$TMP/drawn" "${LSIM_LIVE_RANDOM:-2}"
+
+# conf_value DIR KEY: a value of an exported scenario.conf.
+conf_value() {
+    sed -n "s/^$2=//p" "$1/scenario.conf"
+}
+
+# ms DURATION: lsim's duration (500ms, 1s, 2m) in whole milliseconds.
+ms() {
+    "$PY" -c 'import sys
+v = sys.argv[1]
+for unit, f in (("ms", 1), ("us", 1e-3), ("ns", 1e-6), ("s", 1e3), ("m", 6e4), ("h", 3.6e6)):
+    if v.endswith(unit) and v[:-len(unit)].replace(".", "", 1).isdigit():
+        print(int(round(float(v[:-len(unit)]) * f))); break
+else:
+    print(int(v))' "$1"
+}
+
+# rabbit_port TICK_MS TIMEOUT_MS: sets PORT to the port of a node with
+# those settings, started at the first scenario that asks for them (in
+# this shell, not a subshell: NODES must know it to stop it).
+next_port=26672
+rabbit_port() {
+    for n in $NODES; do
+        case $n in *:$1:$2) PORT=${n%%:*}; return 0 ;; esac
+    done
+    PORT=$next_port
+    next_port=$((next_port + 2))
+    NODES="$NODES $PORT:$1:$2"
+    rmq_start "$TMP/rmq-$PORT" "$PORT" "$1" "$2"
+}
+
+# record_rabbitmq SCENARIO EXPORT OUT
+record_rabbitmq() {
+    tick=$(ms "$(conf_value "$2" broker.channelTickInterval)")
+    timeout=$(ms "$(conf_value "$2" broker.consumerTimeout)")
+    rabbit_port "$tick" "$timeout" || return 1
+    "$LSIM" record "$1" --amqp "amqp://guest:guest@127.0.0.1:$PORT/" --fresh --quiet --out "$3"
+}
+
+# The scenarios of rabbitmq-delayed/: every client 6 ms from the broker
+# each way, through delay_proxy.py (the proxy ends with its input, the
+# FIFO held open by this shell).
+record_rabbitmq_delayed() {
+    tick=$(ms "$(conf_value "$2" broker.channelTickInterval)")
+    timeout=$(ms "$(conf_value "$2" broker.consumerTimeout)")
+    rabbit_port "$tick" "$timeout" || return 1
+    if [ -z "${PROXY_PORT:-}" ]; then
+        PROXY_PORT=$((PORT + 1))
+        mkfifo "$TMP/proxy.in"
+        "$PY" "$HERE/delay_proxy.py" "$PROXY_PORT" "$PORT" 6 < "$TMP/proxy.in" &
+        exec 9> "$TMP/proxy.in"
+        sleep 1
+    fi
+    "$LSIM" record "$1" --amqp "amqp://guest:guest@127.0.0.1:$PROXY_PORT/" --fresh --quiet \
+        --out "$3"
+}
+
+record_activemq() {
+    $AMQ_RECORDER "$2" "$3"
+}
+
+total=0 within=0 known=0 outside=0
+
+# judge BROKER NAME SCENARIO RUN1 RUN2: the scenario as written, then the
+# replay fit from RUN1, each against RUN1 with RUN2's noise.
+judge() {
+    broker=${1%%-*} name=$2 scenario=$3 run1=$4 run2=$5
+    missed=""
+    "$LSIM" compare "$scenario" "$run1" --noise "$run2" --quiet --json \
+        --out "$TMP/$name-scenario.db" > "$TMP/$name-scenario.json" 2> "$TMP/$name.err"
+    st=$?
+    if [ $st -gt 3 ] || [ $st -eq 1 ] || [ $st -eq 2 ]; then
+        missed="scenario: compare failed: $(head -c 300 "$TMP/$name.err")"
+    else
+        for m in $("$PY" "$HERE/verdict.py" < "$TMP/$name-scenario.json" | cut -d' ' -f1); do
+            missed="$missed scenario:$m"
+        done
+    fi
+    if [ -n "${OBSERVED:-}" ]; then
+        :                          # no listener's work in the trace: nothing to replay
+    elif ! "$LSIM" fit "$run1" --replay -o "$TMP/$name-replay.yaml" 2> "$TMP/$name.err"; then
+        missed="$missed replay: fit failed: $(head -c 300 "$TMP/$name.err")"
+    else
+        "$LSIM" compare "$TMP/$name-replay.yaml" "$run1" --noise "$run2" --quiet --json \
+            --out "$TMP/$name-replay.db" > "$TMP/$name-replay.json" 2> "$TMP/$name.err"
+        st=$?
+        if [ $st -gt 3 ] || [ $st -eq 1 ] || [ $st -eq 2 ]; then
+            missed="$missed replay: compare failed: $(head -c 300 "$TMP/$name.err")"
+        else
+            for m in $("$PY" "$HERE/verdict.py" < "$TMP/$name-replay.json" | cut -d' ' -f1); do
+                missed="$missed replay:$m"
+            done
+        fi
+    fi
+    total=$((total + 1))
+    if [ -z "$missed" ]; then
+        within=$((within + 1))
+        echo "$broker $name within"
+        return
+    fi
+    unknown=""
+    for m in $missed; do
+        case $m in
+            scenario:*|replay:*)
+                grep -q "^$name ${m#*:} " "$HERE/known.txt" 2> /dev/null || unknown="$unknown $m" ;;
+            *) unknown="$unknown $m" ;;
+        esac
+    done
+    if [ -z "$unknown" ]; then
+        known=$((known + 1))
+        echo "$broker $name known:$missed (tests/live/known.txt)"
+    else
+        outside=$((outside + 1))
+        echo "$broker $name outside:$missed"
+        for f in scenario replay; do
+            [ -f "$TMP/$name-$f.json" ] && "$PY" "$HERE/verdict.py" < "$TMP/$name-$f.json" |
+                sed "s/^/    $f: /"
+        done
+        if [ -n "${LSIM_LIVE_KEEP:-}" ]; then
+            mkdir -p "$LSIM_LIVE_KEEP" && cp "$run1" "$run2" "$LSIM_LIVE_KEEP/" &&
+                cp "$scenario" "$LSIM_LIVE_KEEP/$name.yaml"
+        fi
+    fi
+}
+
+# live BROKER SCENARIO: export, record twice, judge.
+live() {
+    broker=$1 scenario=$2
+    exp="$TMP/export-$(basename "$scenario" .yaml)-$broker"
+    if ! "$LSIM" record "$scenario" --export "$exp" --quiet 2> "$TMP/export.err"; then
+        total=$((total + 1)) outside=$((outside + 1))
+        echo "${broker%%-*} $(basename "$scenario" .yaml) outside: export failed: $(head -c 300 "$TMP/export.err")"
+        return
+    fi
+    name=$(conf_value "$exp" name)
+    case $name in ${LSIM_LIVE_ONLY:-*}) ;; *) return ;; esac
+    for k in 1 2; do
+        if ! "record_$(echo "$broker" | tr - _)" "$scenario" "$exp" "$TMP/$name-run$k.csv" \
+            2> "$TMP/record.err"; then
+            total=$((total + 1)) outside=$((outside + 1))
+            echo "${broker%%-*} $name outside: real run $k failed: $(head -c 400 "$TMP/record.err")"
+            return
+        fi
+    done
+    judge "$broker" "$name" "$scenario" "$TMP/$name-run1.csv" "$TMP/$name-run2.csv"
+}
+
+# rabbitmq-observed/: another application consumes (pika_pool.py, started
+# 200 ms after the recording, its consumers and prefetch those of the
+# scenario's nodes), and `lsim record --consumers none` watches it through
+# the broker.  Only the scenario is judged: a replay needs a listener's
+# work, which the broker does not show.
+live_observed() {
+    scenario=$1
+    exp="$TMP/export-observed"
+    "$LSIM" record "$scenario" --export "$exp" --quiet || return
+    name=$(conf_value "$exp" name)
+    case $name in ${LSIM_LIVE_ONLY:-*}) ;; *) return ;; esac
+    rabbit_port 60000 1800000 || return
+    nodes=$(conf_value "$exp" nodes) prefetch=$(conf_value "$exp" container.prefetch)
+    for k in 1 2; do
+        "$LSIM" record "$scenario" --amqp "amqp://guest:guest@127.0.0.1:$PORT/" --fresh \
+            --quiet --consumers none --out "$TMP/$name-run$k.csv" 2> "$TMP/record.err" &
+        rec=$!
+        sleep 0.2
+        "$PY" "$HERE/pika_pool.py" "$PORT" "$(conf_value "$exp" queue.name)" "$nodes" \
+            "$prefetch" 8 2> "$TMP/pika.err" &
+        app=$!
+        wait $rec
+        st=$?
+        kill $app 2> /dev/null
+        wait $app 2> /dev/null
+        if [ $st -ne 0 ]; then
+            total=$((total + 1)) outside=$((outside + 1))
+            echo "rabbitmq $name outside: real run $k failed: $(head -c 400 "$TMP/record.err")"
+            return
+        fi
+    done
+    OBSERVED=1 judge rabbitmq "$name" "$scenario" "$TMP/$name-run1.csv" "$TMP/$name-run2.csv"
+}
+
+for s in "$HERE/scenarios/rabbitmq-observed"/*.yaml; do
+    [ -f "$s" ] && live_observed "$s"
+done
+for folder in rabbitmq rabbitmq-delayed activemq; do
+    for s in "$HERE/scenarios/$folder"/*.yaml "$TMP/drawn/$folder"/*.yaml; do
+        [ -f "$s" ] && live "$folder" "$s"
+    done
+done
+echo "live: $within of $total scenarios within tolerance (known: $known)"
+[ $outside -eq 0 ]
