@@ -263,7 +263,7 @@ static bool is_drained(recording *rc, char *err, size_t errsize)
 static void nap(int64_t ns)
 {
     struct timespec ts = { ns / 1000000000, ns % 1000000000 };
-    while (nanosleep(&ts, &ts) == -1 && errno == EINTR && !cli_say_interrupted())
+    while (nanosleep(&ts, &ts) == -1 && errno == EINTR && !*cli_interrupted())
         ;
 }
 

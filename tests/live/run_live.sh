@@ -237,6 +237,28 @@ live_observed() {
     OBSERVED=1 judge rabbitmq "$name" "$scenario" "$TMP/$name-run1.csv" "$TMP/$name-run2.csv"
 }
 
+# Ctrl-C in a recording: exit 1, and a valid trace of what was seen.
+interrupted_recording() {
+    rabbit_port 60000 1800000 || return
+    s="$HERE/scenarios/rabbitmq/prefetch-1-uneven.yaml" out="$TMP/interrupted.csv"
+    "$LSIM" record "$s" --amqp "amqp://guest:guest@127.0.0.1:$PORT/" --fresh --quiet \
+        --out "$out" 2> "$TMP/interrupted.err" &
+    rec=$!
+    sleep 1.5
+    kill -INT $rec
+    wait $rec
+    st=$?
+    if [ $st -eq 1 ] && grep -q '^# interrupted_ms: ' "$out" &&
+        "$LSIM" fit "$out" > /dev/null 2>&1; then
+        echo "rabbitmq record interrupted: exit 1, a valid trace of $(grep -c ',end,' "$out") ends"
+    else
+        failed_checks=$((failed_checks + 1))
+        echo "rabbitmq record interrupted: FAILED (exit $st: $(head -c 300 "$TMP/interrupted.err"))"
+    fi
+}
+failed_checks=0
+case interrupted in ${LSIM_LIVE_ONLY:-*}) interrupted_recording ;; esac
+
 for s in "$HERE/scenarios/rabbitmq-observed"/*.yaml; do
     [ -f "$s" ] && live_observed "$s"
 done
@@ -246,4 +268,4 @@ for folder in rabbitmq rabbitmq-delayed activemq; do
     done
 done
 echo "live: $within of $total scenarios within tolerance (known: $known)"
-[ $outside -eq 0 ]
+[ $outside -eq 0 ] && [ $failed_checks -eq 0 ]
