@@ -322,23 +322,32 @@ static char *metadata(const recording *rc, const record_args *a)
                 "%s (rabbitmq-c %s)\n# recorder: lsim record\n# scenario: %s\n# seed: %llu\n",
             rc->server, rc->broker.shown, LSIM_VERSION, amqp_version(), p->scenario,
             (unsigned long long)p->seed);
-    sb_add(&b, "# broker: RabbitMQ");
+    sb_addf(&b, "# broker: %s\n", rc->server);
+    sb_addf(&b, "# consumer_timeout_ms: %lld (the scenario's broker.consumerTimeout; the "
+                "broker's own configuration decides)\n# channel_tick_interval_ms: %lld (the "
+                "scenario's broker.channelTickInterval; likewise)\n",
+            (long long)(p->consumer_timeout_ns / 1000000), (long long)(p->channel_tick_ns / 1000000));
     for (int q = 0; q < p->nqueues; q++) {
         const rec_queue *rq = &p->queues[q];
-        sb_addf(&b, "; queue %s %s%s", rq->name, rq->is_quorum ? "quorum" : "classic",
-                rq->is_consumed ? "" : " (not consumed)");
+        sb_addf(&b, "# queue_declared: %s %s", rq->name, rq->is_quorum ? "quorum" : "classic");
         if (rq->message_ttl_ms >= 0)
             sb_addf(&b, " x-message-ttl=%lld", (long long)rq->message_ttl_ms);
+        if (rq->expiration_ms >= 0)
+            sb_addf(&b, " expiration=%lld", (long long)rq->expiration_ms);
         if (rq->max_length >= 0)
             sb_addf(&b, " x-max-length=%lld", (long long)rq->max_length);
+        if (rq->max_length_bytes >= 0)
+            sb_addf(&b, " x-max-length-bytes=%lld", (long long)rq->max_length_bytes);
+        if (rq->message_bytes > 0)
+            sb_addf(&b, " body-bytes=%lld", (long long)rq->message_bytes);
         if (rq->overflow)
             sb_addf(&b, " x-overflow=%s", rq->overflow);
         if (rq->delivery_limit >= 0 && rq->is_quorum)
             sb_addf(&b, " x-delivery-limit=%lld", (long long)rq->delivery_limit);
         if (rq->dead_letter)
             sb_addf(&b, " x-dead-letter-routing-key=%s", rq->dead_letter);
+        sb_addf(&b, "%s\n", rq->is_consumed ? "" : " not-consumed");
     }
-    sb_add(&b, "\n");
     sb_addf(&b, "# queue: %s\n", p->queues[0].name);
     if (a->with_consumers) {
         sb_addf(&b, "# nodes: %d\n# node_started_ms:", p->nodes);

@@ -71,6 +71,9 @@ typedef struct rec_plan {
     bool is_requeue_on_failure;
     listener_failures lf;          /* the scenario's failure rules (drawn under a lock) */
     pthread_mutex_t lf_lock;
+    int64_t consumer_timeout_ns;   /* the scenario's broker.consumerTimeout (0: none) */
+    int64_t channel_tick_ns;       /* and broker.channelTickInterval: the broker's own
+                                      configuration decides, the trace says what was assumed */
     int64_t duration_ns;           /* -1: until the work is done */
     int64_t tail_ns;
 } rec_plan;

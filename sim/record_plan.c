@@ -54,6 +54,8 @@ static int read_queues(sim_ctx *ctx, cfg_node *root, rec_plan *p, sim_diag *d)
     sim_time timeout, tick;
     if (rq_read_broker(b, &version, &timeout, &tick, d) != SIM_OK)
         return SIM_EINPUT;
+    p->consumer_timeout_ns = timeout;
+    p->channel_tick_ns = tick;
     cfg_node *one = cfg_peek(root, "queue"), *list = cfg_peek(root, "queues");
     size_t n = one ? 1 : list->n;
     p->queues = xcalloc(n, sizeof *p->queues);
