@@ -205,7 +205,7 @@ static int load_scenario(const compare_args *a, cfg_doc *doc, strbuf *took, sim_
         return SIM_EINPUT;
     if (doc->root->kind != CFG_MAP)
         return diag_at(d, doc->root, "the scenario must be a mapping (key: value)");
-    char abs[PATH_MAX], assign[PATH_MAX + 64], target[64] = "queue";
+    char abs[PATH_MAX], assign[PATH_MAX + 128], target[64] = "queue";
     if (queue_of_trace(a, doc, target, sizeof target, d) != SIM_OK)
         return SIM_EINPUT;
     if (a->keep_workload)
