@@ -574,6 +574,10 @@ static void start_yaml(strbuf *b, const fit_knobs *k, fit_container kind)
                   : "  # startLatency: from the decision (the starting consumer's cycle end "
                     "plus its\n  #   overhead) to the new consumer's first begin, where a "
                     "message was waiting\n");
+    if (k->start_late)
+        sb_addf(b, "  #   %zu invoker(s) left out: their first message was published after they "
+                   "started,\n  #   so it measures the wait for traffic, not the start\n",
+                k->start_late);
     if (k->start.n == 0) {
         sb_add(b, "  #   no start shows it: left at the model's default\n");
         return;
