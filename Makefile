@@ -187,6 +187,7 @@ cli-tests: $(BUILD)/lsim
 	tests/cli/report.sh $(BUILD)/lsim
 	tests/cli/long_runs.sh $(BUILD)/lsim
 	tests/cli/replay.sh $(BUILD)/lsim
+	tests/cli/replay_meta.sh $(BUILD)/lsim
 	tests/cli/rabbitmq_failures.sh $(BUILD)/lsim
 	tests/cli/spring.sh $(BUILD)/lsim
 	tests/cli/hostile.sh $(BUILD)/lsim

@@ -38,6 +38,8 @@ typedef struct fit_knobs {
     /* start latency: decision to the new consumer's first delivery */
     fit_samples start;
     size_t start_by_calls;         /* of them, SMLC starts of runtime calls */
+    size_t start_late;             /* DMLC invokers left out: their first message was
+                                    * published after they started */
     /* DMLC: broker dispatch to receive() returning, for a waiting receive */
     fit_samples lag;
 } fit_knobs;

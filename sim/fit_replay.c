@@ -184,6 +184,59 @@ static void cache_level_yaml(const replay *r)
         }
 }
 
+/* The integer after "name=" inside the parentheses `args` (up to ')'). */
+static bool factory_arg(const char *args, const char *name, long *out)
+{
+    const char *close = strchr(args, ')');
+    size_t len = strlen(name);
+    for (const char *p = strstr(args, name); p && (!close || p < close); p = strstr(p + 1, name)) {
+        if ((p != args && isalnum((unsigned char)p[-1])) || p[len] != '=')
+            continue;
+        char *end;
+        errno = 0;
+        long v = strtol(p + len + 1, &end, 10);
+        if (end != p + len + 1 && errno == 0 && v >= 1 && v <= 100000000) {
+            *out = v;
+            return true;
+        }
+    }
+    return false;
+}
+
+/* The broker's message group map, from the `# broker:` line's factory:
+ * MessageGroupHashBucketFactory(bucketCount=N, cacheSize=M),
+ * CachedMessageGroupMapFactory(cacheSize=N) or SimpleMessageGroupMapFactory. */
+static void group_map_yaml(const replay *r)
+{
+    const char *v = r->meta(r->src, "broker");
+    if (r->kind != FIT_DMLC || !v)
+        return;
+    static const struct { const char *cls, *kind, *size; } maps[] = {
+        { "MessageGroupHashBucketFactory", "bucket", "bucketCount" },
+        { "CachedMessageGroupMapFactory", "cached", "cacheSize" },
+        { "SimpleMessageGroupMapFactory", "simple", NULL },
+    };
+    for (size_t i = 0; i < sizeof maps / sizeof maps[0]; i++) {
+        const char *at = strstr(v, maps[i].cls);
+        if (!at)
+            continue;
+        const char *args = at + strlen(maps[i].cls);
+        bool has_args = *args == '(';
+        long size = 0, cache = 0;
+        sb_addf(r->b, "  # the trace's broker line: %s\n  messageGroupMapFactoryType: %s\n",
+                maps[i].cls, maps[i].kind);
+        if (maps[i].size && has_args && factory_arg(args + 1, maps[i].size, &size))
+            sb_addf(r->b, "  groupMapSize: %ld   # %s\n", size, maps[i].size);
+        else if (maps[i].size)
+            sb_addf(r->b, "  # %s not given: the broker's default, 1024\n", maps[i].size);
+        if (strcmp(maps[i].kind, "bucket") == 0 && has_args &&
+            factory_arg(args + 1, "cacheSize", &cache))
+            sb_addf(r->b, "  # cacheSize=%ld: a bucket map's owners are its buckets; the "
+                          "cache does not change them\n", cache);
+        return;
+    }
+}
+
 /* One setter call of runtime_calls: its time (trace ms, as written, and
  * read), the property it sets (lower-case first letter), the value, and
  * why a replay leaves it out (NULL: it does not). */
@@ -521,6 +574,10 @@ static void start_yaml(strbuf *b, const fit_knobs *k, fit_container kind)
                   : "  # startLatency: from the decision (the starting consumer's cycle end "
                     "plus its\n  #   overhead) to the new consumer's first begin, where a "
                     "message was waiting\n");
+    if (k->start_late)
+        sb_addf(b, "  #   %zu invoker(s) left out: their first message was published after they "
+                   "started,\n  #   so it measures the wait for traffic, not the start\n",
+                k->start_late);
     if (k->start.n == 0) {
         sb_add(b, "  #   no start shows it: left at the model's default\n");
         return;
@@ -617,6 +674,7 @@ static void scenario_yaml(const replay *r, const char *trace_path, const char *a
         sb_add(b, "broker:\n  kind: activemq\n");
         if (meta_value(r, "prefetch", v, sizeof v) && strspn(v, "0123456789") == strlen(v))
             sb_addf(b, "  queuePrefetch: %s\n", v);
+        group_map_yaml(r);
     } else {
         sb_add(b, "broker:\n  kind: rabbitmq\n");
     }

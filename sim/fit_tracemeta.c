@@ -90,6 +90,23 @@ static void settings(strbuf *b, const cfg_node *c, fit_container kind)
     }
 }
 
+/* An ActiveMQ broker's message group map, as the `# broker:` line of a
+ * real recorder names its factory. */
+static void group_map(strbuf *b, const cfg_node *broker)
+{
+    const char *kind = text_of(broker, "kind"), *map = text_of(broker, "messageGroupMapFactoryType");
+    const char *size = text_of(broker, "groupMapSize");
+    if (!kind || strcmp(kind, "activemq") != 0)
+        return;
+    sb_add(b, "# broker: lsim activemq (simulated); message group map ");
+    if (map && strcmp(map, "bucket") == 0)
+        sb_addf(b, "MessageGroupHashBucketFactory(bucketCount=%s)\n", size ? size : "1024");
+    else if (map && strcmp(map, "simple") == 0)
+        sb_add(b, "SimpleMessageGroupMapFactory\n");
+    else
+        sb_addf(b, "CachedMessageGroupMapFactory(cacheSize=%s)\n", size ? size : "1024");
+}
+
 /* container.changes as runtime_calls "T:setKey=V ...". */
 static void changes(strbuf *b, const cfg_node *c)
 {
@@ -156,6 +173,7 @@ char *fit_trace_metadata(const cfg_node *root)
     const char *prefetch = text_of(broker, "queuePrefetch");
     if (prefetch)
         sb_addf(&b, "# prefetch: %s (the broker's queuePrefetch)\n", prefetch);
+    group_map(&b, broker);
     changes(&b, c);
     char ms[64];
     if (ms_of(root, "duration", ms, sizeof ms))

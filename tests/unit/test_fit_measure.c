@@ -110,7 +110,7 @@ static void smlc_idle_stops_of_the_idle_rule_only(void **state)
 
 /* A DMLC: a receive lag of 0.4 ms where the invoker waited; a second
  * invoker started on a receipt, subscribed 6 ms later (its first message
- * waited in the broker). */
+ * was waiting in the broker when it started). */
 static void dmlc_lag_and_start(void **state)
 {
     (void)state;
@@ -119,7 +119,7 @@ static void dmlc_lag_and_start(void **state)
     consumer(&rd, 0, 0, NAN);
     consumer(&rd, 1, 100.4, NAN);
     msg(&rd, 100, 100.4, 150, 0, 100);          /* waiting: lag 0.4 (the start comes at 100.4) */
-    msg(&rd, 101, 106.4 + 0.4, 156.8, 1, 106.4);   /* the new invoker's first: waited */
+    msg(&rd, 100.2, 106.4 + 0.4, 156.8, 1, 106.4); /* the new invoker's first: waiting */
     msg(&rd, 200, 200.4, 250, 0, 200);          /* waiting again: lag 0.4 */
     fit_knobs k;
     fit_measure_dmlc(&rd, 1000, &k);
@@ -128,6 +128,27 @@ static void dmlc_lag_and_start(void **state)
     assert_int_equal(k.start.n, 1);
     assert_float_equal(k.start.mean, 6.0, 1e-9);
     assert_true(isnan(k.idle_ms));
+    fit_knobs_free(&k);
+    run_data_free(&rd);
+}
+
+/* An invoker whose first message was published after it started measures
+ * the wait for traffic, not its start: no sample (ActiveMQ puts a new
+ * consumer last in its round robin; here 200 ms of waiting). */
+static void dmlc_start_not_from_later_traffic(void **state)
+{
+    (void)state;
+    run_data rd;
+    one_node(&rd);
+    consumer(&rd, 0, 0, NAN);
+    consumer(&rd, 1, 100.4, NAN);
+    msg(&rd, 100, 100.4, 150, 0, 100);           /* the receipt that started invoker 1 */
+    msg(&rd, 300, 301, 350, 1, 300.6);           /* invoker 1's first: published after its start */
+    fit_knobs k;
+    fit_measure_dmlc(&rd, 1000, &k);
+    assert_int_equal(k.start.n, 0);
+    assert_true(isnan(k.start.mean));
+    assert_int_equal(k.start_late, 2);   /* invoker 0 too: its first came at 100 */
     fit_knobs_free(&k);
     run_data_free(&rd);
 }
@@ -329,6 +350,7 @@ int main(void)
         cmocka_unit_test(smlc_cycle_sum_and_idle_polls),
         cmocka_unit_test(smlc_idle_stops_of_the_idle_rule_only),
         cmocka_unit_test(dmlc_lag_and_start),
+        cmocka_unit_test(dmlc_start_not_from_later_traffic),
         cmocka_unit_test(dmlc_lag_reads_its_own_node),
         cmocka_unit_test(smlc_start_decision_closest_first_on_a_tie),
         cmocka_unit_test(smlc_starts_of_a_runtime_call),
