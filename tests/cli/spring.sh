@@ -25,7 +25,7 @@ settings() {
         block != "" && /^  spring:/ { skip = 1; next }
         skip && /^    / { next }
         { skip = 0 }
-        block != "" { print block $0 }' | tr -d '"' | sort
+        block != "" && !/^  queues:/ { print block $0 }' | tr -d '"' | sort
 }
 
 # covers EXPECTED GOT: every line of EXPECTED is in GOT, and GOT has no other
@@ -69,6 +69,9 @@ for e in e1:2.7.18 e2:3.1.12 e3:3.2.12 e5:4.0.8 e6:2.7.18 e7:3.2.12; do
     unretried "$TMP/$name-import.yaml" >"$TMP/$name-import.norm"
     cmp -s "$TMP/$name-import.norm" $S/$name/expected-import.yaml ||
         { fail "$name: import output differs"; diff $S/$name/expected-import.yaml "$TMP/$name-import.norm"; }
+    count=$((count + 1))
+    grep -q '^  queues: \[queue\] ' "$TMP/$name-import.yaml" ||
+        fail "$name: import does not name the listener's queue in container.queues"
     settings $S/$name/scenario.yaml >"$TMP/$name.a"
     settings "$TMP/$name-import.yaml" >"$TMP/$name.b"
     cmp -s "$TMP/$name.a" "$TMP/$name.b" ||
