@@ -340,5 +340,14 @@ count=$((count + 1))
 got=$("$LSIM" check "$TMP/app/scenario.yaml" 2>/dev/null | grep '^  maxConcurrentConsumers:')
 [ "$got" = "  maxConcurrentConsumers: $best" ] || fail "sweep answer read back: '$got', expected $best"
 
+# A sweep with no answer labels the closest point's property lines as failing.
+count=$((count + 1))
+"$LSIM" sweep "$TMP/app/scenario.yaml" --vary container.maxConcurrentConsumers=3,5 --reps 2 \
+    --require 'p99_latency_ms<=1' --out "$TMP/sweep-none.db" --quiet >"$TMP/sweep-none.txt"
+grep -q "^closest, still fails: in the application's files (point [0-9]*):$" "$TMP/sweep-none.txt" ||
+    fail "sweep with no answer: property lines not labelled 'closest, still fails': $(cat "$TMP/sweep-none.txt")"
+grep -q "^in the application's files" "$TMP/sweep-none.txt" &&
+    fail "sweep with no answer: property lines given as an answer"
+
 echo "$count Spring configuration checks, $failures failed"
 [ "$failures" -eq 0 ]
