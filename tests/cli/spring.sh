@@ -172,6 +172,8 @@ while IFS='|' read -r file message; do
 done < $S/bad_input.txt
 expect_error 2 "$S/bad/application.yml:1:1: this is a Spring Boot configuration, not an lsim scenario: \`lsim import $S/bad/application.yml\` prints the scenario's broker and container from it (or name it in a scenario's container.spring.files)" -- \
     "$LSIM" run $S/bad/application.yml --out "$TMP/out/x.db"
+expect_error 2 "$S/bad/multidoc/application.yml:4:1: this is a Spring Boot configuration (documents split by ---), not an lsim scenario: \`lsim import $S/bad/multidoc/application.yml\` prints the scenario's broker and container from it (or name it in a scenario's container.spring.files)" -- \
+    "$LSIM" run $S/bad/multidoc/application.yml --out "$TMP/out/x.db"
 expect_error 2 "$S/e1/application.properties: this is a Spring Boot configuration, not an lsim scenario: \`lsim import $S/e1/application.properties\` prints the scenario's broker and container from it (or name it in a scenario's container.spring.files)" -- \
     "$LSIM" run $S/e1/application.properties --out "$TMP/out/x.db"
 count=$((count + 1))
