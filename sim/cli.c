@@ -160,6 +160,23 @@ int cli_write_text(const char *path, const char *text)
     return -1;
 }
 
+/* A line at the left margin starting "spring:" or "spring.": a Spring Boot
+ * file, whose profiles may be YAML documents apart (---). */
+static bool has_spring_line(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return false;
+    char *line = NULL;
+    size_t cap = 0;
+    bool found = false;
+    while (!found && getline(&line, &cap, f) >= 0)
+        found = strncmp(line, "spring:", 7) == 0 || strncmp(line, "spring.", 7) == 0;
+    free(line);
+    fclose(f);
+    return found;
+}
+
 int cli_load_scenario(const char *scenario, const char *seed, const char *const *sets,
                       size_t nsets, cfg_doc *doc, sim_diag *d)
 {
@@ -169,8 +186,17 @@ int cli_load_scenario(const char *scenario, const char *seed, const char *const 
                          "scenario: `lsim import %s` prints the scenario's broker and container "
                          "from it (or name it in a scenario's container.spring.files)",
                          scenario);
-    if (cfg_load_file(scenario, doc, d) != SIM_OK)
+    if (cfg_load_file(scenario, doc, d) != SIM_OK) {
+        if (strstr(d->msg, "expected one YAML document, found more") && has_spring_line(scenario)) {
+            int line = d->line, col = d->col;
+            *d = (sim_diag){ 0 };
+            diag_file(d, scenario, line, col, "this is a Spring Boot configuration (documents "
+                      "split by ---), not an lsim scenario: `lsim import %s` prints the "
+                      "scenario's broker and container from it (or name it in a scenario's "
+                      "container.spring.files)", scenario);
+        }
         return SIM_EINPUT;
+    }
     if (doc->root->kind != CFG_MAP)
         return diag_at(d, doc->root, "the scenario must be a mapping (key: value)");
     if (seed) {

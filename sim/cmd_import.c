@@ -151,6 +151,12 @@ static char *scenario_text(const import_args *a, const spring_result *r, bool re
     for (size_t i = 0; i < r->n; i++)
         if (!strchr(r->v[i].key, '.'))
             setting_line(&b, 2, r->v[i].key, &r->v[i], false);
+    /* The listener's queues (@RabbitListener(queues=), @JmsListener(destination=)
+     * or the container's queueNames) are in code, not in properties: the
+     * stand-in's, so that a queue added beside it (a dead-letter queue) is not
+     * consumed by this container unless named here. */
+    sb_addf(&b, "%-40s # %s\n", "  queues: [queue]",
+            "the listener's queues (in code, not in properties)");
     bool first = true;
     for (size_t i = 0; i < r->n; i++) {
         if (strncmp(r->v[i].key, "retry.", 6) != 0)

@@ -281,20 +281,26 @@ int cfg_expect_seq(cfg_node *n, const char *what, sim_diag *d)
 
 /* ---- suggestions ------------------------------------------------------------- */
 
+/* Levenshtein's distance with a swap of two neighbours counted as one edit
+ * (optimal string alignment): "nmae" is one edit from "name". */
 size_t cfg_edit_distance(const char *a, const char *b)
 {
-    size_t n = strlen(a), m = strlen(b), prev[130], cur[130];
+    size_t n = strlen(a), m = strlen(b), pprev[130], prev[130], cur[130];
     if (n >= 129 || m >= 129)
         return 999;
     for (size_t j = 0; j <= m; j++)
-        prev[j] = j;
+        pprev[j] = prev[j] = j;
     for (size_t i = 1; i <= n; i++) {
         cur[0] = i;
         for (size_t j = 1; j <= m; j++) {
             size_t sub = prev[j - 1] + (a[i - 1] != b[j - 1]);
             size_t del = prev[j] + 1, ins = cur[j - 1] + 1;
             cur[j] = sub < del ? (sub < ins ? sub : ins) : (del < ins ? del : ins);
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+                pprev[j - 2] + 1 < cur[j])
+                cur[j] = pprev[j - 2] + 1;
         }
+        memcpy(pprev, prev, (m + 1) * sizeof *prev);
         memcpy(prev, cur, (m + 1) * sizeof *prev);
     }
     return prev[m];

@@ -476,7 +476,8 @@ static void print_text(const sweep_spec *s, const sweep_answer *a, const char *d
         explain_print(s, &a->why);
     }
     sweep_spring_print(s, a->kind == ANSWER_BEST ? a->best : a->kind == ANSWER_NONE_MEETS
-                                                            ? a->closest : -1);
+                                                            ? a->closest : -1,
+                       a->kind == ANSWER_BEST);
     printf("database: %s\n", db_path);
 }
 

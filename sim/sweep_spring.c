@@ -8,7 +8,7 @@
 
 #include <stdio.h>
 
-void sweep_spring_print(const sweep_spec *s, int64_t point)
+void sweep_spring_print(const sweep_spec *s, int64_t point, bool meets)
 {
     if (!s->scenario_path || point < 0)
         return;
@@ -20,7 +20,8 @@ void sweep_spring_print(const sweep_spec *s, int64_t point)
         for (size_t v = 0; v < s->nvaries; v++)
             spring_boot_answer(doc.root, s->varies[v].key, sweep_value(s, point, v), &sb);
         if (sb.len)
-            printf("in the application's files (point %lld):\n%s", (long long)point, sb.s);
+            printf("%sin the application's files (point %lld):\n%s",
+                   meets ? "" : "closest, still fails: ", (long long)point, sb.s);
         sb_free(&sb);
     }
     run_free(r);

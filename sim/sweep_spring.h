@@ -7,9 +7,11 @@
 
 #include "sweep_spec.h"
 
+#include <stdbool.h>
 #include <stdint.h>
 
-/* Prints nothing unless the scenario has container.spring. */
-void sweep_spring_print(const sweep_spec *s, int64_t point);
+/* Prints nothing unless the scenario has container.spring.  A point that
+ * does not meet the requirements (the closest) is labelled so. */
+void sweep_spring_print(const sweep_spec *s, int64_t point, bool meets);
 
 #endif

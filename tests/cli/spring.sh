@@ -25,7 +25,7 @@ settings() {
         block != "" && /^  spring:/ { skip = 1; next }
         skip && /^    / { next }
         { skip = 0 }
-        block != "" { print block $0 }' | tr -d '"' | sort
+        block != "" && !/^  queues:/ { print block $0 }' | tr -d '"' | sort
 }
 
 # covers EXPECTED GOT: every line of EXPECTED is in GOT, and GOT has no other
@@ -69,6 +69,9 @@ for e in e1:2.7.18 e2:3.1.12 e3:3.2.12 e5:4.0.8 e6:2.7.18 e7:3.2.12; do
     unretried "$TMP/$name-import.yaml" >"$TMP/$name-import.norm"
     cmp -s "$TMP/$name-import.norm" $S/$name/expected-import.yaml ||
         { fail "$name: import output differs"; diff $S/$name/expected-import.yaml "$TMP/$name-import.norm"; }
+    count=$((count + 1))
+    grep -q '^  queues: \[queue\] ' "$TMP/$name-import.yaml" ||
+        fail "$name: import does not name the listener's queue in container.queues"
     settings $S/$name/scenario.yaml >"$TMP/$name.a"
     settings "$TMP/$name-import.yaml" >"$TMP/$name.b"
     cmp -s "$TMP/$name.a" "$TMP/$name.b" ||
@@ -169,6 +172,8 @@ while IFS='|' read -r file message; do
 done < $S/bad_input.txt
 expect_error 2 "$S/bad/application.yml:1:1: this is a Spring Boot configuration, not an lsim scenario: \`lsim import $S/bad/application.yml\` prints the scenario's broker and container from it (or name it in a scenario's container.spring.files)" -- \
     "$LSIM" run $S/bad/application.yml --out "$TMP/out/x.db"
+expect_error 2 "$S/bad/multidoc/application.yml:4:1: this is a Spring Boot configuration (documents split by ---), not an lsim scenario: \`lsim import $S/bad/multidoc/application.yml\` prints the scenario's broker and container from it (or name it in a scenario's container.spring.files)" -- \
+    "$LSIM" run $S/bad/multidoc/application.yml --out "$TMP/out/x.db"
 expect_error 2 "$S/e1/application.properties: this is a Spring Boot configuration, not an lsim scenario: \`lsim import $S/e1/application.properties\` prints the scenario's broker and container from it (or name it in a scenario's container.spring.files)" -- \
     "$LSIM" run $S/e1/application.properties --out "$TMP/out/x.db"
 count=$((count + 1))
@@ -336,6 +341,15 @@ echo "$line" >>"$TMP/app/application.properties"
 count=$((count + 1))
 got=$("$LSIM" check "$TMP/app/scenario.yaml" 2>/dev/null | grep '^  maxConcurrentConsumers:')
 [ "$got" = "  maxConcurrentConsumers: $best" ] || fail "sweep answer read back: '$got', expected $best"
+
+# A sweep with no answer labels the closest point's property lines as failing.
+count=$((count + 1))
+"$LSIM" sweep "$TMP/app/scenario.yaml" --vary container.maxConcurrentConsumers=3,5 --reps 2 \
+    --require 'p99_latency_ms<=1' --out "$TMP/sweep-none.db" --quiet >"$TMP/sweep-none.txt"
+grep -q "^closest, still fails: in the application's files (point [0-9]*):$" "$TMP/sweep-none.txt" ||
+    fail "sweep with no answer: property lines not labelled 'closest, still fails': $(cat "$TMP/sweep-none.txt")"
+grep -q "^in the application's files" "$TMP/sweep-none.txt" &&
+    fail "sweep with no answer: property lines given as an answer"
 
 echo "$count Spring configuration checks, $failures failed"
 [ "$failures" -eq 0 ]
