@@ -112,7 +112,8 @@ DEBIAN_PACKAGES = build-essential pkg-config libgsl-dev libsqlite3-dev libyaml-d
                   groff-base \
                   clang libclang-rt-14-dev \
                   jupyter-nbconvert python3-ipykernel python3-pandas python3-matplotlib \
-                  chromium python3-pil
+                  chromium python3-pil \
+                  rabbitmq-server python3-pika
 SUDO = $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 FUZZ_TARGETS = fuzz_scenario fuzz_trace fuzz_set fuzz_vary fuzz_require fuzz_replay fuzz_spring \
