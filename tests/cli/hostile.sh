@@ -382,6 +382,41 @@ printf 'name: rows\nqueue:\n  arrivals: { kind: burst, count: 600000 }\n  servic
 interrupt "$TMP/i3" "lsim: interrupted: no database written" "$LSIM" merge "$TMP/rp" -o "$TMP/i3/m.db"
 rm -rf "$TMP/rp" "$TMP/wide.csv" "$TMP/groups.csv"
 
+# 12a. A sweep's --out that is an input of one of its points is refused
+#      before any run (exit 2, the input kept): the workload file, a trace
+#     the arrivals replay, the Spring files, a path a --vary gives; with -j 2
+#     and as a plan's job (--shard) too.
+mkdir -p "$TMP/sw/spring-app"
+cp tests/data/traces/A-burst.workload.csv "$TMP/sw/work.csv"
+cp tests/data/traces/A-burst.workload.csv "$TMP/sw/work2.csv"
+sed 's|path: [^,]*|path: work.csv|' scenarios/jms-A-burst-instant.yaml >"$TMP/sw/wl.yaml"
+cp tests/data/traces/A-burst-run1.csv "$TMP/sw/real.csv"
+sed 's|path: [^ ]*|path: real.csv|' scenarios/jms-trace-A-burst.yaml >"$TMP/sw/tr.yaml"
+cp scenarios/spring-app/application.yml "$TMP/sw/spring-app/application.yml"
+cp scenarios/spring-orders.yaml "$TMP/sw/sp.yaml"
+(cd "$TMP/sw" && md5sum work.csv work2.csv real.csv spring-app/application.yml) >"$TMP/sw.md5"
+for j in 1 2; do
+    expect_status 2 "lsim: $TMP/sw/work.csv: the output would overwrite an input of the same command ($TMP/sw/work.csv)" -- \
+        "$LSIM" sweep "$TMP/sw/wl.yaml" --vary tail=1s,2s --reps 1 -j $j --out "$TMP/sw/work.csv" --quiet
+    expect_status 2 -- "$LSIM" sweep "$TMP/sw/tr.yaml" --vary tail=1s,2s --reps 1 -j $j --out "$TMP/sw/real.csv" --quiet
+    expect_status 2 -- "$LSIM" sweep "$TMP/sw/sp.yaml" --vary tail=1s,2s --reps 1 -j $j \
+        --out "$TMP/sw/spring-app/application.yml" --quiet
+    expect_status 2 "lsim: $TMP/sw/work2.csv: the output would overwrite an input of the same command ($TMP/sw/work2.csv)" -- \
+        "$LSIM" sweep "$TMP/sw/wl.yaml" --vary "queue.arrivals.path=work.csv,work2.csv" --reps 1 -j $j \
+        --out "$TMP/sw/work2.csv" --quiet
+done
+expect_status 2 -- "$LSIM" sweep "$TMP/sw/wl.yaml" --vary "queue.arrivals.path=work.csv,work2.csv" --reps 1 \
+    --shard 2 --out "$TMP/sw/work2.csv" --quiet
+count=$((count + 1))
+(cd "$TMP/sw" && md5sum -c --quiet "$TMP/sw.md5") >/dev/null 2>&1 || fail "a sweep overwrote one of its inputs"
+[ -z "$(ls -A "$TMP/sw" | grep -v '^work.csv$\|^work2.csv$\|^real.csv$\|^spring-app$\|\.yaml$')" ] ||
+    fail "a refused sweep left $(ls -A "$TMP/sw")"
+#    merge -o into the plan's own files
+"$LSIM" sweep $SEED --vary duration=1s,2s --reps 1 --plan "$TMP/sw/plan" --quiet >/dev/null 2>&1
+cp "$TMP/sw/plan/jobs.txt" "$TMP/sw/jobs.keep"
+expect_status 2 -- "$LSIM" merge "$TMP/sw/plan" -o "$TMP/sw/plan/jobs.txt"
+cmp -s "$TMP/sw/plan/jobs.txt" "$TMP/sw/jobs.keep" || fail "merge -o overwrote the plan's jobs.txt"
+
 # 13. A message keeps its queue in 16 bits: a scenario with more queues is
 #     refused where the list starts.
 { echo "name: many-queues"; echo "container: { kind: competing, workers: 1 }"; echo "queues:"
