@@ -11,6 +11,7 @@
 #include "config.h"
 #include "outpath.h"
 #include "sim.h"
+#include "stop_signals.h"
 
 #include <errno.h>
 #include <stdbool.h>
@@ -30,12 +31,7 @@ static void on_signal(int sig)
 
 void cli_catch_signals(void)
 {
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
+    stop_signals_handle(on_signal);
     /* Past a file size limit a write should fail (and be reported, with the
      * temporary files removed), not kill the process. */
     signal(SIGXFSZ, SIG_IGN);

@@ -29,8 +29,9 @@ int cmd_report(int argc, char **argv);
 int cmd_import(int argc, char **argv);
 int cmd_record(int argc, char **argv);
 
-/* SIGINT and SIGTERM set a flag that runs poll (run_spec.interrupted):
- * an interrupted run stops, removes its temporary files and fails. */
+/* SIGINT, SIGTERM and the other stop signals (stop_signals.h) set a flag
+ * that runs poll (run_spec.interrupted): an interrupted run stops, removes
+ * its temporary files and fails. */
 void cli_catch_signals(void);
 volatile const sig_atomic_t *cli_interrupted(void);
 /* An SQLite progress handler: with flag = cli_interrupted(), a signal stops

@@ -632,6 +632,9 @@ int cmd_compare(int argc, char **argv)
     run *r = NULL;
     trace_reader *meta = NULL;
     strbuf took = { 0 };
+    if (rc == 0 && trace_check_rereadable(a.trace, "compare reads it again to replay its "
+                                          "arrivals and its metadata", &d) != SIM_OK)
+        rc = cli_report(&d);
     if (rc == 0 && run_data_from_trace(a.trace, &groups, &real, &d) != SIM_OK)
         rc = cli_report_unless_interrupted(&d);
     if (rc == 0 && trace_reader_open(a.trace, &meta, &d) != SIM_OK)

@@ -27,6 +27,7 @@
 #include "sweep_merge.h"
 #include "sweep_parts.h"
 #include "sweep_plan.h"
+#include "stop_signals.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -304,7 +305,7 @@ static int check_points(const sweep_spec *s, const char *out, bool quiet, run **
         int sig = *cli_interrupted();
         if (sig) {
             fprintf(stderr, "lsim: interrupted (%s): no database written\n",
-                    sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "a signal");
+                    stop_signal_name(sig));
             rc = CLI_FAILURE;
             break;
         }

@@ -24,7 +24,8 @@ no_tmp() {
 # for in a folder); it must end within a minute (a bound for a loaded
 # machine: it ends at once), with exit 1, MESSAGE and DIR empty.  A command
 # that ended before the signal came fails the check, saying so: its input
-# is too small for this machine.
+# is too small for this machine.  $stop, when set, is the signal to send
+# instead (HUP, USR1, ...).
 interrupt() {
     dir=$1 message=$2
     shift 2
@@ -41,7 +42,7 @@ interrupt() {
             i=$((i + 1))
         done
     fi
-    if ! kill -TERM $pid 2>/dev/null; then
+    if ! kill -"${stop:-TERM}" $pid 2>/dev/null; then
         wait $pid
         fail "$*: ended (exit $?) before the SIGTERM came: the input is too small for this machine"
         return
@@ -416,6 +417,47 @@ count=$((count + 1))
 cp "$TMP/sw/plan/jobs.txt" "$TMP/sw/jobs.keep"
 expect_status 2 -- "$LSIM" merge "$TMP/sw/plan" -o "$TMP/sw/plan/jobs.txt"
 cmp -s "$TMP/sw/plan/jobs.txt" "$TMP/sw/jobs.keep" || fail "merge -o overwrote the plan's jobs.txt"
+
+# 12b. The other signals that would kill lsim stop it as SIGTERM does: a
+#      message, exit 1, nothing left (SIGPIPE from a reader that went away,
+#      SIGHUP, SIGUSR1, SIGUSR2, SIGALRM).
+printf 'name: big\nduration: 200s\nqueue:\n  arrivals: { kind: poisson, rate: 2000/s }\n  service: { kind: constant, value: 1ms }\ncontainer: { kind: competing, workers: 4 }\n' >"$TMP/big.yaml"
+mkdir -p "$TMP/pp"
+count=$((count + 1))
+st=$( { { "$LSIM" run "$TMP/big.yaml" --trace /dev/stdout --out "$TMP/pp/x.db" --quiet 2>"$TMP/pp.err"
+          echo $? >"$TMP/pp.st"; } | head -1 >/dev/null; }; cat "$TMP/pp.st")
+[ "$st" = 1 ] || fail "run --trace /dev/stdout | head -1: exit $st, expected 1"
+[ "$(cat "$TMP/pp.err")" = "lsim: interrupted" ] || fail "run --trace /dev/stdout | head -1: '$(cat "$TMP/pp.err")'"
+[ -z "$(ls -A "$TMP/pp")" ] || fail "run --trace /dev/stdout | head -1 left $(ls -A "$TMP/pp")"
+for stop in HUP USR1 USR2 ALRM; do
+    mkdir -p "$TMP/sg-$stop-r" "$TMP/sg-$stop-c"
+    interrupt "$TMP/sg-$stop-r" "lsim: interrupted" \
+        "$LSIM" run "$TMP/sparse.yaml" --out "$TMP/sg-$stop-r/x.db" --detail samples --quiet
+    interrupt "$TMP/sg-$stop-c" "lsim: interrupted" \
+        "$LSIM" compare "$TMP/sparse.yaml" tests/data/traces/A-burst-run1.csv --out "$TMP/sg-$stop-c/c.db" --quiet
+done
+stop=
+#    and in a sweep (the workers stopped, the message names the signal)
+mkdir -p "$TMP/sg-sweep"
+stop=USR1
+interrupt 1 "lsim: interrupted (SIGUSR1): no database written" \
+    "$LSIM" sweep "$TMP/sparse.yaml" --vary queue.service.value=1ms,2ms --reps 2 -j 2 --detail samples \
+    --out "$TMP/sg-sweep/s.db" --quiet
+stop=
+[ -z "$(ls -A "$TMP/sg-sweep")" ] || fail "the interrupted sweep left $(ls -A "$TMP/sg-sweep")"
+#    A trace from a pipe: compare and fit --replay read it again (the
+#    replay), so they refuse it, saying why; fit reads it once.
+T=tests/data/traces/A-burst-run1.csv
+expect_status 2 "/dev/stdin: a pipe, which can be read only once: compare reads it again to replay its arrivals and its metadata; save the trace to a file first" -- \
+    sh -c 'cat "$1" | "$0" compare scenarios/jms-A-burst-instant.yaml /dev/stdin --out "$2" --quiet' \
+    "$LSIM" $T "$TMP/pp/c.db"
+expect_status 2 "/dev/stdin: a pipe, which can be read only once: the scenario fit --replay writes replays the trace from its path; save the trace to a file first" -- \
+    sh -c 'cat "$1" | "$0" fit --replay /dev/stdin -o "$2"' "$LSIM" $T "$TMP/pp/f.yaml"
+[ -z "$(ls -A "$TMP/pp")" ] || fail "a refused pipe left $(ls -A "$TMP/pp")"
+#    a file on standard input is a file: read
+expect_status 0 -- sh -c '"$0" compare scenarios/jms-A-burst-instant.yaml /dev/stdin --out "$2" --quiet <"$1"' \
+    "$LSIM" $T "$TMP/pp/c.db"
+expect_status 0 -- sh -c '"$0" fit --replay /dev/stdin -o "$2" <"$1"' "$LSIM" $T "$TMP/pp/f.yaml"
 
 # 13. A message keeps its queue in 16 bits: a scenario with more queues is
 #     refused where the list starts.
