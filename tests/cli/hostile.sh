@@ -459,6 +459,18 @@ expect_status 0 -- sh -c '"$0" compare scenarios/jms-A-burst-instant.yaml /dev/s
     "$LSIM" $T "$TMP/pp/c.db"
 expect_status 0 -- sh -c '"$0" fit --replay /dev/stdin -o "$2" <"$1"' "$LSIM" $T "$TMP/pp/f.yaml"
 
+# 12c. compare against a trace with no events is refused (exit 2), not
+#      "all metrics within tolerance": a gate that passes on nothing.
+printf 't_ms,event,node,consumer,msg,group,queue\n' >"$TMP/noev.csv"
+printf '# trace_format: 1\n# shutdown_ms: 5000\nt_ms,event,node,consumer,msg,group,queue\n' >"$TMP/noev2.csv"
+printf 'name: idle\nqueue:\n  arrivals: { kind: burst, count: 0 }\n  service: { kind: constant, value: 1ms }\ncontainer: { kind: competing, workers: 1 }\n' >"$TMP/idle.yaml"
+for t in noev noev2; do
+    for sc in $SEED "$TMP/idle.yaml"; do
+        expect_error 2 "$TMP/$t.csv: the trace has no events (no publish, no consumer): nothing to compare the scenario with" -- \
+            "$LSIM" compare "$sc" "$TMP/$t.csv" --out "$TMP/out/c.db" --quiet
+    done
+done
+
 # 13. A message keeps its queue in 16 bits: a scenario with more queues is
 #     refused where the list starts.
 { echo "name: many-queues"; echo "container: { kind: competing, workers: 1 }"; echo "queues:"
