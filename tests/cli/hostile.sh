@@ -471,6 +471,20 @@ for t in noev noev2; do
     done
 done
 
+# 12d. check of 65,535 queues (the most a run holds) in seconds, not the
+#      69 s of a scan of the queues and streams before each new one (the
+#      bound is for a loaded machine; tests/unit/test_random.c counts the
+#      probes); a name given twice is still found.
+{ echo "name: many-queues"; echo "container: { kind: direct, consumersPerQueue: 1 }"; echo "queues:"
+  awk 'BEGIN { for (i = 0; i < 65535; i++)
+                   printf "  - { name: q%d, arrivals: { kind: burst, count: 1 }, service: { kind: constant, value: 1ms } }\n", i }'
+} >"$TMP/q65535.yaml"
+expect_status 0 -- timeout -s KILL 20 "$LSIM" check "$TMP/q65535.yaml"
+sed '$s/name: q65534,/name: q17,/' "$TMP/q65535.yaml" >"$TMP/q65535-twice.yaml"
+expect_status 2 "$TMP/q65535-twice.yaml:65538:13: name: a queue named 'q17' already exists" -- \
+    timeout -s KILL 20 "$LSIM" check "$TMP/q65535-twice.yaml"
+rm -f "$TMP/q65535.yaml" "$TMP/q65535-twice.yaml"
+
 # 13. A message keeps its queue in 16 bits: a scenario with more queues is
 #     refused where the list starts.
 { echo "name: many-queues"; echo "container: { kind: competing, workers: 1 }"; echo "queues:"
