@@ -430,13 +430,9 @@ static bool asks_for_help(int argc, char **argv)
     return false;
 }
 
-int cli_main(int argc, char **argv)
+/* The command argv[1] names, or help, or the version. */
+static int dispatch(int argc, char **argv)
 {
-    cli_catch_signals();
-    if (argc < 2) {
-        print_overview(stderr);
-        return CLI_USAGE;
-    }
     if (is_help(argv[1]))
         return cmd_help(0, NULL);
     if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "-V") == 0)
@@ -451,9 +447,20 @@ int cli_main(int argc, char **argv)
         print_command_help(c);
         return CLI_OK;
     }
-    int rc = c->fn(argc - 2, argv + 2);
-    /* ferror too: output past the buffer (4 KiB) may have failed before,
-     * leaving nothing for this flush to fail on. */
+    return c->fn(argc - 2, argv + 2);
+}
+
+int cli_main(int argc, char **argv)
+{
+    cli_catch_signals();
+    if (argc < 2) {
+        print_overview(stderr);
+        return CLI_USAGE;
+    }
+    int rc = dispatch(argc, argv);
+    /* Every command, help and the version too: ferror as well, since output
+     * past the buffer (4 KiB) may have failed before, leaving nothing for
+     * this flush to fail on. */
     if ((fflush(stdout) != 0 || ferror(stdout)) && rc == 0) {
         fprintf(stderr, "lsim: cannot write the output: %s\n",
                 errno ? strerror(errno) : "write error");
