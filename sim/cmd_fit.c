@@ -105,7 +105,7 @@ static int write_out(const char *path, const char *text)
         fputs(text, stdout);
         return fflush(stdout) == 0 ? CLI_OK : CLI_FAILURE;
     }
-    return cli_write_text(path, text) == 0 ? CLI_OK : CLI_FAILURE;
+    return cli_write_text(path, text);
 }
 
 int cmd_fit(int argc, char **argv)

@@ -121,8 +121,8 @@ static int shard_begin(const sweep_spec *s, shard_out *o, int64_t run_id, char *
         sb_addf(&b, "%s/shard-%0*lld.db", o->dir, o->width, (long long)run_id);
     o->tl = timeline_open(b.s, err, errsize);
     sb_free(&b);
-    if (!o->tl)
-        return SIM_EIO;
+    if (!o->tl)                    /* a plan job's --out is the user's: bad input */
+        return o->path ? SIM_EINPUT : SIM_EIO;
     o->opened = wall_seconds();
     if (sweep_write_settings(timeline_db(o->tl), s) != 0) {
         snprintf(err, errsize, "%s: cannot write the sweep table", timeline_path(o->tl));
