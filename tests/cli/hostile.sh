@@ -485,6 +485,65 @@ expect_status 2 "$TMP/q65535-twice.yaml:65538:13: name: a queue named 'q17' alre
     timeout -s KILL 20 "$LSIM" check "$TMP/q65535-twice.yaml"
 rm -f "$TMP/q65535.yaml" "$TMP/q65535-twice.yaml"
 
+# 12e. Smaller ones.
+#      --help and --version to a full disk: exit 1, saying so
+for h in --help --version help "help run" "run --help"; do
+    expect_status 1 "lsim: cannot write the output: No space left on device" -- \
+        sh -c '"$0" $1 >/dev/full' "$LSIM" "$h"
+done
+#      one exit status (2) for an output that cannot be created, in every
+#      command; nothing left
+"$LSIM" run $SEED --out "$TMP/e5.db" --quiet >/dev/null
+"$LSIM" sweep $SEED --vary duration=1s,2s --reps 1 --plan "$TMP/e5plan" --quiet >/dev/null 2>&1
+nd="$TMP/no-such-folder"
+for cmd in "run $SEED --out $nd/x.db --quiet" "run $SEED --out $TMP/e5b.db --trace $nd/t.csv --quiet" \
+           "compare scenarios/jms-A-burst-instant.yaml tests/data/traces/A-burst-run1.csv --out $nd/c.db --quiet" \
+           "fit tests/data/traces/A-burst-run1.csv -o $nd/f.yaml" \
+           "fit tests/data/traces/A-burst-run1.csv --replay -o $nd/f.yaml" \
+           "sweep $SEED --vary duration=1s,2s --reps 1 --out $nd/s.db --quiet" \
+           "sweep $SEED --vary duration=1s,2s --reps 1 --shard 1 --out $nd/s.db --quiet" \
+           "sweep $SEED --vary duration=1s,2s --reps 1 --plan $nd/p --quiet" \
+           "plot $TMP/e5.db --kind timeline -o $nd/p.svg" "report $TMP/e5.db -o $nd/r.html" \
+           "merge $TMP/e5plan -o $nd/m.db" "import scenarios/spring-app/application.yml -o $nd/i.yaml"; do
+    # shellcheck disable=SC2086
+    expect_status 2 -- "$LSIM" $cmd
+    grep -q "no-such-folder" "$TMP/stderr" || fail "lsim $cmd: the message does not name the output: $(cat "$TMP/stderr")"
+done
+[ ! -e "$TMP/e5b.db" ] || fail "a refused trace left its database"
+#      100 nested placeholders: too deep, not "a circle"
+mkdir -p "$TMP/deep"
+awk 'BEGIN { for (i = 0; i < 100; i++) printf "p%d=${p%d}\n", i, i + 1
+             print "p100=5"; print "spring.rabbitmq.listener.simple.max-concurrency=${p0}" }' >"$TMP/deep/app.properties"
+printf 'name: t\nduration: 1m\nqueue: { arrivals: { kind: poisson, rate: 5/s }, service: { kind: constant, value: 10ms } }\ncontainer:\n  spring: { files: [app.properties] }\n' >"$TMP/deep/s.yaml"
+expect_status 2 "$TMP/deep/app.properties:65:1: p64: placeholders nested more than 64 deep" -- \
+    "$LSIM" check "$TMP/deep/s.yaml"
+#      and a real circle, 100 long, is still one
+awk 'BEGIN { for (i = 0; i < 100; i++) printf "p%d=${p%d}\n", i, (i + 1) % 30
+             print "spring.rabbitmq.listener.simple.max-concurrency=${p0}" }' >"$TMP/deep/app.properties"
+expect_status 2 "$TMP/deep/app.properties:1:1: p0: placeholders refer to each other in a circle" -- \
+    "$LSIM" check "$TMP/deep/s.yaml"
+#      an exponent in a duration, a duration too large, a whole number
+#      written with an exponent or too many digits: each says what is wrong
+expect_status 2 "--set duration:1:1: duration: '1e308s' has an exponent: a duration is a number and a unit, like 90s or 1000000h" -- \
+    "$LSIM" check $SEED --set duration=1e308s
+expect_status 2 "--set duration:1:1: duration: '9.3e15' has an exponent: a duration is a number and a unit, like 90s or 1000000h" -- \
+    "$LSIM" check $SEED --set duration=9.3e15
+expect_status 2 "--set duration:1:1: duration: '2000000h' is too large (at most 1281023h, some 146 years)" -- \
+    "$LSIM" check $SEED --set duration=2000000h
+expect_status 2 "--set seed:1:1: seed: expected a whole number, got '9.3e15': write it in digits, without an exponent" -- \
+    "$LSIM" check $SEED --set seed=9.3e15
+expect_status 2 "--set seed:1:1: seed: expected a whole number, got '99999999999999999999': too large (at most 9223372036854775807)" -- \
+    "$LSIM" check $SEED --set seed=99999999999999999999
+#      -- ends the options: a scenario named -s.yaml
+mkdir -p "$TMP/dash"
+cp $SEED "$TMP/dash/-s.yaml"
+abs_lsim=$(cd "$(dirname "$LSIM")" && pwd)/$(basename "$LSIM")
+expect_status 0 -- sh -c 'cd "$1" && "$0" check -- -s.yaml' "$abs_lsim" "$TMP/dash"
+expect_status 0 -- sh -c 'cd "$1" && "$0" run --out x.db --quiet -- -s.yaml' "$abs_lsim" "$TMP/dash"
+count=$((count + 1))
+[ -f "$TMP/dash/x.db" ] || fail "run -- -s.yaml wrote no database"
+expect_status 2 "lsim: unknown option '-s.yaml'" -- sh -c 'cd "$1" && "$0" check -s.yaml' "$abs_lsim" "$TMP/dash"
+
 # 13. A message keeps its queue in 16 bits: a scenario with more queues is
 #     refused where the list starts.
 { echo "name: many-queues"; echo "container: { kind: competing, workers: 1 }"; echo "queues:"
