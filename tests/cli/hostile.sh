@@ -534,6 +534,24 @@ expect_status 2 "--set seed:1:1: seed: expected a whole number, got '9.3e15': wr
     "$LSIM" check $SEED --set seed=9.3e15
 expect_status 2 "--set seed:1:1: seed: expected a whole number, got '99999999999999999999': too large (at most 9223372036854775807)" -- \
     "$LSIM" check $SEED --set seed=99999999999999999999
+#      the commands a plan prints quote their paths: each pastes as one word
+qp="$TMP/a plan's"
+expect_status 0 -- "$LSIM" sweep $SEED --vary duration=1s,2s --reps 1 --plan "$qp" --quiet
+for cmd in "parallel --jobs 2 <" "sbatch" "lsim merge"; do
+    count=$((count + 1))
+    line=$(grep "^  $cmd " "$TMP/stdout" | head -1)
+    [ -n "$line" ] || { fail "the plan prints no '$cmd' line"; continue; }
+    # the first word after the command, as /bin/sh reads it
+    first=$(eval "set -- ${line#  $cmd }" 2>/dev/null && printf '%s' "$1")
+    case $cmd in
+        parallel*) want="$qp/jobs.txt" ;;
+        sbatch) want="$qp/slurm.sh" ;;
+        *) want=$qp ;;
+    esac
+    [ "$first" = "$want" ] || fail "'$line': the path is not one word"
+done
+count=$((count + 1))
+grep -qF "  sbatch '$TMP/a plan'\\''s/slurm.sh'" "$qp/README" || fail "the plan's README does not quote its paths"
 #      -- ends the options: a scenario named -s.yaml
 mkdir -p "$TMP/dash"
 cp $SEED "$TMP/dash/-s.yaml"
