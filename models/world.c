@@ -113,12 +113,14 @@ static int read_one_queue(sim_ctx *ctx, cfg_node *q, const char *what, world *w,
         cfg_get_string(q, "name", w->nqueues ? NULL : "queue",
                        w->nqueues ? CFG_REQUIRED : 0, &name, d) != SIM_OK)
         return SIM_EINPUT;
-    for (int i = 0; i < w->nqueues; i++)
-        if (strcmp(sim_queue_name(ctx, w->queues[i]), name) == 0)
-            return diag_at(d, cfg_peek(q, "name"), "name: a queue named '%s' already exists",
-                           name);
+    /* The world registers every queue, in order (ids 0, 1, ...): an id
+     * below the count is a name given before (a hash lookup, not a scan). */
+    int id = sim_queue_register(ctx, name);
+    if (id < w->nqueues)
+        return diag_at(d, cfg_peek(q, "name"), "name: a queue named '%s' already exists",
+                       name);
     int idx = w->nqueues++;
-    w->queues[idx] = sim_queue_register(ctx, name);
+    w->queues[idx] = id;
     if (w->broker->ops->declare &&
         w->broker->ops->declare(ctx, w->broker, w->queues[idx], q, d) != SIM_OK)
         return SIM_EINPUT;

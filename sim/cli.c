@@ -9,8 +9,10 @@
  */
 #include "cli.h"
 #include "config.h"
+#include "mem.h"
 #include "outpath.h"
 #include "sim.h"
+#include "stop_signals.h"
 
 #include <errno.h>
 #include <stdbool.h>
@@ -30,12 +32,7 @@ static void on_signal(int sig)
 
 void cli_catch_signals(void)
 {
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
+    stop_signals_handle(on_signal);
     /* Past a file size limit a write should fail (and be reported, with the
      * temporary files removed), not kill the process. */
     signal(SIGXFSZ, SIG_IGN);
@@ -154,10 +151,11 @@ int cli_parse_run(const char *v, int64_t *run)
 int cli_write_text(const char *path, const char *text)
 {
     char err[SIM_ERROR_SIZE];
-    if (outpath_write_text(path, text, 0, err, sizeof err) == 0)
-        return 0;
+    int rc = outpath_write_text(path, text, 0, err, sizeof err);
+    if (rc == 0)
+        return CLI_OK;
     fprintf(stderr, "lsim: %s\n", err);
-    return -1;
+    return rc == -1 ? CLI_USAGE : CLI_FAILURE;
 }
 
 /* A line at the left margin starting "spring:" or "spring.": a Spring Boot
@@ -376,7 +374,8 @@ static const struct cli_command *find_command(const char *name)
 static void print_overview(FILE *f)
 {
     fputs("usage: lsim COMMAND [ARGUMENTS]\n"
-          "       lsim help COMMAND | lsim COMMAND --help | lsim --version\n\ncommands:\n", f);
+          "       lsim help COMMAND | lsim COMMAND --help | lsim --version\n"
+          "       (-- ends the options: every word after it is a file)\n\ncommands:\n", f);
     for (size_t i = 0; i < N_COMMANDS; i++)
         fprintf(f, "  %-9s %s\n", commands[i].name, commands[i].summary ? commands[i].summary : "");
     fputs("\nexit status: 0 success; 1 a failure while running (I/O, an interrupted run);\n"
@@ -425,22 +424,66 @@ static bool is_help(const char *a)
     return strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0;
 }
 
-/* `lsim CMD ... --help`: any argument of its own that asks for help. */
+/* `lsim CMD ... --help`: any argument of its own that asks for help
+ * (before a `--`: after it, a file named so). */
 static bool asks_for_help(int argc, char **argv)
 {
-    for (int i = 0; i < argc; i++)
+    for (int i = 0; i < argc && strcmp(argv[i], "--") != 0; i++)
         if (is_help(argv[i]))
             return true;
     return false;
 }
 
-int cli_main(int argc, char **argv)
+/* `--` ends the options: every word after it is a file, however it starts.
+ * The parsers take a word that starts with '-' for an option, so such a
+ * word is handed to them as "./WORD", the same file.  Returns the new argc;
+ * *out (NULL when there is no "--") and its new words, `made`, are the
+ * caller's to free. */
+static int end_options(int argc, char **argv, char ***out, char ***made, size_t *nmade)
 {
-    cli_catch_signals();
-    if (argc < 2) {
-        print_overview(stderr);
-        return CLI_USAGE;
+    *out = NULL;
+    *made = NULL;
+    *nmade = 0;
+    int at = 0;
+    while (at < argc && strcmp(argv[at], "--") != 0)
+        at++;
+    if (at == argc)
+        return argc;
+    char **v = xcalloc((size_t)argc, sizeof *v);
+    char **m = xcalloc((size_t)argc, sizeof *m);
+    int n = 0;
+    for (int i = 0; i < argc; i++) {
+        if (i == at)
+            continue;
+        if (i > at && argv[i][0] == '-' && argv[i][1]) {
+            strbuf b = { 0 };
+            sb_addf(&b, "./%s", argv[i]);
+            m[(*nmade)++] = v[n++] = sb_take(&b);
+        } else {
+            v[n++] = argv[i];
+        }
     }
+    *out = v;
+    *made = m;
+    return n;
+}
+
+static int run_command(const struct cli_command *c, int argc, char **argv)
+{
+    char **v, **made;
+    size_t nmade;
+    int n = end_options(argc, argv, &v, &made, &nmade);
+    int rc = c->fn(n, v ? v : argv);
+    for (size_t i = 0; i < nmade; i++)
+        free(made[i]);
+    free(made);
+    free(v);
+    return rc;
+}
+
+/* The command argv[1] names, or help, or the version. */
+static int dispatch(int argc, char **argv)
+{
     if (is_help(argv[1]))
         return cmd_help(0, NULL);
     if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "-V") == 0)
@@ -455,9 +498,20 @@ int cli_main(int argc, char **argv)
         print_command_help(c);
         return CLI_OK;
     }
-    int rc = c->fn(argc - 2, argv + 2);
-    /* ferror too: output past the buffer (4 KiB) may have failed before,
-     * leaving nothing for this flush to fail on. */
+    return run_command(c, argc - 2, argv + 2);
+}
+
+int cli_main(int argc, char **argv)
+{
+    cli_catch_signals();
+    if (argc < 2) {
+        print_overview(stderr);
+        return CLI_USAGE;
+    }
+    int rc = dispatch(argc, argv);
+    /* Every command, help and the version too: ferror as well, since output
+     * past the buffer (4 KiB) may have failed before, leaving nothing for
+     * this flush to fail on. */
     if ((fflush(stdout) != 0 || ferror(stdout)) && rc == 0) {
         fprintf(stderr, "lsim: cannot write the output: %s\n",
                 errno ? strerror(errno) : "write error");

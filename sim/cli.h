@@ -29,8 +29,9 @@ int cmd_report(int argc, char **argv);
 int cmd_import(int argc, char **argv);
 int cmd_record(int argc, char **argv);
 
-/* SIGINT and SIGTERM set a flag that runs poll (run_spec.interrupted):
- * an interrupted run stops, removes its temporary files and fails. */
+/* SIGINT, SIGTERM and the other stop signals (stop_signals.h) set a flag
+ * that runs poll (run_spec.interrupted): an interrupted run stops, removes
+ * its temporary files and fails. */
 void cli_catch_signals(void);
 volatile const sig_atomic_t *cli_interrupted(void);
 /* An SQLite progress handler: with flag = cli_interrupted(), a signal stops
@@ -65,8 +66,9 @@ int cli_parse_run(const char *v, int64_t *run);
  * --seed (may be NULL) and the --set assignments, in that order. */
 int cli_load_scenario(const char *scenario, const char *seed, const char *const *sets,
                       size_t nsets, cfg_doc *doc, sim_diag *d);
-/* Writes text whole to path through outpath; 0, or -1 with "lsim: why" on
- * stderr. */
+/* Writes text whole to path through outpath: CLI_OK, or with "lsim: why"
+ * on stderr CLI_USAGE (the file cannot be created: a missing folder, no
+ * permission) or CLI_FAILURE (a write failed: a full disk). */
 int cli_write_text(const char *path, const char *text);
 
 #endif

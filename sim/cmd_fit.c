@@ -105,7 +105,7 @@ static int write_out(const char *path, const char *text)
         fputs(text, stdout);
         return fflush(stdout) == 0 ? CLI_OK : CLI_FAILURE;
     }
-    return cli_write_text(path, text) == 0 ? CLI_OK : CLI_FAILURE;
+    return cli_write_text(path, text);
 }
 
 int cmd_fit(int argc, char **argv)
@@ -119,6 +119,11 @@ int cmd_fit(int argc, char **argv)
     name_table groups;
     names_init(&groups);
     run_data rd;
+    if (a.replay && trace_check_rereadable(a.trace, "the scenario fit --replay writes replays "
+                                           "the trace from its path", &d) != SIM_OK) {
+        names_fini(&groups);
+        return cli_report(&d);
+    }
     if (run_data_from_trace(a.trace, &groups, &rd, &d) != SIM_OK) {
         names_fini(&groups);
         return cli_report_unless_interrupted(&d);

@@ -71,6 +71,27 @@ static int merge(const char *dir, char **paths, size_t n, const char *out, bool 
     return rc;
 }
 
+/* The output must be none of the shards, nor one of the plan's own files
+ * (its jobs, its Slurm script, its README): 0, or -1 with err. */
+static int check_out(const char *dir, char **paths, size_t n, const char *out, char *err,
+                     size_t errsize)
+{
+    static const char *const own[] = { "jobs.txt", "slurm.sh", "README" };
+    size_t nown = sizeof own / sizeof own[0];
+    char **ins = xcalloc(n + nown, sizeof *ins);
+    for (size_t i = 0; i < nown; i++) {
+        strbuf b = { 0 };
+        sb_addf(&b, "%s/%s", dir, own[i]);
+        ins[i] = sb_take(&b);
+    }
+    memcpy(ins + nown, paths, n * sizeof *paths);
+    int rc = outpath_check_distinct(&out, 1, (const char *const *)ins, n + nown, err, errsize);
+    for (size_t i = 0; i < nown; i++)
+        free(ins[i]);
+    free(ins);
+    return rc;
+}
+
 int cmd_merge(int argc, char **argv)
 {
     const char *dir = NULL, *out = NULL;
@@ -84,8 +105,7 @@ int cmd_merge(int argc, char **argv)
     rc = CLI_USAGE;
     if (sweep_list_shards(dir, &paths, &n, err, sizeof err) == 0 && n == 0)
         snprintf(err, sizeof err, "%s: no shard-*.db files: has the plan run?", dir);
-    else if (n > 0 && outpath_check_distinct(&out, 1, (const char *const *)paths, n, err,
-                                             sizeof err) == 0)
+    else if (n > 0 && check_out(dir, paths, n, out, err, sizeof err) == 0)
         rc = merge(dir, paths, n, out, json, err, sizeof err);
     /* A signal while the shards were surveyed stops a query too: not the
      * shards' fault. */

@@ -119,7 +119,7 @@ int cmd_plot(int argc, char **argv)
         return CLI_USAGE;
     }
     char *text = svg_finish(&s);
-    rc = cli_write_text(a.out, text) == 0 ? CLI_OK : CLI_FAILURE;
+    rc = cli_write_text(a.out, text);
     if (rc == CLI_OK && p.warning)
         fprintf(stderr, "lsim: warning: %s\n", p.warning);
     if (rc == CLI_OK)

@@ -142,7 +142,7 @@ static int write_export(const record_args *a, run *r)
     if (rc == 0 && !a->quiet)
         fprintf(stderr, "lsim: %zu messages of %d queue%s written to %s\n", rows->n, nqueues,
                 nqueues == 1 ? "" : "s", a->export_dir);
-    return rc == 0 ? CLI_OK : CLI_FAILURE;
+    return rc;
 }
 
 /* ---- the recording ------------------------------------------------------------------- */

@@ -62,7 +62,7 @@ int cmd_report(int argc, char **argv)
         fprintf(stderr, "%s\n", err);
         return CLI_USAGE;
     }
-    rc = cli_write_text(a.out, html) == 0 ? CLI_OK : CLI_FAILURE;
+    rc = cli_write_text(a.out, html);
     if (rc == CLI_OK)
         printf("report: %s\n", a.out);
     free(html);

@@ -27,6 +27,7 @@
 #include "sweep_merge.h"
 #include "sweep_parts.h"
 #include "sweep_plan.h"
+#include "stop_signals.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -280,9 +281,22 @@ static void note_warnings(const sim_ctx *ctx, strbuf *seen, bool quiet)
     }
 }
 
-/* Builds every point once (replication 0); with `probe`, runs point 0 too
- * and hands it back for its metric names. */
-static int check_points(const sweep_spec *s, bool quiet, run **probe, cfg_doc *probe_doc)
+/* The database must not be a file a point reads: its workload file, a
+ * trace it replays, its Spring files, a path a --vary gives. */
+static int check_out(const run *r, const sweep_spec *s, const char *out)
+{
+    char err[SIM_ERROR_SIZE];
+    const char *outs[] = { out };
+    if (!out || run_check_outputs(r, s->scenario_path, outs, 1, err, sizeof err) == 0)
+        return 0;
+    fprintf(stderr, "lsim: %s\n", err);
+    return CLI_USAGE;
+}
+
+/* Builds every point once (replication 0), each checked against `out`; with
+ * `probe`, runs point 0 too and hands it back for its metric names. */
+static int check_points(const sweep_spec *s, const char *out, bool quiet, run **probe,
+                        cfg_doc *probe_doc)
 {
     strbuf seen = { 0 };
     int rc = 0;
@@ -291,7 +305,7 @@ static int check_points(const sweep_spec *s, bool quiet, run **probe, cfg_doc *p
         int sig = *cli_interrupted();
         if (sig) {
             fprintf(stderr, "lsim: interrupted (%s): no database written\n",
-                    sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "a signal");
+                    stop_signal_name(sig));
             rc = CLI_FAILURE;
             break;
         }
@@ -300,7 +314,7 @@ static int check_points(const sweep_spec *s, bool quiet, run **probe, cfg_doc *p
         sim_diag d = { 0 };
         if (sweep_build_run(s, sweep_run_id(s, p, 0), &doc, &r, &d) != SIM_OK)
             rc = cli_report(&d);
-        else
+        else if ((rc = check_out(r, s, out)) == 0)
             note_warnings(r->ctx, &seen, quiet);
         if (rc == 0 && p == 0 && probe) {
             char err[SIM_ERROR_SIZE];
@@ -320,13 +334,36 @@ static int check_points(const sweep_spec *s, bool quiet, run **probe, cfg_doc *p
     return rc;
 }
 
-static int validate(const sweep_args *a, sweep_spec *s)
+/* A plan job's one run, checked against its --out. */
+static int check_shard(const sweep_args *a, const sweep_spec *s)
+{
+    if (a->shard > s->nruns)
+        return 0;                  /* run_shard says which runs there are */
+    cfg_doc doc;
+    run *r;
+    sim_diag d = { 0 };
+    if (sweep_build_run(s, a->shard, &doc, &r, &d) != SIM_OK)
+        return cli_report(&d);
+    int rc = check_out(r, s, a->out);
+    run_free(r);
+    cfg_doc_free(&doc);
+    return rc;
+}
+
+/* Also names the database the sweep writes in `out` (none with --plan). */
+static int validate(const sweep_args *a, sweep_spec *s, strbuf *out)
 {
     sim_diag d = { 0 };
     int rc = read_base(a, s);
+    if (rc == 0 && a->out)
+        sb_add(out, a->out);
+    else if (rc == 0 && !a->plan)
+        sb_addf(out, "output/%s-sweep.db", s->name);
     if (rc == 0 && sweep_spec_finish(s, &d) != SIM_OK)
         rc = cli_report(&d);
-    if (rc || a->shard)
+    if (rc == 0 && a->shard)
+        return check_shard(a, s);
+    if (rc)
         return rc;
     sim_ctx *engine = empty_summary();
     bool unknown;
@@ -334,7 +371,7 @@ static int validate(const sweep_args *a, sweep_spec *s)
     run *probe = NULL;
     cfg_doc probe_doc = { 0 };
     if (rc == 0)
-        rc = check_points(s, a->quiet, unknown ? &probe : NULL, &probe_doc);
+        rc = check_points(s, out->s, a->quiet, unknown ? &probe : NULL, &probe_doc);
     if (rc == 0 && unknown)
         rc = check_metrics(s, engine, probe->ctx, &unknown);
     run_free(probe);
@@ -470,23 +507,19 @@ int cmd_sweep(int argc, char **argv)
     sweep_args a;
     sweep_spec s = { 0 };
     int rc = parse_args(argc, argv, &a, &s);
+    strbuf out = { 0 };
     if (rc == 0)
-        rc = validate(&a, &s);
+        rc = validate(&a, &s, &out);
     if (rc == 0 && a.shard) {
         rc = run_shard(&a, &s);
     } else if (rc == 0 && a.plan) {
         rc = run_plan(&a, &s);
     } else if (rc == 0) {
-        strbuf out = { 0 };
-        if (a.out) {
-            sb_add(&out, a.out);
-        } else {
+        if (!a.out)
             mkdir("output", 0777);
-            sb_addf(&out, "output/%s-sweep.db", s.name);
-        }
         rc = run_local(&a, &s, out.s);
-        sb_free(&out);
     }
+    sb_free(&out);
     sweep_spec_fini(&s);
     return rc;
 }

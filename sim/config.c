@@ -559,6 +559,23 @@ static bool parse_int(const char *s, int64_t *out)
     return true;
 }
 
+/* What is wrong with a number that is not a whole one: too large for 64
+ * bits, or written with an exponent or a point (strtod reads it whole). */
+static const char *int_trouble(const char *s)
+{
+    errno = 0;
+    char *end;
+    strtoll(s, &end, 10);
+    if (errno == ERANGE && !*end)
+        return ": too large (at most 9223372036854775807)";
+    strtod(s, &end);
+    if (*s && !*end && (strchr(s, 'e') || strchr(s, 'E')))
+        return ": write it in digits, without an exponent";
+    if (*s && !*end && strchr(s, '.'))
+        return ": no fraction";
+    return "";
+}
+
 int cfg_get_int(cfg_node *map, const char *key, int64_t def, int64_t lo, int64_t hi,
                 unsigned flags, int64_t *out, sim_diag *d)
 {
@@ -575,7 +592,8 @@ int cfg_get_int(cfg_node *map, const char *key, int64_t def, int64_t lo, int64_t
     }
     int64_t v;
     if (n->is_quoted || !parse_int(n->text, &v))
-        return diag_at(d, n, "%s: expected a whole number, got '%s'", key, n->text);
+        return diag_at(d, n, "%s: expected a whole number, got '%s'%s", key, n->text,
+                       n->is_quoted ? "" : int_trouble(n->text));
     if (v < lo || v > hi) {
         if (hi == INT64_MAX)
             return diag_at(d, n, "%s: %lld is out of range (at least %lld)", key, (long long)v,

@@ -291,14 +291,14 @@ int outpath_write_text(const char *path, const char *text, int mode, char *err,
             snprintf(err, errsize, "cannot write %s: %s", path,
                      n < 0 ? strerror(errno) : "write error");
             outpath_discard(&o);
-            return -1;
+            return -2;
         }
         done += (size_t)n;
     }
     if (mode && o.tmp && fchmod(o.fd, (mode_t)mode) != 0) {
         snprintf(err, errsize, "cannot write %s: %s", path, strerror(errno));
         outpath_discard(&o);
-        return -1;
+        return -2;
     }
-    return outpath_commit(&o, err, errsize);
+    return outpath_commit(&o, err, errsize) == 0 ? 0 : -2;
 }

@@ -42,7 +42,10 @@ int outpath_commit(outpath *o, char *err, size_t errsize);
 /* Removes the temporary file and frees o. */
 void outpath_discard(outpath *o);
 
-/* Writes `text` whole to `path` (mode: chmod of the result, 0: leave it). */
+/* Writes `text` whole to `path` (mode: chmod of the result, 0: leave it):
+ * 0; -1 when the file cannot be created (nothing was written: the caller's
+ * exit status 2, like every output refused before the work); -2 when a
+ * write or the rename failed (status 1).  err says why. */
 int outpath_write_text(const char *path, const char *text, int mode, char *err,
                        size_t errsize);
 

@@ -1,6 +1,7 @@
 /* plan_missing.c -- the runs of a plan no shard holds, and the Slurm array
  * tasks that should have run them (see plan.h). */
 #include "plan.h"
+#include "shell_word.h"
 #include "mem.h"
 
 #include <stdio.h>
@@ -93,6 +94,7 @@ void plan_missing_advice(const shard_survey *sv, int64_t nruns, const char *dir,
         free(ranges);
     }
     sb_addf(&slurm, "%s/slurm.sh", dir);
+    char *qslurm = sh_word(slurm.s);
     if (access(slurm.s, F_OK) == 0) {
         int64_t chunk = plan_chunk(nruns);
         int64_t *tasks = plan_tasks(runs, n, chunk, &ntasks);
@@ -103,15 +105,18 @@ void plan_missing_advice(const shard_survey *sv, int64_t nruns, const char *dir,
         sb_add(&b, strlen(list) <= ADVICE_MAX_CHARS ? "; resubmit them with sbatch --array=" :
                "");
         if (strlen(list) <= ADVICE_MAX_CHARS)
-            sb_addf(&b, "%s %s", list, slurm.s);
+            sb_addf(&b, "%s %s", list, qslurm);
         free(list);
         free(tasks);
     }
+    char *qdir = sh_word(dir);
     sb_addf(&b, "\nlsim: the sweep's command with --plan %s --resume writes their jobs to "
-            "%s/resume.txt (see %s/README)", dir, dir, dir);
+            "%s/resume.txt (see %s/README)", qdir, dir, dir);
+    free(qdir);
     size_t len = strlen(err);
     snprintf(err + len, errsize > len ? errsize - len : 0, "%s", b.s);
     sb_free(&b);
     sb_free(&slurm);
+    free(qslurm);
     free(runs);
 }

@@ -4,6 +4,7 @@
  * merge and resume.  Written with the plan's own paths and commands. */
 #define _XOPEN_SOURCE 700          /* realpath() */
 #include "plan.h"
+#include "shell_word.h"
 #include "mem.h"
 #include "outpath.h"
 #include "sweep_plan.h"
@@ -56,28 +57,48 @@ static void add_shipping(strbuf *b, const char *exe, const char *scenario, const
             "its files and this folder under one folder FOLDER, copy it to the same\n"
             "path on every host, run, and bring the shards back before merging:\n"
             "  rsync -a FOLDER/ HOST:FOLDER/                       (each host)\n"
-            "  parallel --sshloginfile hosts.txt < %s/jobs.txt\n"
-            "  rsync -a --include 'shard-*.db' --exclude '*' HOST:%s/ %s/\n"
-            "(hosts.txt: one [user@]host a line; see man parallel.)\n\n",
-            exe, scenario, adir, adir, adir, adir);
+            "  parallel --sshloginfile hosts.txt < ",
+            exe, scenario, adir);
+    sb_add_sh_path(b, adir, "jobs.txt");
+    strbuf from = { 0 }, to = { 0 };
+    sb_addf(&from, "HOST:%s/", adir);
+    sb_addf(&to, "%s/", adir);
+    sb_add(b, "\n  rsync -a --include 'shard-*.db' --exclude '*' ");
+    sb_add_sh_word(b, from.s);
+    sb_add(b, " ");
+    sb_add_sh_word(b, to.s);
+    sb_add(b, "\n(hosts.txt: one [user@]host a line; see man parallel.)\n\n");
+    sb_free(&from);
+    sb_free(&to);
 }
 
 static void add_running(strbuf *b, const sweep_spec *s, const char *exe, const char *adir,
                         const plan_estimate *e)
 {
+    char *jobs = sh_path(adir, "jobs.txt"), *slurm = sh_path(adir, "slurm.sh");
     sb_addf(b, "Run the jobs with one of\n"
-            "  parallel --jobs 2 < %s/jobs.txt                    (this machine)\n"
-            "  parallel --sshloginfile hosts.txt < %s/jobs.txt    (hosts over ssh)\n"
-            "  sbatch %s/slurm.sh              (Slurm; sbatch --wait returns when all are done)\n\n",
-            adir, adir, adir);
+            "  parallel --jobs 2 < %s                    (this machine)\n"
+            "  parallel --sshloginfile hosts.txt < %s    (hosts over ssh)\n"
+            "  sbatch %s              (Slurm; sbatch --wait returns when all are done)\n\n",
+            jobs, jobs, slurm);
+    free(jobs);
+    free(slurm);
     if (e)
         sb_addf(b, "slurm.sh asks for --time=%ld (minutes) and --mem=%ldM a task, from runs "
                 "measured\nwhen the plan was made (at most %.2f s and %ld MiB a run here; "
                 "see its\ncomment): raise them in slurm.sh for slower nodes.\n\n",
                 e->minutes, e->mem_mib, e->seconds, (e->peak_kib + 1023) / 1024);
-    sb_addf(b, "When every job is done, fold the shards (on any machine that sees this\n"
-            "folder) into one database, the same as the sweep run on one machine:\n"
-            "  %s merge %s -o %s-sweep.db\n\n", exe, adir, s->name);
+    strbuf db = { 0 };
+    sb_addf(&db, "%s-sweep.db", s->name);
+    sb_add(b, "When every job is done, fold the shards (on any machine that sees this\n"
+           "folder) into one database, the same as the sweep run on one machine:\n  ");
+    sb_add_sh_word(b, exe);
+    sb_add(b, " merge ");
+    sb_add_sh_word(b, adir);
+    sb_add(b, " -o ");
+    sb_add_sh_word(b, db.s);
+    sb_add(b, "\n\n");
+    sb_free(&db);
 }
 
 /* s in single quotes for /bin/sh. */
@@ -100,11 +121,12 @@ static void add_resume(strbuf *b, const char *command, const char *adir)
     sb_addf(b, " --resume\n"
             "It checks that this folder holds that sweep's plan, writes resume.txt (the\n"
             "missing runs' lines of jobs.txt) and prints how to run them:\n"
-            "  parallel --jobs 2 < %s/resume.txt\n"
-            "  sbatch --array=<the missing tasks> %s/slurm.sh\n"
-            "then merge again.  A job killed outright (SIGKILL) may leave a\n"
-            "shard-*.db.tmp-<pid> file: remove it once no job of the plan runs.\n",
-            adir, adir);
+            "  parallel --jobs 2 < ");
+    sb_add_sh_path(b, adir, "resume.txt");
+    sb_add(b, "\n  sbatch --array=<the missing tasks> ");
+    sb_add_sh_path(b, adir, "slurm.sh");
+    sb_add(b, "\nthen merge again.  A job killed outright (SIGKILL) may leave a\n"
+           "shard-*.db.tmp-<pid> file: remove it once no job of the plan runs.\n");
 }
 
 int plan_write_readme(const sweep_spec *s, const char *dir, const plan_estimate *e, char *err,

@@ -9,6 +9,7 @@
  * are left alone: a job of the plan may still be running somewhere.
  */
 #include "plan.h"
+#include "shell_word.h"
 #include "mem.h"
 #include "sweep_plan.h"
 
@@ -135,18 +136,30 @@ static void print_resume(const sweep_spec *s, const char *dir, const int64_t *ru
         sb_add(&b, "}\n");
         fputs(b.s, stdout);
         sb_free(&b);
-    } else if (n == 0) {
-        printf("all %lld runs of %s are done: fold them with\n  lsim merge %s -o %s-sweep.db\n",
-               (long long)s->nruns, dir, dir, s->name);
     } else {
-        printf("%zu of %lld runs are missing (%s %s); their jobs are in %s/resume.txt.\n"
-               "run them with one of\n"
-               "  parallel --jobs 2 < %s/resume.txt\n"
-               "  sbatch --array=%s %s/slurm.sh\n"
-               "then fold the shards:\n"
-               "  lsim merge %s -o %s-sweep.db\n",
-               n, (long long)s->nruns, n == 1 ? "run" : "runs", run_list, dir, dir, task_list,
-               dir, dir, s->name);
+        /* the commands' paths as one shell word each, to paste as they are */
+        char *resume = sh_path(dir, "resume.txt"), *slurm = sh_path(dir, "slurm.sh");
+        char *qdir = sh_word(dir);
+        strbuf db = { 0 };
+        sb_addf(&db, "%s-sweep.db", s->name);
+        char *qdb = sh_word(db.s);
+        if (n == 0)
+            printf("all %lld runs of %s are done: fold them with\n  lsim merge %s -o %s\n",
+                   (long long)s->nruns, dir, qdir, qdb);
+        else
+            printf("%zu of %lld runs are missing (%s %s); their jobs are in %s/resume.txt.\n"
+                   "run them with one of\n"
+                   "  parallel --jobs 2 < %s\n"
+                   "  sbatch --array=%s %s\n"
+                   "then fold the shards:\n"
+                   "  lsim merge %s -o %s\n",
+                   n, (long long)s->nruns, n == 1 ? "run" : "runs", run_list, dir, resume,
+                   task_list, slurm, qdir, qdb);
+        free(resume);
+        free(slurm);
+        free(qdir);
+        free(qdb);
+        sb_free(&db);
     }
     free(run_list);
     free(task_list);

@@ -19,10 +19,16 @@ typedef struct random_stream {
     unsigned users;                /* the random_get calls that returned it */
 } random_stream;
 
+/* The streams are found by name and by generator through two hash tables
+ * (open addressing, index + 1, 0 empty): a scenario of 65,535 queues asks
+ * for some 200,000 streams, each once. */
 typedef struct random_streams {
     uint64_t seed;
     random_stream *v;
     size_t n, cap;
+    uint32_t *by_name, *by_rng;
+    size_t nslots;                 /* of each table: a power of two, or 0 */
+    uint64_t probes;               /* slots looked at, for the tests of the tables */
 } random_streams;
 
 /* gsl_rng_uniform_pos(r), a call shorter for the streams of random_get:

@@ -31,6 +31,9 @@
 typedef struct budget {
     long left;                     /* placeholders still allowed */
     const spring_prop *root;       /* the property being resolved: errors of size go there */
+    /* [depth]: the property whose value is read at that depth; one met
+     * again below itself is a circle, a chain merely long is too deep */
+    const spring_prop *chain[MAX_PLACEHOLDER_DEPTH + 2];
 } budget;
 
 /* ---- names ------------------------------------------------------------------ */
@@ -565,6 +568,12 @@ static int resolve_one(const spring_env *e, const spring_prop *p, const char *in
         env_form(name, true, var, sizeof var);
         v = getenv(var);
     }
+    for (int i = 0; q && q != p && i <= depth; i++)
+        if (bg->chain[i] == q) {
+            free(name);
+            return diag_file(d, q->file, q->line, q->col, "%s: placeholders refer to each other "
+                             "in a circle", q->name);
+        }
     int rc;
     if (v)
         rc = resolve_text(e, q && q != p ? q : p, v, use_env, depth + 1, bg, out, d);
@@ -583,8 +592,9 @@ static int resolve_text(const spring_env *e, const spring_prop *p, const char *t
                         int depth, budget *bg, strbuf *out, sim_diag *d)
 {
     if (depth > MAX_PLACEHOLDER_DEPTH)
-        return diag_file(d, p->file, p->line, p->col, "%s: placeholders refer to each other in a "
-                         "circle", p->name);
+        return diag_file(d, p->file, p->line, p->col, "%s: placeholders nested more than %d "
+                         "deep", p->name, MAX_PLACEHOLDER_DEPTH);
+    bg->chain[depth] = p;
     for (const char *c = text; *c;) {
         if (c[0] == '\\' && c[1] == '$' && c[2] == '{') {
             sb_add(out, "${");
@@ -622,7 +632,7 @@ int spring_env_resolve(const spring_env *e, const spring_prop *p, bool use_env, 
 {
     strbuf sb = { 0 };
     sb_add(&sb, "");
-    budget bg = { MAX_PLACEHOLDERS, p };
+    budget bg = { .left = MAX_PLACEHOLDERS, .root = p };
     int rc = resolve_text(e, p, p->value, use_env, 0, &bg, &sb, d);
     *out = rc == SIM_OK ? sb_take(&sb) : NULL;
     sb_free(&sb);

@@ -6,7 +6,7 @@
  * worker, not the sweep's bookkeeping).  The only shared state is three
  * counters in an anonymous shared mapping.
  *
- * Signals: the parent blocks SIGINT, SIGTERM and SIGHUP before forking and
+ * Signals: the parent blocks the stop signals (stop_signals.h) before forking and
  * waits for them with sigtimedwait() between its checks on the workers (no
  * handler, no global flag); the workers unblock them, so a Ctrl-C stops
  * every process of the group at once.  The parent then kills the workers
@@ -21,6 +21,7 @@
 #include "sweep_exec.h"
 #include "engine.h"
 #include "mem.h"
+#include "stop_signals.h"
 #include "timeline.h"
 
 #include <dirent.h>
@@ -120,8 +121,8 @@ static int shard_begin(const sweep_spec *s, shard_out *o, int64_t run_id, char *
         sb_addf(&b, "%s/shard-%0*lld.db", o->dir, o->width, (long long)run_id);
     o->tl = timeline_open(b.s, err, errsize);
     sb_free(&b);
-    if (!o->tl)
-        return SIM_EIO;
+    if (!o->tl)                    /* a plan job's --out is the user's: bad input */
+        return o->path ? SIM_EINPUT : SIM_EIO;
     o->opened = wall_seconds();
     if (sweep_write_settings(timeline_db(o->tl), s) != 0) {
         snprintf(err, errsize, "%s: cannot write the sweep table", timeline_path(o->tl));
@@ -303,7 +304,7 @@ static void supervise(watch *w, const sigset_t *stop_set)
     show_progress(w, true);
     if (w->signal) {
         snprintf(w->err, w->errsize, "interrupted (%s): no database written",
-                 w->signal == SIGINT ? "SIGINT" : w->signal == SIGTERM ? "SIGTERM" : "SIGHUP");
+                 stop_signal_name(w->signal));
         w->worst = SIM_EIO;
     }
 }
@@ -314,13 +315,7 @@ static void supervise(watch *w, const sigset_t *stop_set)
  * writing is a temporary file, which the parent removes. */
 static void worker_signals(const sigset_t *old)
 {
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = SIG_DFL;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    sigaction(SIGHUP, &sa, NULL);
+    stop_signals_handle(SIG_DFL);
     sigprocmask(SIG_SETMASK, old, NULL);
 }
 
@@ -363,9 +358,7 @@ int sweep_execute(const sweep_spec *s, const sweep_todo *todo, const sweep_exec_
     atomic_init(&sh->stop, 0);
     sigset_t stop_set, old;
     sigemptyset(&stop_set);
-    sigaddset(&stop_set, SIGINT);
-    sigaddset(&stop_set, SIGTERM);
-    sigaddset(&stop_set, SIGHUP);
+    stop_signals_add(&stop_set);
     sigprocmask(SIG_BLOCK, &stop_set, &old);
     fflush(stdout);                /* the children must not write it out again */
     fflush(stderr);

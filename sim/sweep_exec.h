@@ -9,7 +9,7 @@
  * place once it has been open SWEEP_SHARD_SECONDS, so an interruption
  * loses at most that much of each worker's work plus its current run
  * (sweep_parts.h keeps the rest for --resume).  The parent only watches:
- * progress on standard error, and on SIGINT, SIGTERM or SIGHUP, or when a
+ * progress on standard error, and on a stop signal (stop_signals.h), or when a
  * worker fails, it stops the others.  Which worker ran which run, and where
  * the shards begin, depends on timing; the folded database does not (it is
  * put together in run order).

@@ -8,6 +8,7 @@
  */
 #define _XOPEN_SOURCE 700          /* realpath() */
 #include "sweep_plan.h"
+#include "shell_word.h"
 #include "mem.h"
 #include "outpath.h"
 
@@ -249,17 +250,27 @@ void sweep_print_plan(const sweep_spec *s, const char *dir, bool json)
         sb_free(&b);
         return;
     }
+    /* the commands' paths as one shell word each, to paste as they are */
+    char *jobs = sh_path(dir, "jobs.txt"), *slurm = sh_path(dir, "slurm.sh"), *qdir = sh_word(dir);
+    strbuf db = { 0 };
+    sb_addf(&db, "%s-sweep.db", s->name);
+    char *qdb = sh_word(db.s);
     printf("planned %lld runs (%lld points x %lld replications) in %s:\n"
            "  %s/jobs.txt   one command a line, each writing %s/shard-<run>.db\n"
            "  %s/slurm.sh   the same lines as a Slurm array job\n"
            "run them with one of\n"
-           "  parallel --jobs 2 < %s/jobs.txt\n"
-           "  parallel --sshloginfile HOSTS < %s/jobs.txt    (same paths on every host)\n"
-           "  sbatch %s/slurm.sh\n"
+           "  parallel --jobs 2 < %s\n"
+           "  parallel --sshloginfile HOSTS < %s    (same paths on every host)\n"
+           "  sbatch %s\n"
            "then fold the shards:\n"
-           "  lsim merge %s -o %s-sweep.db\n",
+           "  lsim merge %s -o %s\n",
            (long long)s->nruns, (long long)s->npoints, (long long)s->reps, dir, dir, dir, dir,
-           dir, dir, dir, dir, s->name);
+           jobs, jobs, slurm, qdir, qdb);
+    free(jobs);
+    free(slurm);
+    free(qdir);
+    free(qdb);
+    sb_free(&db);
 }
 
 static int by_name(const void *a, const void *b)

@@ -435,6 +435,17 @@ static int read_head(trace_reader *r, sim_diag *d)
     return SIM_OK;
 }
 
+int trace_check_rereadable(const char *path, const char *why, sim_diag *d)
+{
+    struct stat st;
+    if (stat(path, &st) != 0 || S_ISREG(st.st_mode) || S_ISDIR(st.st_mode))
+        return SIM_OK;             /* the reader says what is wrong with it */
+    const char *what = S_ISFIFO(st.st_mode) ? "a pipe" : S_ISSOCK(st.st_mode) ? "a socket"
+                                                                             : "a device";
+    return diag_file(d, path, 0, 0, "%s, which can be read only once: %s; save the trace to a "
+                     "file first", what, why);
+}
+
 int trace_reader_open(const char *path, trace_reader **out, sim_diag *d)
 {
     *out = NULL;

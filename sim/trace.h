@@ -32,6 +32,10 @@ typedef struct trace_event {
 typedef struct trace_reader trace_reader;
 
 int trace_reader_open(const char *path, trace_reader **out, sim_diag *d);
+/* A command that reads the trace more than once (`why` says what reads it
+ * again) refuses a pipe, a socket or a device, which give their bytes once
+ * (/dev/stdin from a pipe, <(...)): SIM_OK, or SIM_EINPUT in d. */
+int trace_check_rereadable(const char *path, const char *why, sim_diag *d);
 /* 1: an event; 0: the end of the trace; SIM_EINPUT: a bad line (in d). */
 int trace_reader_next(trace_reader *r, trace_event *ev, sim_diag *d);
 /* A `# key: value` metadata value, or NULL. */

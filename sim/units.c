@@ -4,6 +4,7 @@
  * 700000 ns and never 699999. */
 #include "config.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -72,6 +73,9 @@ static const char *leading_number(const char *s, uint64_t *mant, int *frac, cons
     return NULL;
 }
 
+/* INT64_MAX / 2 ns: room for a sum of two. */
+#define DURATION_TOO_LARGE "is too large (at most 1281023h, some 146 years)"
+
 const char *parse_duration(const char *s, int64_t *ns)
 {
     uint64_t mant;
@@ -80,12 +84,15 @@ const char *parse_duration(const char *s, int64_t *ns)
     const char *why = leading_number(s, &mant, &frac,
                                      "is not a duration (like 250ms, 1.5s, 2m, 1h)", &unit);
     if (why)
-        return why;
+        return strcmp(why, "is too large") == 0 ? DURATION_TOO_LARGE : why;
     if (!*unit) {
         if (mant == 0)
             *ns = 0;
         return mant == 0 ? NULL : "needs a unit (ns, us, ms, s, m, h)";
     }
+    if ((unit[0] == 'e' || unit[0] == 'E') &&
+        (isdigit((unsigned char)unit[1]) || unit[1] == '-' || unit[1] == '+'))
+        return "has an exponent: a duration is a number and a unit, like 90s or 1000000h";
     for (size_t i = 0; i < sizeof duration_units / sizeof duration_units[0]; i++) {
         if (strcmp(unit, duration_units[i].name) != 0)
             continue;
@@ -93,7 +100,7 @@ const char *parse_duration(const char *s, int64_t *ns)
         uint64_t div = pow10u(frac);
         v = (v + (__int128)(div / 2)) / div;
         if (v > INT64_MAX / 2)
-            return "is too large";
+            return DURATION_TOO_LARGE;
         *ns = (int64_t)v;
         return NULL;
     }

@@ -24,7 +24,8 @@ no_tmp() {
 # for in a folder); it must end within a minute (a bound for a loaded
 # machine: it ends at once), with exit 1, MESSAGE and DIR empty.  A command
 # that ended before the signal came fails the check, saying so: its input
-# is too small for this machine.
+# is too small for this machine.  $stop, when set, is the signal to send
+# instead (HUP, USR1, ...).
 interrupt() {
     dir=$1 message=$2
     shift 2
@@ -41,7 +42,7 @@ interrupt() {
             i=$((i + 1))
         done
     fi
-    if ! kill -TERM $pid 2>/dev/null; then
+    if ! kill -"${stop:-TERM}" $pid 2>/dev/null; then
         wait $pid
         fail "$*: ended (exit $?) before the SIGTERM came: the input is too small for this machine"
         return
@@ -381,6 +382,185 @@ printf 'name: rows\nqueue:\n  arrivals: { kind: burst, count: 600000 }\n  servic
 (cd "$TMP" && sh "$TMP/rp/jobs.txt") >/dev/null 2>&1 || fail "the shards of 600,000 rows"
 interrupt "$TMP/i3" "lsim: interrupted: no database written" "$LSIM" merge "$TMP/rp" -o "$TMP/i3/m.db"
 rm -rf "$TMP/rp" "$TMP/wide.csv" "$TMP/groups.csv"
+
+# 12a. A sweep's --out that is an input of one of its points is refused
+#      before any run (exit 2, the input kept): the workload file, a trace
+#     the arrivals replay, the Spring files, a path a --vary gives; with -j 2
+#     and as a plan's job (--shard) too.
+mkdir -p "$TMP/sw/spring-app"
+cp tests/data/traces/A-burst.workload.csv "$TMP/sw/work.csv"
+cp tests/data/traces/A-burst.workload.csv "$TMP/sw/work2.csv"
+sed 's|path: [^,]*|path: work.csv|' scenarios/jms-A-burst-instant.yaml >"$TMP/sw/wl.yaml"
+cp tests/data/traces/A-burst-run1.csv "$TMP/sw/real.csv"
+sed 's|path: [^ ]*|path: real.csv|' scenarios/jms-trace-A-burst.yaml >"$TMP/sw/tr.yaml"
+cp scenarios/spring-app/application.yml "$TMP/sw/spring-app/application.yml"
+cp scenarios/spring-orders.yaml "$TMP/sw/sp.yaml"
+(cd "$TMP/sw" && md5sum work.csv work2.csv real.csv spring-app/application.yml) >"$TMP/sw.md5"
+for j in 1 2; do
+    expect_status 2 "lsim: $TMP/sw/work.csv: the output would overwrite an input of the same command ($TMP/sw/work.csv)" -- \
+        "$LSIM" sweep "$TMP/sw/wl.yaml" --vary tail=1s,2s --reps 1 -j $j --out "$TMP/sw/work.csv" --quiet
+    expect_status 2 -- "$LSIM" sweep "$TMP/sw/tr.yaml" --vary tail=1s,2s --reps 1 -j $j --out "$TMP/sw/real.csv" --quiet
+    expect_status 2 -- "$LSIM" sweep "$TMP/sw/sp.yaml" --vary tail=1s,2s --reps 1 -j $j \
+        --out "$TMP/sw/spring-app/application.yml" --quiet
+    expect_status 2 "lsim: $TMP/sw/work2.csv: the output would overwrite an input of the same command ($TMP/sw/work2.csv)" -- \
+        "$LSIM" sweep "$TMP/sw/wl.yaml" --vary "queue.arrivals.path=work.csv,work2.csv" --reps 1 -j $j \
+        --out "$TMP/sw/work2.csv" --quiet
+done
+expect_status 2 -- "$LSIM" sweep "$TMP/sw/wl.yaml" --vary "queue.arrivals.path=work.csv,work2.csv" --reps 1 \
+    --shard 2 --out "$TMP/sw/work2.csv" --quiet
+count=$((count + 1))
+(cd "$TMP/sw" && md5sum -c --quiet "$TMP/sw.md5") >/dev/null 2>&1 || fail "a sweep overwrote one of its inputs"
+[ -z "$(ls -A "$TMP/sw" | grep -v '^work.csv$\|^work2.csv$\|^real.csv$\|^spring-app$\|\.yaml$')" ] ||
+    fail "a refused sweep left $(ls -A "$TMP/sw")"
+#    merge -o into the plan's own files
+"$LSIM" sweep $SEED --vary duration=1s,2s --reps 1 --plan "$TMP/sw/plan" --quiet >/dev/null 2>&1
+cp "$TMP/sw/plan/jobs.txt" "$TMP/sw/jobs.keep"
+expect_status 2 -- "$LSIM" merge "$TMP/sw/plan" -o "$TMP/sw/plan/jobs.txt"
+cmp -s "$TMP/sw/plan/jobs.txt" "$TMP/sw/jobs.keep" || fail "merge -o overwrote the plan's jobs.txt"
+
+# 12b. The other signals that would kill lsim stop it as SIGTERM does: a
+#      message, exit 1, nothing left (SIGPIPE from a reader that went away,
+#      SIGHUP, SIGUSR1, SIGUSR2, SIGALRM).
+printf 'name: big\nduration: 200s\nqueue:\n  arrivals: { kind: poisson, rate: 2000/s }\n  service: { kind: constant, value: 1ms }\ncontainer: { kind: competing, workers: 4 }\n' >"$TMP/big.yaml"
+mkdir -p "$TMP/pp"
+count=$((count + 1))
+st=$( { { "$LSIM" run "$TMP/big.yaml" --trace /dev/stdout --out "$TMP/pp/x.db" --quiet 2>"$TMP/pp.err"
+          echo $? >"$TMP/pp.st"; } | head -1 >/dev/null; }; cat "$TMP/pp.st")
+[ "$st" = 1 ] || fail "run --trace /dev/stdout | head -1: exit $st, expected 1"
+[ "$(cat "$TMP/pp.err")" = "lsim: interrupted" ] || fail "run --trace /dev/stdout | head -1: '$(cat "$TMP/pp.err")'"
+[ -z "$(ls -A "$TMP/pp")" ] || fail "run --trace /dev/stdout | head -1 left $(ls -A "$TMP/pp")"
+for stop in HUP USR1 USR2 ALRM; do
+    mkdir -p "$TMP/sg-$stop-r" "$TMP/sg-$stop-c"
+    interrupt "$TMP/sg-$stop-r" "lsim: interrupted" \
+        "$LSIM" run "$TMP/sparse.yaml" --out "$TMP/sg-$stop-r/x.db" --detail samples --quiet
+    interrupt "$TMP/sg-$stop-c" "lsim: interrupted" \
+        "$LSIM" compare "$TMP/sparse.yaml" tests/data/traces/A-burst-run1.csv --out "$TMP/sg-$stop-c/c.db" --quiet
+done
+stop=
+#    and in a sweep (the workers stopped, the message names the signal)
+mkdir -p "$TMP/sg-sweep"
+stop=USR1
+interrupt 1 "lsim: interrupted (SIGUSR1): no database written" \
+    "$LSIM" sweep "$TMP/sparse.yaml" --vary queue.service.value=1ms,2ms --reps 2 -j 2 --detail samples \
+    --out "$TMP/sg-sweep/s.db" --quiet
+stop=
+[ -z "$(ls -A "$TMP/sg-sweep")" ] || fail "the interrupted sweep left $(ls -A "$TMP/sg-sweep")"
+#    A trace from a pipe: compare and fit --replay read it again (the
+#    replay), so they refuse it, saying why; fit reads it once.
+T=tests/data/traces/A-burst-run1.csv
+expect_status 2 "/dev/stdin: a pipe, which can be read only once: compare reads it again to replay its arrivals and its metadata; save the trace to a file first" -- \
+    sh -c 'cat "$1" | "$0" compare scenarios/jms-A-burst-instant.yaml /dev/stdin --out "$2" --quiet' \
+    "$LSIM" $T "$TMP/pp/c.db"
+expect_status 2 "/dev/stdin: a pipe, which can be read only once: the scenario fit --replay writes replays the trace from its path; save the trace to a file first" -- \
+    sh -c 'cat "$1" | "$0" fit --replay /dev/stdin -o "$2"' "$LSIM" $T "$TMP/pp/f.yaml"
+[ -z "$(ls -A "$TMP/pp")" ] || fail "a refused pipe left $(ls -A "$TMP/pp")"
+#    a file on standard input is a file: read
+expect_status 0 -- sh -c '"$0" compare scenarios/jms-A-burst-instant.yaml /dev/stdin --out "$2" --quiet <"$1"' \
+    "$LSIM" $T "$TMP/pp/c.db"
+expect_status 0 -- sh -c '"$0" fit --replay /dev/stdin -o "$2" <"$1"' "$LSIM" $T "$TMP/pp/f.yaml"
+
+# 12c. compare against a trace with no events is refused (exit 2), not
+#      "all metrics within tolerance": a gate that passes on nothing.
+printf 't_ms,event,node,consumer,msg,group,queue\n' >"$TMP/noev.csv"
+printf '# trace_format: 1\n# shutdown_ms: 5000\nt_ms,event,node,consumer,msg,group,queue\n' >"$TMP/noev2.csv"
+printf 'name: idle\nqueue:\n  arrivals: { kind: burst, count: 0 }\n  service: { kind: constant, value: 1ms }\ncontainer: { kind: competing, workers: 1 }\n' >"$TMP/idle.yaml"
+for t in noev noev2; do
+    for sc in $SEED "$TMP/idle.yaml"; do
+        expect_error 2 "$TMP/$t.csv: the trace has no events (no publish, no consumer): nothing to compare the scenario with" -- \
+            "$LSIM" compare "$sc" "$TMP/$t.csv" --out "$TMP/out/c.db" --quiet
+    done
+done
+
+# 12d. check of 65,535 queues (the most a run holds) in seconds, not the
+#      69 s of a scan of the queues and streams before each new one (the
+#      bound is for a loaded machine; tests/unit/test_random.c counts the
+#      probes); a name given twice is still found.
+{ echo "name: many-queues"; echo "container: { kind: direct, consumersPerQueue: 1 }"; echo "queues:"
+  awk 'BEGIN { for (i = 0; i < 65535; i++)
+                   printf "  - { name: q%d, arrivals: { kind: burst, count: 1 }, service: { kind: constant, value: 1ms } }\n", i }'
+} >"$TMP/q65535.yaml"
+expect_status 0 -- timeout -s KILL 20 "$LSIM" check "$TMP/q65535.yaml"
+sed '$s/name: q65534,/name: q17,/' "$TMP/q65535.yaml" >"$TMP/q65535-twice.yaml"
+expect_status 2 "$TMP/q65535-twice.yaml:65538:13: name: a queue named 'q17' already exists" -- \
+    timeout -s KILL 20 "$LSIM" check "$TMP/q65535-twice.yaml"
+rm -f "$TMP/q65535.yaml" "$TMP/q65535-twice.yaml"
+
+# 12e. Smaller ones.
+#      --help and --version to a full disk: exit 1, saying so
+for h in --help --version help "help run" "run --help"; do
+    expect_status 1 "lsim: cannot write the output: No space left on device" -- \
+        sh -c '"$0" $1 >/dev/full' "$LSIM" "$h"
+done
+#      one exit status (2) for an output that cannot be created, in every
+#      command; nothing left
+"$LSIM" run $SEED --out "$TMP/e5.db" --quiet >/dev/null
+"$LSIM" sweep $SEED --vary duration=1s,2s --reps 1 --plan "$TMP/e5plan" --quiet >/dev/null 2>&1
+nd="$TMP/no-such-folder"
+for cmd in "run $SEED --out $nd/x.db --quiet" "run $SEED --out $TMP/e5b.db --trace $nd/t.csv --quiet" \
+           "compare scenarios/jms-A-burst-instant.yaml tests/data/traces/A-burst-run1.csv --out $nd/c.db --quiet" \
+           "fit tests/data/traces/A-burst-run1.csv -o $nd/f.yaml" \
+           "fit tests/data/traces/A-burst-run1.csv --replay -o $nd/f.yaml" \
+           "sweep $SEED --vary duration=1s,2s --reps 1 --out $nd/s.db --quiet" \
+           "sweep $SEED --vary duration=1s,2s --reps 1 --shard 1 --out $nd/s.db --quiet" \
+           "sweep $SEED --vary duration=1s,2s --reps 1 --plan $nd/p --quiet" \
+           "plot $TMP/e5.db --kind timeline -o $nd/p.svg" "report $TMP/e5.db -o $nd/r.html" \
+           "merge $TMP/e5plan -o $nd/m.db" "import scenarios/spring-app/application.yml -o $nd/i.yaml"; do
+    # shellcheck disable=SC2086
+    expect_status 2 -- "$LSIM" $cmd
+    grep -q "no-such-folder" "$TMP/stderr" || fail "lsim $cmd: the message does not name the output: $(cat "$TMP/stderr")"
+done
+[ ! -e "$TMP/e5b.db" ] || fail "a refused trace left its database"
+#      100 nested placeholders: too deep, not "a circle"
+mkdir -p "$TMP/deep"
+awk 'BEGIN { for (i = 0; i < 100; i++) printf "p%d=${p%d}\n", i, i + 1
+             print "p100=5"; print "spring.rabbitmq.listener.simple.max-concurrency=${p0}" }' >"$TMP/deep/app.properties"
+printf 'name: t\nduration: 1m\nqueue: { arrivals: { kind: poisson, rate: 5/s }, service: { kind: constant, value: 10ms } }\ncontainer:\n  spring: { files: [app.properties] }\n' >"$TMP/deep/s.yaml"
+expect_status 2 "$TMP/deep/app.properties:65:1: p64: placeholders nested more than 64 deep" -- \
+    "$LSIM" check "$TMP/deep/s.yaml"
+#      and a real circle, 100 long, is still one
+awk 'BEGIN { for (i = 0; i < 100; i++) printf "p%d=${p%d}\n", i, (i + 1) % 30
+             print "spring.rabbitmq.listener.simple.max-concurrency=${p0}" }' >"$TMP/deep/app.properties"
+expect_status 2 "$TMP/deep/app.properties:1:1: p0: placeholders refer to each other in a circle" -- \
+    "$LSIM" check "$TMP/deep/s.yaml"
+#      an exponent in a duration, a duration too large, a whole number
+#      written with an exponent or too many digits: each says what is wrong
+expect_status 2 "--set duration:1:1: duration: '1e308s' has an exponent: a duration is a number and a unit, like 90s or 1000000h" -- \
+    "$LSIM" check $SEED --set duration=1e308s
+expect_status 2 "--set duration:1:1: duration: '9.3e15' has an exponent: a duration is a number and a unit, like 90s or 1000000h" -- \
+    "$LSIM" check $SEED --set duration=9.3e15
+expect_status 2 "--set duration:1:1: duration: '2000000h' is too large (at most 1281023h, some 146 years)" -- \
+    "$LSIM" check $SEED --set duration=2000000h
+expect_status 2 "--set seed:1:1: seed: expected a whole number, got '9.3e15': write it in digits, without an exponent" -- \
+    "$LSIM" check $SEED --set seed=9.3e15
+expect_status 2 "--set seed:1:1: seed: expected a whole number, got '99999999999999999999': too large (at most 9223372036854775807)" -- \
+    "$LSIM" check $SEED --set seed=99999999999999999999
+#      the commands a plan prints quote their paths: each pastes as one word
+qp="$TMP/a plan's"
+expect_status 0 -- "$LSIM" sweep $SEED --vary duration=1s,2s --reps 1 --plan "$qp" --quiet
+for cmd in "parallel --jobs 2 <" "sbatch" "lsim merge"; do
+    count=$((count + 1))
+    line=$(grep "^  $cmd " "$TMP/stdout" | head -1)
+    [ -n "$line" ] || { fail "the plan prints no '$cmd' line"; continue; }
+    # the first word after the command, as /bin/sh reads it
+    first=$(eval "set -- ${line#  $cmd }" 2>/dev/null && printf '%s' "$1")
+    case $cmd in
+        parallel*) want="$qp/jobs.txt" ;;
+        sbatch) want="$qp/slurm.sh" ;;
+        *) want=$qp ;;
+    esac
+    [ "$first" = "$want" ] || fail "'$line': the path is not one word"
+done
+count=$((count + 1))
+grep -qF "  sbatch '$TMP/a plan'\\''s/slurm.sh'" "$qp/README" || fail "the plan's README does not quote its paths"
+#      -- ends the options: a scenario named -s.yaml
+mkdir -p "$TMP/dash"
+cp $SEED "$TMP/dash/-s.yaml"
+abs_lsim=$(cd "$(dirname "$LSIM")" && pwd)/$(basename "$LSIM")
+expect_status 0 -- sh -c 'cd "$1" && "$0" check -- -s.yaml' "$abs_lsim" "$TMP/dash"
+expect_status 0 -- sh -c 'cd "$1" && "$0" run --out x.db --quiet -- -s.yaml' "$abs_lsim" "$TMP/dash"
+count=$((count + 1))
+[ -f "$TMP/dash/x.db" ] || fail "run -- -s.yaml wrote no database"
+expect_status 2 "lsim: unknown option '-s.yaml'" -- sh -c 'cd "$1" && "$0" check -s.yaml' "$abs_lsim" "$TMP/dash"
 
 # 13. A message keeps its queue in 16 bits: a scenario with more queues is
 #     refused where the list starts.

@@ -197,12 +197,13 @@ expect_error 2 "lsim: --run: 'first' is not a run number" -- \
 expect_error 2 "lsim: unknown option '--width'" -- \
     "$LSIM" plot "$TMP/seed.db" --kind gantt --width 5 -o "$O"
 
-# 6. The output cannot be written: exit 1, no file, no temporary left.
-expect_error 1 "lsim: cannot write $TMP/out/missing/x.svg: No such file or directory" -- \
+# 6. The output cannot be created: exit 2 (as in every command), no file,
+#    no temporary left.
+expect_error 2 "lsim: cannot write $TMP/out/missing/x.svg: No such file or directory" -- \
     "$LSIM" plot "$TMP/seed.db" --kind gantt -o "$TMP/out/missing/x.svg"
 mkdir "$TMP/out/folder"
 KEEP=folder
-expect_error 1 "lsim: cannot write $TMP/out/folder: Is a directory" -- \
+expect_error 2 "lsim: cannot write $TMP/out/folder: Is a directory" -- \
     "$LSIM" plot "$TMP/seed.db" --kind gantt -o "$TMP/out/folder"
 
 echo "$count plot checks, $failures failed"

@@ -111,7 +111,7 @@ check "no -o: exit 2" [ $? -eq 2 ]
 "$LSIM" report "$TMP/run.db" --run 9 -o "$TMP/out/x.html" >/dev/null 2>"$TMP/e4"
 check "no such run: exit 2" [ $? -eq 2 ]
 "$LSIM" report "$TMP/run.db" -o "$TMP/nodir/x.html" >/dev/null 2>"$TMP/e5"
-check "an unwritable page: exit 1" [ $? -eq 1 ]
+check "an output that cannot be created: exit 2, as in every command" [ $? -eq 2 ]
 check "no file left" [ -z "$(ls -A "$TMP/out")" ]
 
 echo "report: $count checks, $failures failures"

@@ -166,7 +166,7 @@ expect_error 1 "lsim: more than 64 MiB would be needed for the 1197056 messages 
 expect_error 2 "lsim: --max-memory: 'lots' is not a size of 1M or more (like 512M, 2G)" -- \
     "$LSIM" run $SEED --max-memory lots --out "$TMP/out/x.db"
 #   numbers that overflow
-expect_error 2 "--set duration:1:1: duration: '1000000000000000000000000000000s' is too large" -- \
+expect_error 2 "--set duration:1:1: duration: '1000000000000000000000000000000s' is too large (at most 1281023h, some 146 years)" -- \
     "$LSIM" run $SEED --set duration=1000000000000000000000000000000s --out "$TMP/out/x.db"
 expect_error 2 "--set queue.arrivals:1:23: rate: '0/s' must be greater than zero" -- \
     "$LSIM" run $SEED --set "queue.arrivals={kind: poisson, rate: 0/s}" --out "$TMP/out/x.db"

@@ -181,6 +181,36 @@ static void poisson_gaps_ahead_are_the_same_gaps(void **state)
     sim_ctx_destroy(ctx);
 }
 
+/* 65,535 queues ask for some 200,000 streams: each found in a few probes
+ * of its hash table, not by a scan of those before it (which took 69 s);
+ * the same stream comes back for the same name, a shared one says so. */
+static void many_streams_found_in_few_probes(void **state)
+{
+    (void)state;
+    enum { N = 20000 };
+    random_streams s;
+    random_init(&s, 5);
+    gsl_rng **first = calloc(N, sizeof *first);
+    char name[32];
+    for (int i = 0; i < N; i++) {
+        snprintf(name, sizeof name, "service/q%d", i);
+        first[i] = random_get(&s, name);
+    }
+    for (int i = 0; i < N; i += 7) {
+        snprintf(name, sizeof name, "service/q%d", i);
+        assert_ptr_equal(random_get(&s, name), first[i]);
+    }
+    uint64_t lookups = N + (N + 6) / 7;
+    /* linear probing at a load of at most 1/2: some 2.5 a lookup on average,
+     * rebuilds included; a scan would be N / 2 */
+    assert_true(s.probes < 8 * lookups);
+    assert_true(random_is_shared(&s, first[0]));
+    assert_false(random_is_shared(&s, first[1]));
+    assert_int_equal(s.n, N);
+    free(first);
+    random_fini(&s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -190,6 +220,7 @@ int main(void)
         cmocka_unit_test(knob_draws_only_for_a_distribution),
         cmocka_unit_test(shared_when_handed_out_twice),
         cmocka_unit_test(poisson_gaps_ahead_are_the_same_gaps),
+        cmocka_unit_test(many_streams_found_in_few_probes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
