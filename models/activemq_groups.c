@@ -4,15 +4,15 @@
  *
  * Entries live in one array: indexed by group for simple, by bucket for
  * bucket; cached keeps only the entries in the map (at most size + 1), in
- * any places, and finds a group's entry through a hash table (a scenario
- * may have a million groups and a cache of 1,024: an entry per group
- * would be 32 MB for nothing).  Links are array indices + 1 (0 = none), so
+ * any places, and finds a group's entry through an index by group (a
+ * scenario may have a million groups and a cache of 1,024: 4 bytes a group
+ * rather than a 32-byte entry each).  Links are array indices + 1 (0 = none), so
  * the array may grow and a zeroed entry is empty.  Invariants:
  *  (1) an entry is in the map iff its owner is not NULL;
  *  (2) an entry in the map is on exactly one owner list, its owner's;
  *  (3) cached: the entries in the map are on the LRU list, least recently
  *      used first, and there are at most `size` of them;
- *  (4) cached: an entry is in the hash table iff it is in the map, and the
+ *  (4) cached: entry_of names an entry iff it is in the map, and the
  *      others are on the free list (linked through lnext).
  * The LRU list copies java.util.LinkedHashMap in access order, as
  * activemq's memory/LRUMap configures it: get() and put() of a present key
@@ -46,9 +46,8 @@ struct amqg_map {
     size_t cap;                    /* cached: room in e (ne of it used) */
     int32_t *egroup;               /* cached: [entry] its group */
     int32_t free;                  /* cached: the first free entry + 1 */
-    int32_t *slot;                 /* cached: hash table of entry + 1, 0 = empty */
-    size_t nslot;                  /* its size, a power of two */
-    unsigned slot_bits;
+    int32_t *entry_of;             /* cached: [group] its entry + 1, 0 = not in the map */
+    size_t nof;
     uint64_t changes;              /* ownership changes so far (amqg_changes) */
     uint64_t version;              /* changes of any kind (amqg_version) */
     uint64_t mark;                 /* amqg_touch_all's calls */
@@ -73,7 +72,7 @@ void amqg_destroy(amqg_map *g)
     free(g->e);
     free(g->bucket);
     free(g->egroup);
-    free(g->slot);
+    free(g->entry_of);
     free(g);
 }
 
@@ -157,44 +156,10 @@ int amqg_bucket_of(int32_t hash, int buckets)
 
 /* ---- cached: the entries by group --------------------------------------------- */
 
-/* Fibonacci hashing: the top bits of group times 2^32 / phi. */
-static size_t home_of(const amqg_map *g, int32_t group)
-{
-    return (size_t)(((uint32_t)group * 2654435769u) >> (32 - g->slot_bits));
-}
-
 /* The entry of group, or -1 if the group is not in the map. */
 static int32_t find_cached(const amqg_map *g, int group)
 {
-    if (!g->nslot)
-        return -1;
-    size_t mask = g->nslot - 1;
-    for (size_t j = home_of(g, group);; j = (j + 1) & mask) {
-        int32_t i = g->slot[j] - 1;
-        if (i < 0 || g->egroup[i] == group)
-            return i;
-    }
-}
-
-static void slot_insert(amqg_map *g, int32_t i)
-{
-    size_t mask = g->nslot - 1, j = home_of(g, g->egroup[i]);
-    while (g->slot[j])
-        j = (j + 1) & mask;
-    g->slot[j] = i + 1;
-}
-
-/* Keeps the table at most half full (live counts the entries in it). */
-static void slot_make_room(amqg_map *g)
-{
-    if ((size_t)(g->live + 1) * 2 <= g->nslot)
-        return;
-    g->slot_bits = g->nslot ? g->slot_bits + 1 : 4;
-    g->nslot = (size_t)1 << g->slot_bits;
-    free(g->slot);
-    g->slot = xcalloc(g->nslot, sizeof *g->slot);
-    for (int32_t i = g->lhead - 1; i >= 0; i = g->e[i].lnext - 1)
-        slot_insert(g, i);
+    return (size_t)group < g->nof ? g->entry_of[group] - 1 : -1;
 }
 
 /* A new entry for group, not in the map yet (owner NULL): the caller puts
@@ -212,30 +177,24 @@ static int32_t add_cached(amqg_map *g, int group)
         }
         i = (int32_t)g->ne++;
     }
+    if ((size_t)group >= g->nof) {
+        size_t n = g->nof ? g->nof : 64;
+        while (n <= (size_t)group)
+            n *= 2;
+        g->entry_of = xrealloc(g->entry_of, n * sizeof *g->entry_of);
+        memset(g->entry_of + g->nof, 0, (n - g->nof) * sizeof *g->entry_of);
+        g->nof = n;
+    }
     g->e[i] = (entry){ 0 };
     g->egroup[i] = group;
-    slot_make_room(g);
-    slot_insert(g, i);
+    g->entry_of[group] = i + 1;
     return i;
 }
 
-/* Entry i (out of the map now) leaves the hash table for the free list:
- * the entries after it in its run move back over the hole (no tombstones). */
+/* Entry i, out of the map now, goes on the free list. */
 static void forget_cached(amqg_map *g, int32_t i)
 {
-    size_t mask = g->nslot - 1, hole = home_of(g, g->egroup[i]);
-    while (g->slot[hole] != i + 1)
-        hole = (hole + 1) & mask;
-    g->slot[hole] = 0;
-    for (size_t k = (hole + 1) & mask; g->slot[k]; k = (k + 1) & mask) {
-        size_t home = home_of(g, g->egroup[g->slot[k] - 1]);
-        /* it stays if its home lies cyclically in (hole, k] */
-        if (hole < k ? (home > hole && home <= k) : (home > hole || home <= k))
-            continue;
-        g->slot[hole] = g->slot[k];
-        g->slot[k] = 0;
-        hole = k;
-    }
+    g->entry_of[g->egroup[i]] = 0;
     g->e[i].lnext = g->free;
     g->free = i + 1;
 }

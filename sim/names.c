@@ -70,9 +70,10 @@ static size_t series_number(char prefix, size_t max, const char *s, size_t len)
     for (size_t i = 1; i < len; i++) {
         if (s[i] < '0' || s[i] > '9')
             return 0;
-        if (k > (max - (size_t)(s[i] - '0')) / 10)   /* k * 10 + digit > max */
+        size_t digit = (size_t)(s[i] - '0');
+        if (k > max / 10 || k * 10 + digit > max)   /* no overflow: k * 10 <= max */
             return 0;
-        k = k * 10 + (size_t)(s[i] - '0');
+        k = k * 10 + digit;
     }
     return k;
 }
@@ -107,8 +108,20 @@ int names_add_series(name_table *t, char prefix, size_t count)
     for (size_t i = 0; i < t->n; i++)
         if (series_number(prefix, count, t->names[i], strlen(t->names[i])))
             return -1;
-    xgrow((void **)&t->names, &t->cap, t->n + count, sizeof *t->names);
-    memset(t->names + t->n, 0, count * sizeof *t->names);
+    /* Zeroed by calloc, not by a memset: a series name nobody asks for (a
+     * summary run asks for none) leaves its page of the array untouched,
+     * and not in memory. */
+    size_t need = t->n + count;
+    if (need > t->cap) {
+        char **names = xcalloc(need, sizeof *names);
+        if (t->n)
+            memcpy(names, t->names, t->n * sizeof *names);
+        free(t->names);
+        t->names = names;
+        t->cap = need;
+    } else {
+        memset(t->names + t->n, 0, count * sizeof *t->names);
+    }
     t->series_first = t->n;
     t->series_n = count;
     t->series_prefix = prefix;
