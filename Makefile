@@ -69,7 +69,7 @@ PGO_FLAGS = -fprofile-generate -fprofile-update=prefer-atomic
 endif
 
 SIM_OBJ = sim/mem.o sim/config.o sim/config_print.o sim/units.o sim/scenario.o sim/calendar.o sim/random.o sim/dist.o \
-          sim/stats.o sim/order.o sim/engine.o sim/message.o sim/waiting.o sim/summary.o sim/timeline.o sim/timeline_insert.o sim/outpath.o sim/dbpath.o \
+          sim/stats.o sim/order.o sim/names.o sim/engine.o sim/message.o sim/waiting.o sim/summary.o sim/timeline.o sim/timeline_insert.o sim/outpath.o sim/dbpath.o \
           sim/trace.o sim/workload_file.o sim/run.o sim/cli.o sim/cmd_run.o \
           sim/timeline_data.o sim/compare.o sim/compare_band.o sim/cmd_compare.o sim/fit.o sim/fit_measure.o sim/fit_replay.o sim/fit_tracemeta.o sim/cmd_fit.o \
           sim/expr.o sim/sweep_spec.o sim/sweep_exec.o sim/stop_signals.o sim/shell_word.o sim/sweep_merge.o sim/sweep_answer.o sim/sweep_explain.o \
@@ -97,7 +97,7 @@ UNIT_TESTS = test_calendar test_config test_stats test_order test_random test_tr
              test_container_direct test_trace_smlc test_activemq test_dmlc test_jms_traces \
              test_fingerprints test_plan test_engine_pins test_fit_measure test_rabbitmq_failures \
              test_spring test_waiting test_activemq_window test_list \
-             test_trace_arrivals test_free_index test_stall test_container_pool
+             test_trace_arrivals test_free_index test_stall test_container_pool test_names
 UNIT_BIN = $(addprefix $(BUILD)/tests/,$(UNIT_TESTS))
 
 # clang and libclang-rt-14-dev (libFuzzer, clang's sanitizers: only recommended

@@ -2,13 +2,18 @@
  * (activemq-broker .../region/group/: CachedMessageGroupMap,
  * MessageGroupHashBucket, SimpleMessageGroupMap) and Java's String.hashCode.
  *
- * Entries live in one array: indexed by group for cached and simple, by
- * bucket for bucket.  Links are array indices + 1 (0 = none), so the array
- * may grow and a zeroed entry is empty.  Invariants:
+ * Entries live in one array: indexed by group for simple, by bucket for
+ * bucket; cached keeps only the entries in the map (at most size + 1), in
+ * any places, and finds a group's entry through an index by group (a
+ * scenario may have a million groups and a cache of 1,024: 4 bytes a group
+ * rather than a 32-byte entry each).  Links are array indices + 1 (0 = none), so
+ * the array may grow and a zeroed entry is empty.  Invariants:
  *  (1) an entry is in the map iff its owner is not NULL;
  *  (2) an entry in the map is on exactly one owner list, its owner's;
  *  (3) cached: the entries in the map are on the LRU list, least recently
- *      used first, and there are at most `size` of them.
+ *      used first, and there are at most `size` of them;
+ *  (4) cached: entry_of names an entry iff it is in the map, and the
+ *      others are on the free list (linked through lnext).
  * The LRU list copies java.util.LinkedHashMap in access order, as
  * activemq's memory/LRUMap configures it: get() and put() of a present key
  * move it to the end; a put of a new key that makes the map hold size + 1
@@ -38,6 +43,11 @@ struct amqg_map {
     size_t nbucket;
     int32_t lhead, ltail;          /* cached: eldest, newest */
     int live;                      /* cached: entries in the map */
+    size_t cap;                    /* cached: room in e (ne of it used) */
+    int32_t *egroup;               /* cached: [entry] its group */
+    int32_t free;                  /* cached: the first free entry + 1 */
+    int32_t *entry_of;             /* cached: [group] its entry + 1, 0 = not in the map */
+    size_t nof;
     uint64_t changes;              /* ownership changes so far (amqg_changes) */
     uint64_t version;              /* changes of any kind (amqg_version) */
     uint64_t mark;                 /* amqg_touch_all's calls */
@@ -61,6 +71,8 @@ void amqg_destroy(amqg_map *g)
         return;
     free(g->e);
     free(g->bucket);
+    free(g->egroup);
+    free(g->entry_of);
     free(g);
 }
 
@@ -142,11 +154,57 @@ int amqg_bucket_of(int32_t hash, int buckets)
     return b < 0 ? -b : b;
 }
 
+/* ---- cached: the entries by group --------------------------------------------- */
+
+/* The entry of group, or -1 if the group is not in the map. */
+static int32_t find_cached(const amqg_map *g, int group)
+{
+    return (size_t)group < g->nof ? g->entry_of[group] - 1 : -1;
+}
+
+/* A new entry for group, not in the map yet (owner NULL): the caller puts
+ * it there at once.  It may move g->e. */
+static int32_t add_cached(amqg_map *g, int group)
+{
+    int32_t i = g->free - 1;
+    if (i >= 0) {
+        g->free = g->e[i].lnext;
+    } else {
+        if (g->ne == g->cap) {
+            g->cap = g->cap ? 2 * g->cap : 16;
+            g->e = xrealloc(g->e, g->cap * sizeof *g->e);
+            g->egroup = xrealloc(g->egroup, g->cap * sizeof *g->egroup);
+        }
+        i = (int32_t)g->ne++;
+    }
+    if ((size_t)group >= g->nof) {
+        size_t n = g->nof ? g->nof : 64;
+        while (n <= (size_t)group)
+            n *= 2;
+        g->entry_of = xrealloc(g->entry_of, n * sizeof *g->entry_of);
+        memset(g->entry_of + g->nof, 0, (n - g->nof) * sizeof *g->entry_of);
+        g->nof = n;
+    }
+    g->e[i] = (entry){ 0 };
+    g->egroup[i] = group;
+    g->entry_of[group] = i + 1;
+    return i;
+}
+
+/* Entry i, out of the map now, goes on the free list. */
+static void forget_cached(amqg_map *g, int32_t i)
+{
+    g->entry_of[g->egroup[i]] = 0;
+    g->e[i].lnext = g->free;
+    g->free = i + 1;
+}
+
 /* ---- entries and their lists ------------------------------------------------- */
 
+/* Simple and bucket: the entry of group, made if need be (it may move g->e). */
 static int32_t index_of(amqg_map *g, int group, const char *name)
 {
-    if (g->kind != AMQG_BUCKET) {
+    if (g->kind == AMQG_SIMPLE) {
         if ((size_t)group >= g->ne) {
             size_t n = g->ne ? g->ne : 64;
             while (n <= (size_t)group)
@@ -243,11 +301,12 @@ static void drop(amqg_map *g, int32_t i)
         return;
     g->changes++;
     g->version++;
+    owner_unlink(g, i);
     if (g->kind == AMQG_CACHED) {
         lru_unlink(g, i);
         g->live--;
+        forget_cached(g, i);
     }
-    owner_unlink(g, i);
 }
 
 /* ---- the map operations ------------------------------------------------------ */
@@ -264,17 +323,22 @@ bool amqg_wants_name(const amqg_map *g, int group)
 
 amqg_owner *amqg_get(amqg_map *g, int group, const char *name)
 {
-    int32_t i = index_of(g, group, name);
-    entry *e = &g->e[i];
-    if (e->owner && g->kind == AMQG_CACHED)
+    int32_t i = g->kind != AMQG_CACHED ? index_of(g, group, name) : find_cached(g, group);
+    if (i < 0)
+        return NULL;
+    if (g->kind == AMQG_CACHED)
         lru_touch(g, i);
-    return e->owner;
+    return g->e[i].owner;
 }
 
 amqg_owner *amqg_peek(amqg_map *g, int group, const char *name)
 {
     size_t k = (size_t)group;
-    if (g->kind != AMQG_BUCKET)    /* the common case first: no growth, no hashing */
+    if (g->kind == AMQG_CACHED) {
+        int32_t i = find_cached(g, group);
+        return i < 0 ? NULL : g->e[i].owner;
+    }
+    if (g->kind == AMQG_SIMPLE)    /* no growth */
         return k < g->ne ? g->e[k].owner : NULL;
     if (k < g->nbucket && g->bucket[k])
         return g->e[g->bucket[k] - 1].owner;
@@ -289,8 +353,7 @@ bool amqg_has_lru(const amqg_map *g)
 
 bool amqg_may_evict(const amqg_map *g, int group)
 {
-    return g->kind == AMQG_CACHED && g->live >= g->size &&
-           ((size_t)group >= g->ne || !g->e[group].owner);
+    return g->kind == AMQG_CACHED && g->live >= g->size && find_cached(g, group) < 0;
 }
 
 uint64_t amqg_version(const amqg_map *g)
@@ -306,11 +369,11 @@ static bool is_newest(amqg_map *g, const int32_t *group, size_t n)
     uint64_t mark = ++g->mark;
     int32_t at = g->ltail;
     for (size_t k = n; k-- > 0;) {
-        size_t i = (size_t)group[k];
-        if (i >= g->ne || !g->e[i].owner || g->e[i].mark == mark)
+        int32_t i = find_cached(g, group[k]);
+        if (i < 0 || g->e[i].mark == mark)
             continue;
         g->e[i].mark = mark;
-        if (at != (int32_t)i + 1)
+        if (at != i + 1)
             return false;
         at = g->e[i].lprev;
     }
@@ -322,16 +385,18 @@ void amqg_touch_all(amqg_map *g, const int32_t *group, size_t n)
     if (g->kind != AMQG_CACHED || is_newest(g, group, n))
         return;
     for (size_t k = 0; k < n; k++) {
-        size_t i = (size_t)group[k];
-        if (i < g->ne && g->e[i].owner)
-            lru_touch(g, (int32_t)i);
+        int32_t i = find_cached(g, group[k]);
+        if (i >= 0)
+            lru_touch(g, i);
     }
 }
 
 amqg_owner *amqg_put(amqg_map *g, int group, const char *name, amqg_owner *owner,
                      int *evicted)
 {
-    int32_t i = index_of(g, group, name);
+    int32_t i = g->kind != AMQG_CACHED ? index_of(g, group, name) : find_cached(g, group);
+    if (i < 0)
+        i = add_cached(g, group);
     entry *e = &g->e[i];
     bool is_new = e->owner == NULL;
     g->changes++;
@@ -350,14 +415,16 @@ amqg_owner *amqg_put(amqg_map *g, int group, const char *name, amqg_owner *owner
         return NULL;
     int32_t eldest = g->lhead - 1;
     amqg_owner *was = g->e[eldest].owner;
-    *evicted = eldest;
+    *evicted = g->egroup[eldest];
     drop(g, eldest);
     return was;
 }
 
 void amqg_remove_group(amqg_map *g, int group, const char *name)
 {
-    drop(g, index_of(g, group, name));
+    int32_t i = g->kind != AMQG_CACHED ? index_of(g, group, name) : find_cached(g, group);
+    if (i >= 0)
+        drop(g, i);
 }
 
 void amqg_remove_owner(amqg_map *g, amqg_owner *owner)

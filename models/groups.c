@@ -40,16 +40,10 @@ int groups_init(sim_ctx *ctx, cfg_node *cfg, const char *stream, group_chooser *
         return SIM_EINPUT;
     if (g->has_sequence || g->close_every > 0)
         g->sent = xcalloc((size_t)g->count, sizeof *g->sent);
-    for (int i = 1; i <= g->count; i++) {
-        char name[24];
-        int n = snprintf(name, sizeof name, "g%d", i);
-        int idx = sim_group_intern(ctx, name, (size_t)n);
-        if (i == 1)
-            g->first = idx;
-        else if (idx != g->first + i - 1)
-            return diag_at(d, cfg, "groups: the names g1..g%d clash with groups of a replayed "
-                           "workload", g->count);
-    }
+    g->first = sim_group_series(ctx, (size_t)g->count);
+    if (g->first < 0)
+        return diag_at(d, cfg, "groups: the names g1..g%d clash with groups of a replayed "
+                       "workload", g->count);
     g->rng = sim_stream(ctx, stream);
     if (g->kind == GROUPS_ZIPF) {
         double *p = xmalloc((size_t)g->count * sizeof *p);

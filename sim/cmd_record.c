@@ -91,7 +91,7 @@ static int parse_args(int argc, char **argv, record_args *a)
 
 /* ---- --export ------------------------------------------------------------------------ */
 
-static char *workload_text(const sim_ctx *ctx, const export_rows *rows, int queue)
+static char *workload_text(sim_ctx *ctx, const export_rows *rows, int queue)
 {
     strbuf b = { 0 };
     sb_addf(&b, "# the messages of queue %s: when each is published (ms), its id, group, "
@@ -120,7 +120,7 @@ static int write_export(const record_args *a, run *r)
         fprintf(stderr, "lsim: cannot make %s: %s\n", a->export_dir, strerror(errno));
         return CLI_FAILURE;
     }
-    const sim_ctx *ctx = r->ctx;
+    sim_ctx *ctx = r->ctx;
     const export_rows *rows = workload_export_rows(ctx->root_self);
     strbuf path = { 0 };
     char *conf = rec_plan_flatten(r->spec.doc->root);

@@ -23,66 +23,19 @@
 
 /* ---- names ---------------------------------------------------------------- */
 
-void names_init(name_table *t)
-{
-    memset(t, 0, sizeof *t);
-}
-
-void names_fini(name_table *t)
-{
-    for (size_t i = 0; i < t->n; i++)
-        free(t->names[i]);
-    free(t->names);
-    free(t->slots);
-    memset(t, 0, sizeof *t);
-}
-
-static uint64_t hash_bytes(const char *s, size_t len)
-{
-    uint64_t h = 0xcbf29ce484222325ULL;
-    for (size_t i = 0; i < len; i++)
-        h = (h ^ (unsigned char)s[i]) * 0x100000001b3ULL;
-    return h;
-}
-
-static void rehash(name_table *t, size_t nslots)
-{
-    free(t->slots);
-    t->slots = xcalloc(nslots, sizeof *t->slots);
-    t->nslots = nslots;
-    for (size_t i = 0; i < t->n; i++) {
-        size_t j = hash_bytes(t->names[i], strlen(t->names[i])) & (nslots - 1);
-        while (t->slots[j])
-            j = (j + 1) & (nslots - 1);
-        t->slots[j] = (uint32_t)(i + 1);
-    }
-}
-
-int names_intern(name_table *t, const char *s, size_t len)
-{
-    if (t->nslots == 0 || (t->n + 1) * 2 > t->nslots)
-        rehash(t, t->nslots ? t->nslots * 2 : 64);
-    size_t j = hash_bytes(s, len) & (t->nslots - 1);
-    while (t->slots[j]) {
-        const char *name = t->names[t->slots[j] - 1];
-        if (strncmp(name, s, len) == 0 && name[len] == '\0')
-            return (int)t->slots[j] - 1;
-        j = (j + 1) & (t->nslots - 1);
-    }
-    xgrow((void **)&t->names, &t->cap, t->n + 1, sizeof *t->names);
-    t->names[t->n] = xstrndup(s, len);
-    t->slots[j] = (uint32_t)(t->n + 1);
-    return (int)t->n++;
-}
-
 int sim_group_intern(sim_ctx *ctx, const char *name, size_t len)
 {
     return names_intern(&ctx->groups, name, len);
 }
 
-const char *sim_group_name(const sim_ctx *ctx, int group)
+int sim_group_series(sim_ctx *ctx, size_t count)
 {
-    return group >= 0 && (size_t)group < ctx->groups.n ? ctx->groups.names[group] : NULL;
+    return names_add_series(&ctx->groups, 'g', count);
+}
+
+const char *sim_group_name(sim_ctx *ctx, int group)
+{
+    return names_get(&ctx->groups, group);
 }
 
 int sim_queue_register(sim_ctx *ctx, const char *name)
@@ -608,7 +561,7 @@ static inline void fingerprint_event(sim_ctx *ctx, const cal_event *ev)
     size_t slot = ((uintptr_t)ev->type >> 4) & 63;
     if (ctx->name_hash[slot].type != ev->type) {
         ctx->name_hash[slot].type = ev->type;
-        ctx->name_hash[slot].hash = hash_bytes(ev->type->name, strlen(ev->type->name));
+        ctx->name_hash[slot].hash = names_hash(ev->type->name, strlen(ev->type->name));
     }
     uint64_t fp = (ctx->fingerprint ^ (uint64_t)ev->t) * 0x9e3779b97f4a7c15ULL;
     ctx->fingerprint = (fp ^ ctx->name_hash[slot].hash) * 0xbf58476d1ce4e5b9ULL;

@@ -10,6 +10,7 @@
 #include <signal.h>
 
 #include "calendar.h"
+#include "names.h"
 #include "order.h"
 #include "random.h"
 #include "sim.h"
@@ -57,13 +58,6 @@ typedef struct waiting {
     level_peak ready_all, unacked_all; /* the summary keeps their maxima */
     level prefetched_all;          /* and this one's mean too */
 } waiting;
-
-typedef struct name_table {        /* interned strings, index by id */
-    char **names;
-    size_t n, cap;
-    uint32_t *slots;               /* open addressing: id + 1, 0 = empty */
-    size_t nslots;
-} name_table;
 
 typedef struct metric {
     char *name;
@@ -215,10 +209,6 @@ void sim_close_books(sim_ctx *ctx);
 /* Builds ctx->metrics from the statistics (summary.c). */
 void sim_summarise(sim_ctx *ctx);
 const metric *sim_find_metric(const sim_ctx *ctx, const char *name);
-
-void names_init(name_table *t);
-void names_fini(name_table *t);
-int names_intern(name_table *t, const char *s, size_t len);
 
 /* Called by message.c when a message is done: the work may have run out. */
 void engine_message_gone(sim_ctx *ctx);

@@ -118,7 +118,7 @@ static int read_consumers(sim_ctx *ctx, cfg_node *root, bool with_consumers, rec
 
 /* The sink's rows as the messages to send, each with its queue's place in
  * the plan and its group's name. */
-static void read_messages(const sim_ctx *ctx, const export_rows *rows, rec_plan *p)
+static void read_messages(sim_ctx *ctx, const export_rows *rows, rec_plan *p)
 {
     p->messages = xcalloc(rows->n ? rows->n : 1, sizeof *p->messages);
     p->nmessages = rows->n;

@@ -200,7 +200,12 @@ void sim_consumer_timeout(sim_ctx *ctx);
 
 /* Interned group names: the same name always gives the same index. */
 int sim_group_intern(sim_ctx *ctx, const char *name, size_t len);
-const char *sim_group_name(const sim_ctx *ctx, int group);
+/* Gives the groups g1..g<count> the next count ids (their names made when
+ * first asked for); returns the first, or -1 if a group already has one of
+ * those names. */
+int sim_group_series(sim_ctx *ctx, size_t count);
+/* A group's name (made now if it is one of the series), NULL for none. */
+const char *sim_group_name(sim_ctx *ctx, int group);
 
 /* ---- consumers, scaling, samples ------------------------------------- */
 

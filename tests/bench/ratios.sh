@@ -94,6 +94,7 @@ echo
 
 pair mm8 "$B/mmc_bare $N 1" summary "${MM8[@]}"
 pair mm1000 "$B/mmc_bare $N 1 1000 900 1" summary "${MM1000[@]}"
+pair mm100k "$B/mmc_bare $N 1 100000 90000 1" summary tests/bench/mm100k.yaml
 pair rows "$B/sqlite_ceiling $N 128 off $TMP/ceiling.db" messages "${MM8[@]}"
 UNPINNED=1
 pair rows2 "$B/sqlite_ceiling $N 128 off $TMP/ceiling.db" messages "${MM8[@]}"
@@ -127,6 +128,32 @@ mem10m() {
 }
 # A burst: 1 M messages published within a millisecond to one slow worker,
 # so nearly all of them are in flight at once; bytes a message against the
+# A million message groups against a thousand (ActiveMQ + DMLC 8-8, 1 M
+# messages, the default cached map): the time ratio, the median of paired
+# runs, and the peak memory above the thousand-group run, a group.
+groups_time() {
+    local bin=$1 big small
+    : >"$TMP/groups.ratio"
+    for i in $(seq "$PAIRS"); do
+        lsim_args "$bin" summary "$TMP/g.db" tests/bench/jms-groups-1m.yaml
+        big=$(wall "${CMD[@]}")
+        lsim_args "$bin" summary "$TMP/g.db" tests/bench/jms-groups-1k.yaml
+        small=$(wall "${CMD[@]}")
+        echo "$big $small" | awk '{printf "%.6f %.6f %.6f\n", $1 / $3, $1, $3}' >>"$TMP/groups.ratio"
+    done
+    printf '%.2f x (%.3f s / %.3f s)' "$(col "$TMP/groups.ratio" 1)" "$(col "$TMP/groups.ratio" 2)" \
+        "$(col "$TMP/groups.ratio" 3)"
+}
+groups_memory() {
+    local bin=$1 big small
+    lsim_args "$bin" summary "$TMP/g.db" tests/bench/jms-groups-1m.yaml
+    big=$(peak_kb "${CMD[@]}")
+    lsim_args "$bin" summary "$TMP/g.db" tests/bench/jms-groups-1k.yaml
+    small=$(peak_kb "${CMD[@]}")
+    awk -v b="$big" -v s="$small" \
+        'BEGIN {printf "+%.1f MB (%.0f B a group)", (b - s) / 1024, (b - s) * 1024 / 999000}'
+}
+
 # same run with 1,000 messages.
 BURST=(tests/bench/burst.yaml)
 burst() {
@@ -212,6 +239,9 @@ else
     row "the same against cimba" "not measured: set BENCH_CIMBA to a cimba M/M/8 command" "-"
 fi
 row "M/M/1000 (lambda 900/s): loop / lsim" "$(fmt "$TMP/mm1000.after")" "$(fmt "$TMP/mm1000.before")"
+row "M/M/100000 (lambda 90,000/s): loop / lsim" "$(fmt "$TMP/mm100k.after")" "$(fmt "$TMP/mm100k.before")"
+echo "| ActiveMQ + DMLC 8-8, 1 M uniform groups / 1,000 groups: time | $(both groups_time) |"
+echo "| the same: peak memory above the 1,000-group run | $(both groups_memory) |"
 row "--detail messages: SQLite insert loop / lsim" "$(fmt "$TMP/rows.after")" "$(fmt "$TMP/rows.before")"
 row "the same, not pinned (lsim's writer thread may have a core of its own)" \
     "$(fmt "$TMP/rows2.after")" "$(fmt "$TMP/rows2.before")"
