@@ -182,6 +182,7 @@ cli-tests: $(BUILD)/lsim
 	tests/cli/run_all.sh $(BUILD)/lsim
 	tests/cli/sweep.sh $(BUILD)/lsim
 	tests/cli/plot_test.sh $(BUILD)/lsim
+	tests/cli/plot_png.sh $(BUILD)/lsim
 	tests/cli/traces.sh $(BUILD)/lsim
 	tests/cli/help.sh $(BUILD)/lsim
 	tests/cli/sweep_explain.sh $(BUILD)/lsim
