@@ -461,7 +461,9 @@ static int read_props(const spring_request *rq, spring_result *r, jms_counts *jc
                 transacted = p;
                 r->jms_not_transacted = strcmp(buf, "false") == 0;
             } else if (row->key) {
-                spring_put(r, row->key, buf, p, p->name);
+                char *origin = spring_env_origin(&r->env, p, rq->use_env);
+                spring_put(r, row->key, buf, p, origin);
+                free(origin);
             }
         }
     }

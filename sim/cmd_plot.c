@@ -12,9 +12,11 @@
 #include "outpath.h"
 #include "plot.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 static const struct {
@@ -59,6 +61,21 @@ static int parse_kind(const char *v, plot_args *a)
     return cli_bad_usage("--kind: '%s' is not one of timeline, gantt, groups, sweep", v);
 }
 
+/* plot writes SVG only (no raster library is linked): a name that asks
+ * for another picture format is refused rather than given SVG bytes. */
+static bool names_a_raster(const char *out)
+{
+    static const char *const raster[] = { ".png", ".jpg", ".jpeg", ".gif", ".webp", ".bmp",
+                                          ".tif", ".tiff", ".pdf", NULL };
+    const char *dot = strrchr(out, '.');
+    if (!dot || strchr(dot, '/'))
+        return false;
+    for (size_t i = 0; raster[i]; i++)
+        if (strcasecmp(dot, raster[i]) == 0)
+            return true;
+    return false;
+}
+
 static int parse_plot_args(int argc, char **argv, plot_args *a)
 {
     *a = (plot_args){ .kind = -1, .run = -1, .to = -1 };
@@ -94,6 +111,10 @@ static int parse_plot_args(int argc, char **argv, plot_args *a)
         return cli_bad_usage("%s", "--kind is required: timeline, gantt, groups or sweep");
     if (!a->out)
         return cli_bad_usage("%s", "-o FILE.svg is required");
+    if (names_a_raster(a->out))
+        return cli_bad_usage("%s: lsim plot writes SVG only (no PNG or other raster library): "
+                             "name the file .svg (a converter such as rsvg-convert makes a PNG "
+                             "of it)", a->out);
     if (outpath_same(a->out, a->db))
         return cli_bad_usage("%s: the picture would overwrite the database", a->out);
     return 0;

@@ -3,6 +3,7 @@
 #include "mem.h"
 #include "sim.h"
 
+#include <gsl/gsl_cdf.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,7 +61,7 @@ static int parse_empirical(cfg_node *node, sim_dist *out, sim_diag *d)
     }
     out->mean = mean / total;
     out->table = gsl_ran_discrete_preproc(w->n, p);
-    free(p);
+    out->weights = p;              /* kept for dist_quantile */
     return SIM_OK;
 }
 
@@ -143,11 +144,65 @@ double dist_mean(const sim_dist *dist)
     return dist->mean;
 }
 
+/* An empirical value and its weight, to sort by value. */
+typedef struct weighted { int64_t value; double weight; } weighted;
+
+static int by_value(const void *a, const void *b)
+{
+    int64_t x = ((const weighted *)a)->value, y = ((const weighted *)b)->value;
+    return (x > y) - (x < y);
+}
+
+/* The empirical quantile: the values in order, each with its share of the
+ * total weight (equal shares without weights), up to the first whose
+ * running share reaches p. */
+static double empirical_quantile(const sim_dist *dist, double p)
+{
+    size_t n = dist->nvalues;
+    weighted *w = xcalloc(n, sizeof *w);
+    double total = 0;
+    for (size_t i = 0; i < n; i++) {
+        w[i] = (weighted){ dist->values[i], dist->weights ? dist->weights[i] : 1.0 };
+        total += w[i].weight;
+    }
+    qsort(w, n, sizeof *w, by_value);
+    double run = 0, q = (double)w[n - 1].value;
+    for (size_t i = 0; i < n; i++) {
+        run += w[i].weight / total;
+        if (run >= p - 1e-12) {
+            q = (double)w[i].value;
+            break;
+        }
+    }
+    free(w);
+    return q;
+}
+
+double dist_quantile(const sim_dist *dist, double p)
+{
+    switch (dist->kind) {
+    case DIST_CONSTANT:
+        return (double)dist->value;
+    case DIST_EXPONENTIAL:
+        return gsl_cdf_exponential_Pinv(p, dist->mean);
+    case DIST_LOGNORMAL:
+        return gsl_cdf_lognormal_Pinv(p, dist->mu, dist->sigma);
+    case DIST_GAMMA:
+        return gsl_cdf_gamma_Pinv(p, dist->shape, dist->scale);
+    case DIST_UNIFORM:
+        return (double)dist->min + p * (double)(dist->max - dist->min);
+    case DIST_EMPIRICAL:
+        return empirical_quantile(dist, p);
+    }
+    return NAN;
+}
+
 void dist_fini(sim_dist *dist)
 {
     if (!dist)
         return;
     free(dist->values);
+    free(dist->weights);
     if (dist->table)
         gsl_ran_discrete_free(dist->table);
     memset(dist, 0, sizeof *dist);

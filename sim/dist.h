@@ -29,6 +29,7 @@ typedef struct sim_dist {
     int64_t *values;               /* empirical */
     size_t nvalues;
     gsl_ran_discrete_t *table;     /* empirical with weights */
+    double *weights;               /* empirical: the weights as given (NULL: equal) */
 } sim_dist;
 
 /* An exponential variate of the given mean from r's uniform numbers.
@@ -61,6 +62,10 @@ static inline int64_t dist_draw(const sim_dist *dist, gsl_rng *r)
     return dist_draw_any(dist, r);
 }
 double dist_mean(const sim_dist *dist);
+/* The p-quantile in ns (0 < p < 1): the smallest duration that at least a
+ * share p of the draws do not exceed (GSL's inverse cdfs; for an empirical
+ * list, its values in order). */
+double dist_quantile(const sim_dist *dist, double p);
 void dist_fini(sim_dist *dist);
 
 /* ---- calibration knobs ------------------------------------------------------ */

@@ -74,14 +74,13 @@ typedef struct msg_block {
  * back with the message.  In the pool, `holds` links the free records. */
 typedef struct msg_delivery {
     sim_time t_deliver, t_begin, t_end;   /* -1 until it happens */
+    sim_time t_first_deliver;      /* the first delivery (or begin), kept across redeliveries */
     int32_t node, consumer;        /* who last took it */
     uint32_t requeues;
     uint32_t deliveries;           /* times handed to a consumer */
     uint32_t processed;            /* times a listener ran to its end on it */
     uint32_t holds;                /* listeners still running on it after their channel closed */
     uint32_t key;                  /* its order key (order_key_at) */
-    uint32_t fate;                 /* ctx->fates index + 1, set when it is gone while a
-                                    * listener holds it; 0: none */
 } msg_delivery;
 
 /* Delivery records by index: block i >> 10, slot i & 1023.  Index 0 means
@@ -162,7 +161,6 @@ struct sim_ctx {
     uint64_t next_msg_id;
 
     name_table groups, queues;
-    name_table fates;              /* of messages gone while a listener held them (message.c) */
 
     /* ---- statistics ---- */
     uint64_t published, completed, requeues, violations, inversions;

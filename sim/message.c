@@ -11,7 +11,7 @@
  * 56-byte record every message in flight carries, and a delivery record
  * (engine.h) for what only a delivered message needs, taken from its own
  * pool at the first delivery and given back with the message.  A burst of
- * messages waiting in a queue so costs 56 bytes each; a delivered one 112.
+ * messages waiting in a queue so costs 56 bytes each; a delivered one 120.
  *
  * Order: each message gets a sequence number within its key (queue and
  * group) when published; order.h tells whether an earlier one is still
@@ -48,7 +48,6 @@ void messages_fini(sim_ctx *ctx)
         free(p->blocks[i]);
     free(p->blocks);
     memset(p, 0, sizeof *p);
-    names_fini(&ctx->fates);
 }
 
 /* The bytes messages in flight take with one more block of `extra` bytes. */
@@ -136,12 +135,12 @@ static inline msg_delivery *delivery_pop(sim_ctx *ctx, sim_msg *m, uint32_t *key
 static inline void first_delivery(sim_ctx *ctx, msg_delivery *d, int consumer, uint32_t key)
 {
     *d = (msg_delivery){
-        .t_deliver = ctx->now, UNSTARTED,
+        .t_deliver = ctx->now, .t_first_deliver = ctx->now, UNSTARTED,
         .consumer = consumer, .deliveries = 1, .key = key,
     };
 }
 
-#define UNDELIVERED .t_deliver = -1, UNSTARTED
+#define UNDELIVERED .t_deliver = -1, .t_first_deliver = -1, UNSTARTED
 
 /* A new delivery record for m: every field as for a message never
  * delivered. */
@@ -165,17 +164,6 @@ static const msg_delivery undelivered = { UNDELIVERED };
 static const msg_delivery *delivery_view(const sim_ctx *ctx, const sim_msg *m)
 {
     return message_has_delivery(m) ? message_delivery(ctx, m) : &undelivered;
-}
-
-/* A held message's fate (a static string) as the index kept in its record. */
-static uint32_t fate_index(sim_ctx *ctx, const char *fate)
-{
-    return (uint32_t)names_intern(&ctx->fates, fate, strlen(fate)) + 1;
-}
-
-static const char *fate_name(const sim_ctx *ctx, uint32_t fate)
-{
-    return fate ? ctx->fates.names[fate - 1] : NULL;
 }
 
 uint32_t sim_msg_requeues(const sim_ctx *ctx, const sim_msg *m)
@@ -301,6 +289,8 @@ static __attribute__((noinline)) void delivered_general(sim_ctx *ctx, sim_msg *m
         waiting_delivered(ctx, m, d, node);
         if (d->deliveries++ > 0)
             ctx->redeliveries++;
+        if (d->t_first_deliver < 0)   /* its record was taken before a delivery */
+            d->t_first_deliver = ctx->now;
         d->t_deliver = ctx->now;
         d->consumer = consumer;
     } else {                       /* the first delivery: the record written once */
@@ -360,7 +350,7 @@ begin(sim_ctx *ctx, sim_msg *m, msg_delivery *d, int node, int consumer)
     d->t_begin = ctx->now;
     d->consumer = consumer;
     if (d->t_deliver < 0)
-        d->t_deliver = ctx->now;
+        d->t_deliver = d->t_first_deliver = ctx->now;
     listener_began(ctx, m, d, node);
 }
 
@@ -397,7 +387,7 @@ void sim_msg_delivered_begin(sim_ctx *ctx, sim_msg *m, int node, int consumer)
     uint32_t key = m->delivery & ~MSG_DELIVERY_KEY;
     msg_delivery *d = record_pop(ctx, m);
     *d = (msg_delivery){
-        .t_deliver = ctx->now, .t_begin = ctx->now, .t_end = -1,
+        .t_deliver = ctx->now, .t_first_deliver = ctx->now, .t_begin = ctx->now, .t_end = -1,
         .consumer = consumer, .deliveries = 1, .key = key,
     };
     waiting_first_begin(ctx, m, d, node);
@@ -465,7 +455,8 @@ static inline int64_t or_null(sim_time t)
     return t < 0 ? TL_NULL_TIME : t;
 }
 
-/* fate: NULL for a message still in flight at the end. */
+/* fate: NULL for a message still in flight at the end.  A message with a
+ * fate has left the broker now (t_fate). */
 static void message_write_row(sim_ctx *ctx, const sim_msg *m, const char *fate)
 {
     if (!rows_wanted(ctx))
@@ -477,6 +468,8 @@ static void message_write_row(sim_ctx *ctx, const sim_msg *m, const char *fate)
         .group = sim_group_name(ctx, m->group),
         .node = d->node, .consumer = d->consumer,
         .t_publish = m->t_publish, .t_deliver = or_null(d->t_deliver),
+        .t_first_deliver = or_null(d->t_first_deliver),
+        .t_fate = fate ? ctx->now : TL_NULL_TIME,
         .t_begin = or_null(d->t_begin), .t_end = or_null(d->t_end),
         .requeues = (int)d->requeues,
         .deliveries = (int)d->deliveries,
@@ -485,7 +478,7 @@ static void message_write_row(sim_ctx *ctx, const sim_msg *m, const char *fate)
     timeline_message(ctx->tl, ctx->run_id, &row);
 }
 
-#define MSG_GONE 0x400u           /* done, waiting for its held listeners */
+#define MSG_GONE 0x400u           /* done and recorded, waiting for its held listeners */
 
 /* m's delivery record d back to its pool. */
 static inline void give_back_record(sim_ctx *ctx, sim_msg *m, msg_delivery *d)
@@ -505,25 +498,31 @@ static inline void give_back_message(sim_ctx *ctx, sim_msg *m)
     engine_message_gone(ctx);
 }
 
-/* Recorded and freed, once no listener holds it any more.  `fate` is a
- * static string; a held message keeps it in its delivery record d (NULL:
- * m has none). */
+/* m, recorded, and its record d (NULL: none) back to their pools. */
+static inline void forget(sim_ctx *ctx, sim_msg *m, msg_delivery *d)
+{
+    if (d) {
+        if (d->processed > 1)
+            ctx->duplicates++;
+        give_back_record(ctx, m, d);
+    }
+    give_back_message(ctx, m);
+}
+
+/* Recorded now (its row holds the time of its fate), and freed once no
+ * listener holds it any more (d: its delivery record, NULL if none).  A
+ * held message's row does not change after this: gone from the broker, it
+ * is delivered no more, and what a held listener's end changes (processed,
+ * order) is not in the row. */
 static inline __attribute__((always_inline)) void
 release(sim_ctx *ctx, sim_msg *m, msg_delivery *d, const char *fate)
 {
-    if (d) {
-        if (d->holds > 0) {
-            d->fate = fate_index(ctx, fate);
-            m->flags |= MSG_GONE;
-            return;
-        }
-        if (d->processed > 1)
-            ctx->duplicates++;
-    }
     message_write_row(ctx, m, fate);
-    if (d)
-        give_back_record(ctx, m, d);
-    give_back_message(ctx, m);
+    if (d && d->holds > 0) {
+        m->flags |= MSG_GONE;
+        return;
+    }
+    forget(ctx, m, d);
 }
 
 static int by_id(const void *a, const void *b)
@@ -540,11 +539,11 @@ void messages_write_live(sim_ctx *ctx)
     size_t n = 0;
     for (msg_block *b = ctx->blocks; b; b = b->next)
         for (size_t i = 0; i < sizeof b->msgs / sizeof b->msgs[0]; i++)
-            if (b->msgs[i].id != 0 && n < ctx->live)
-                live[n++] = &b->msgs[i];
+            if (b->msgs[i].id != 0 && !(b->msgs[i].flags & MSG_GONE) && n < ctx->live)
+                live[n++] = &b->msgs[i];   /* a gone one has its row */
     qsort(live, n, sizeof *live, by_id);
     for (size_t i = 0; i < n; i++)
-        message_write_row(ctx, live[i], fate_name(ctx, delivery_view(ctx, live[i])->fate));
+        message_write_row(ctx, live[i], NULL);
     free(live);
 }
 
@@ -628,7 +627,7 @@ void sim_msg_end_held(sim_ctx *ctx, sim_msg *m, int node, int consumer, sim_time
     d->holds--;
     if (d->holds == 0 && (m->flags & MSG_GONE)) {
         m->flags &= (uint16_t)~MSG_GONE;
-        release(ctx, m, d, fate_name(ctx, d->fate));
+        forget(ctx, m, d);
     }
 }
 
@@ -639,4 +638,4 @@ void sim_consumer_timeout(sim_ctx *ctx)
 
 /* The layout sim.h and engine.h explain: keep it when fields change. */
 _Static_assert(sizeof(sim_msg) == 56, "a message in flight is 56 bytes");
-_Static_assert(sizeof(msg_delivery) == 56, "a delivery record is 56 bytes");
+_Static_assert(sizeof(msg_delivery) == 64, "a delivery record is 64 bytes");

@@ -627,6 +627,34 @@ static int resolve_text(const spring_env *e, const spring_prop *p, const char *t
     return SIM_OK;
 }
 
+char *spring_env_origin(const spring_env *e, const spring_prop *p, bool use_env)
+{
+    strbuf b = { 0 };
+    sb_add(&b, p->name);
+    const char *v = p->value, *end = v ? strchr(v, '}') : NULL;
+    size_t len = v ? strlen(v) : 0;
+    /* one placeholder, the whole value, with nothing nested */
+    if (len < 4 || v[0] != '$' || v[1] != '{' || end != v + len - 1 || strstr(v + 2, "${"))
+        return sb_take(&b);
+    char *inner = xstrndup(v + 2, len - 3);
+    char *colon = strchr(inner, ':'), var[256] = "";
+    if (colon)
+        *colon = '\0';
+    const spring_prop *q = spring_env_find(e, inner);
+    if (q && q != p) {
+        sb_addf(&b, ", %s = property %s", v, q->name);
+    } else if (use_env && getenv(inner)) {
+        sb_addf(&b, ", %s = environment variable %s", v, inner);
+    } else if (use_env && (env_form(inner, true, var, sizeof var), getenv(var))) {
+        sb_addf(&b, ", %s = environment variable %s", v, var);
+    } else if (colon) {
+        sb_addf(&b, ", %s = the default %s, no %s %s", v, colon + 1, inner,
+                use_env ? "in the environment" : "property (env: true reads the environment)");
+    }
+    free(inner);
+    return sb_take(&b);
+}
+
 int spring_env_resolve(const spring_env *e, const spring_prop *p, bool use_env, char **out,
                        sim_diag *d)
 {

@@ -68,6 +68,11 @@ const spring_prop *spring_env_overridden(const spring_env *e, const spring_prop 
  * unresolvable placeholder is an error at p.  *out is malloc'd. */
 int spring_env_resolve(const spring_env *e, const spring_prop *p, bool use_env, char **out,
                        sim_diag *d);
+/* Where p's value came from, for an origin comment: its name, and when
+ * its value is one placeholder what filled it: "NAME, ${CONC} = environment
+ * variable CONC", "NAME, ${CONC:3} = the default 3, no CONC in the
+ * environment", "NAME, ${other} = property other".  Malloc'd. */
+char *spring_env_origin(const spring_env *e, const spring_prop *p, bool use_env);
 /* Whether profile was named by a document's on-profile or a sibling file. */
 bool spring_env_profile_seen(const spring_env *e, const char *profile);
 

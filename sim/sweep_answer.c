@@ -161,6 +161,8 @@ int answer_compute(sqlite3 *db, const sweep_spec *s, sweep_answer *a, char *err,
     }
     choose(a, s);
     explain_compute(s, a, &a->why);
+    if (a->why.is_set)
+        floor_find(db, s, a->why.point, &a->why.floor);
     return 0;
 }
 

@@ -202,6 +202,7 @@ void explain_fini(sweep_explanation *e)
     free(e->misses);
     free(e->keys);
     free(e->suggest);
+    floor_fini(&e->floor);
     memset(e, 0, sizeof *e);
 }
 
@@ -257,6 +258,18 @@ void explain_text(strbuf *out, const sweep_spec *s, const sweep_explanation *e)
     if (!e->is_set)
         return;
     sb_addf(b, "why:\n");
+    if (e->floor.is_set) {        /* first: no key below can move it */
+        const sweep_floor *f = &e->floor;
+        char v[32], lvl[16];
+        num(v, sizeof v, f->value_ms);
+        if (f->level > 0)
+            snprintf(lvl, sizeof lvl, "p%g", 100 * f->level);
+        else
+            snprintf(lvl, sizeof lvl, "the mean");
+        sb_addf(b, "  the floor: the service time alone (queue %s) has %s %s ms, beyond %s: no "
+                "container setting meets it, only a faster listener or another limit\n",
+                f->queue, lvl, v, s->reqs[f->req].text);
+    }
     for (size_t i = 0; i < e->nmisses; i++) {
         const explain_miss *m = &e->misses[i];
         const requirement *r = &s->reqs[m->req];
@@ -329,7 +342,21 @@ void explain_json(strbuf *b, const sweep_spec *s, const sweep_explanation *e)
         sb_add(b, "null");
         return;
     }
-    sb_addf(b, "{\"point\":%lld,\"misses\":[", (long long)e->point);
+    sb_addf(b, "{\"point\":%lld,\"floor\":", (long long)e->point);
+    if (e->floor.is_set) {
+        sb_add(b, "{\"requirement\":");
+        sb_add_json_string(b, s->reqs[e->floor.req].text);
+        sb_add(b, ",\"level\":");
+        json_num(b, e->floor.level > 0 ? e->floor.level : NAN);
+        sb_add(b, ",\"service_ms\":");
+        json_num(b, e->floor.value_ms);
+        sb_add(b, ",\"queue\":");
+        sb_add_json_string(b, e->floor.queue);
+        sb_add(b, "}");
+    } else {
+        sb_add(b, "null");
+    }
+    sb_add(b, ",\"misses\":[");
     for (size_t i = 0; i < e->nmisses; i++) {
         const explain_miss *m = &e->misses[i];
         sb_add(b, i ? ",{\"requirement\":" : "{\"requirement\":");

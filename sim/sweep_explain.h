@@ -27,6 +27,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "sweep_floor.h"
+
 struct sweep_spec;
 struct sweep_answer;
 struct strbuf;
@@ -62,6 +64,8 @@ typedef struct sweep_explanation {
     size_t nlimits;
     const char **suggest;          /* borrowed strings (the spec's or static) */
     size_t nsuggest;
+    sweep_floor floor;             /* a requirement the service time alone breaks:
+                                      said first (answer_compute finds it) */
 } sweep_explanation;
 
 void explain_compute(const struct sweep_spec *s, const struct sweep_answer *a,

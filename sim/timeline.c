@@ -47,7 +47,7 @@ enum { B_MESSAGES, B_CONSUMERS, B_SCALING, B_SAMPLES, B_SUMMARY, B_RUNS, B_CMETR
 /* copies: some of the table's text is copied (vcopy), to be freed after
  * the write; the others only borrow (vtext). */
 static const struct { const char *table; int ncols; bool copies; } tables[NBATCH] = {
-    [B_MESSAGES] = { "messages", 13, false }, [B_CONSUMERS] = { "consumers", 9, false },
+    [B_MESSAGES] = { "messages", 15, false }, [B_CONSUMERS] = { "consumers", 9, false },
     [B_SCALING] = { "scaling", 7, true },     [B_SAMPLES] = { "samples", 9, false },
     [B_SUMMARY] = { "summary", 3, true },     [B_RUNS] = { "runs", 9, true },
     [B_CMETRICS] = { "consumer_metrics", 5, true },
@@ -88,7 +88,7 @@ static const char *const schema =
     " started_at TEXT, fingerprint TEXT);"
     "CREATE TABLE messages(run INTEGER, msg INTEGER, queue TEXT, grp TEXT, node INTEGER,"
     " consumer INTEGER, t_publish REAL, t_deliver REAL, t_begin REAL, t_end REAL,"
-    " requeues INTEGER, fate TEXT, deliveries INTEGER);"
+    " requeues INTEGER, fate TEXT, deliveries INTEGER, t_first_deliver REAL, t_fate REAL);"
     "CREATE TABLE consumers(run INTEGER, node INTEGER, consumer INTEGER, queue TEXT,"
     " t_start REAL, t_stop REAL, messages INTEGER, busy_ms REAL, stop_reason TEXT);"
     "CREATE TABLE scaling(run INTEGER, t REAL, node INTEGER, action TEXT,"
@@ -396,6 +396,8 @@ void timeline_message(timeline *tl, int64_t run, const tl_message *m)
     v[10] = vint(m->requeues);
     v[11] = vtext(m->fate);
     v[12] = vint(m->deliveries);
+    v[13] = vms(m->t_first_deliver);
+    v[14] = vms(m->t_fate);
 }
 
 void timeline_consumer(timeline *tl, int64_t run, const tl_consumer *c)

@@ -28,6 +28,8 @@ typedef struct tl_message {
     const char *queue, *group;     /* group NULL: none */
     int node, consumer;            /* 0: NULL */
     int64_t t_publish, t_deliver, t_begin, t_end;   /* ns or TL_NULL_TIME */
+    int64_t t_first_deliver;       /* the first delivery: t_deliver unless redelivered */
+    int64_t t_fate;                /* when it left the broker (acked, dropped, dead-lettered) */
     int requeues;
     int deliveries;                /* times handed to a consumer */
     const char *fate;              /* acked, dropped:<reason>, dead-lettered:<reason>, unfinished */

@@ -136,7 +136,7 @@ got=$(SPRING_RABBITMQ_LISTENER_SIMPLE_MAXCONCURRENCY=12 "$LSIM" check $P --set c
     fail "env (canonical form): $got"
 count=$((count + 1))
 got=$(LISTENER_MAX=9 origins $P --set 'container.spring.profiles=[]' --set container.spring.env=true | grep '^#   maxConcurrentConsumers:')
-[ "$got" = "#   maxConcurrentConsumers: 9                tests/spring/profiles/application.yml:10 (spring.rabbitmq.listener.simple.max-concurrency)" ] ||
+[ "$got" = "#   maxConcurrentConsumers: 9                tests/spring/profiles/application.yml:10 (spring.rabbitmq.listener.simple.max-concurrency, \${LISTENER_MAX:6} = environment variable LISTENER_MAX)" ] ||
     fail "env placeholder: $got"
 count=$((count + 1))
 got=$(SPRING_RABBITMQ_LISTENER_SIMPLE_MAX_CONCURRENCY=8 origins $P | grep '^#   maxConcurrentConsumers:')
@@ -350,6 +350,19 @@ grep -q "^closest, still fails: in the application's files (point [0-9]*):$" "$T
     fail "sweep with no answer: property lines not labelled 'closest, still fails': $(cat "$TMP/sweep-none.txt")"
 grep -q "^in the application's files" "$TMP/sweep-none.txt" &&
     fail "sweep with no answer: property lines given as an answer"
+
+# A setting fed by one placeholder names what filled it: the environment
+# variable, or the default when the variable is not set (not only the file).
+mkdir -p "$TMP/ph"
+printf '%s\n' 'spring.rabbitmq.listener.simple.concurrency=${CONC:3}' >"$TMP/ph/application.properties"
+count=$((count + 1))
+got=$(env CONC=5 "$LSIM" import "$TMP/ph/application.properties" 2>/dev/null | grep '^  concurrentConsumers:' | sed 's/  */ /g')
+[ "$got" = " concurrentConsumers: 5 # spring.rabbitmq.listener.simple.concurrency, \${CONC:3} = environment variable CONC, $TMP/ph/application.properties:1" ] ||
+    fail "placeholder: the environment variable is not named: $got"
+count=$((count + 1))
+got=$(env -u CONC "$LSIM" import "$TMP/ph/application.properties" 2>/dev/null | grep '^  concurrentConsumers:' | sed 's/  */ /g')
+[ "$got" = " concurrentConsumers: 3 # spring.rabbitmq.listener.simple.concurrency, \${CONC:3} = the default 3, no CONC in the environment, $TMP/ph/application.properties:1" ] ||
+    fail "placeholder: the default is not said: $got"
 
 echo "$count Spring configuration checks, $failures failed"
 [ "$failures" -eq 0 ]

@@ -84,5 +84,39 @@ check "the suggested key meets: exit 0" [ $? -eq 0 ]
 best=$("$PY" -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["best"]["params"]["container.concurrentConsumers"], d["best"]["metrics"]["p99_latency_ms"]["mean"], d["explanation"])' "$TMP/d.json")
 check "the answer is concurrentConsumers 14, p99 26480 ms, no explanation" [ "$best" = "14 26480 None" ]
 
+# 4. The floor: a lognormal service time (mean 100 ms, sigma 1) has its p99
+#    at 100 x exp(2.32635 - 0.5) = 621.12 ms, above a p99 limit of 300 ms: said
+#    first, before any container key, in the text, the JSON and the report.
+#    A dead-letter queue the container does not consume (1 ms) is no floor;
+#    a limit of 700 ms is above the floor: none said.
+cat >"$TMP/floor.yaml" <<'EOF'
+name: floor
+seed: 1
+duration: 20s
+broker: { kind: rabbitmq }
+queues:
+  - name: work
+    arrivals: { kind: poisson, rate: 20/s }
+    service: { kind: lognormal, mean: 100ms, sigma: 1 }
+  - name: dlq
+    arrivals: { kind: poisson, rate: 1/s }
+    service: { kind: constant, value: 1ms }
+container: { kind: smlc, concurrency: "4-8", queues: [work] }
+EOF
+FL="--vary container.prefetchCount=1,10 --reps 2 --quiet"
+"$LSIM" sweep "$TMP/floor.yaml" $FL --require 'p99_latency_ms<=300' --out "$TMP/f.db" >"$TMP/f.txt"
+check "floor: exit 4" [ $? -eq 4 ]
+check "floor: the line after why: is the floor, with its figure" [ "$(sed -n '/^why:/{n;p;}' "$TMP/f.txt")" = \
+    "  the floor: the service time alone (queue work) has p99 621.1 ms, beyond p99_latency_ms<=300: no container setting meets it, only a faster listener or another limit" ]
+"$LSIM" sweep "$TMP/floor.yaml" $FL --require 'p99_latency_ms<=300' --json --out "$TMP/g.db" >"$TMP/g.json"
+check "floor: JSON level 0.99, 621.12 ms, queue work" [ "$("$PY" -c 'import json,sys; f=json.load(open(sys.argv[1]))["explanation"]["floor"]; print(f["level"], round(f["service_ms"], 2), f["queue"], f["requirement"])' "$TMP/g.json")" = "0.99 621.12 work p99_latency_ms<=300" ]
+"$LSIM" report "$TMP/f.db" -o "$TMP/f.html" >/dev/null 2>&1
+check "floor: the report says it" grep -q '<li>the floor: the service time alone (queue work) has p99 621.1 ms' "$TMP/f.html"
+"$LSIM" sweep "$TMP/floor.yaml" $FL --require 'mean_latency_ms<=90' --json --out "$TMP/h.db" >"$TMP/h.json"
+check "floor of the mean: 100 ms" [ "$("$PY" -c 'import json,sys; f=json.load(open(sys.argv[1]))["explanation"]["floor"]; print(f["level"], f["service_ms"])' "$TMP/h.json")" = "None 100" ]
+"$LSIM" sweep "$TMP/floor.yaml" $FL --require 'p99_latency_ms<=700' --require 'consumers_max<=3' --json \
+    --out "$TMP/i.db" >"$TMP/i.json"
+check "no floor under a limit above it" [ "$("$PY" -c 'import json,sys; print(json.load(open(sys.argv[1]))["explanation"]["floor"])' "$TMP/i.json")" = None ]
+
 echo "sweep-explain: $count checks, $failures failures"
 [ "$failures" -eq 0 ]

@@ -49,6 +49,10 @@ static void failures_nack_and_reject(void **state)
                          "container: { kind: pool, prefetch: 1, failures: [ {messages: [2]} ] }\n");
     tu_expect_rows(res.db, "select msg, deliveries, requeues, t_end, fate from messages order by msg",
                    "1|1|0|10.0|acked\n2|3|2|40.0|dropped:delivery_limit\n3|1|0|50.0|acked\n");
+    /* Its history: first delivered at 10 ms (kept through the redeliveries
+     * at 20 and 30), dropped at 40; an acked message leaves at its ack. */
+    tu_expect_rows(res.db, "select msg, t_first_deliver, t_deliver, t_fate from messages "
+                   "order by msg", "1|0.0|0.0|10.0\n2|10.0|30.0|40.0\n3|40.0|40.0|50.0\n");
     tu_fixture_done(&res);
     tu_fixture_run(&res, "name: fatal\nbroker: { kind: rabbitmq }\nduration: 1s\nqueues:\n"
                          "  - name: q\n    deadLetter: { queue: dlq }\n"
@@ -81,6 +85,9 @@ static void consumer_timeout_replaces_the_channel(void **state)
                    "from messages order by msg",
                    "1|1|1|0|0.0|1400.0|acked\n2|1|1|0|1400.0|2800.0|acked\n"
                    "3|2|2|1|4200.0|5600.0|acked\n");
+    /* m3 was first delivered at 0, into the buffer, and again at 4.2 s. */
+    tu_expect_rows(res.db, "select t_first_deliver, t_deliver, t_fate from messages where msg = 3",
+                   "0.0|4200.0|5600.0\n");
     tu_expect_rows(res.db, "select consumer, t_start, t_stop, stop_reason from consumers "
                    "order by consumer", "1|0.0|4200.0|channel-closed\n2|4200.0|5600.0|end\n");
     tu_expect_rows(res.db, "select t, action, rule from scaling order by t",
@@ -114,6 +121,13 @@ static void ttl_at_head_with_an_unconsumed_dlq(void **state)
                    "2000.0|6600.0\n5000.0|9900.0\n9000.0|13200.0\n");
     tu_expect_rows(res.db, "select queue, fate, count(*) from messages group by queue, fate "
                    "order by queue, fate", "dlq|unfinished|5\nq|acked|5\nq|dead-lettered:expired|5\n");
+    /* An expired message leaves 5 s after its publication, never delivered;
+     * one still in flight at the end (in dlq) has no t_fate. */
+    tu_expect_rows(res.db, "select msg, t_first_deliver, t_fate from messages where "
+                   "fate like 'dead-lettered:%' order by msg", "4|NULL|8000.0\n5|NULL|9000.0\n"
+                   "7|NULL|11000.0\n8|NULL|12000.0\n10|NULL|13000.0\n");
+    tu_expect_rows(res.db, "select count(*) from messages where queue = 'dlq' and t_fate is null",
+                   "5\n");
     tu_fixture_done(&res);
     snprintf(text, sizeof text, yaml, "");
     cfg_doc doc;
