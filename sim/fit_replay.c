@@ -142,12 +142,13 @@ static void setting_yaml(const replay *r, const fit_trace_key *s)
         sb_addf(r->b, "  %s: %.0f\n", s->key, x);
 }
 
-/* concurrency "1-5": when the trace does not give the two counts apart. */
+/* concurrency "1-5": when the trace does not give the counts apart (either
+ * of them beside it would be refused by check). */
 static void concurrency_yaml(const replay *r)
 {
     char v[64];
     if (r->kind == FIT_DIRECT || r->meta(r->src, "concurrent_consumers") ||
-        !meta_value(r, "concurrency", v, sizeof v))
+        r->meta(r->src, "max_concurrent_consumers") || !meta_value(r, "concurrency", v, sizeof v))
         return;
     size_t n = strspn(v, "0123456789-");
     if (n == strlen(v))
@@ -700,7 +701,8 @@ char *fit_replay(const char *trace_path, const char *arrivals_path, const run_da
 {
     strbuf b = { 0 };
     replay r = { .rd = rd, .meta = meta, .src = src, .b = &b };
-    if (which_container(trace_path, &r, d) != SIM_OK)
+    if (which_container(trace_path, &r, d) != SIM_OK ||
+        fit_check_meta(trace_path, rd, r.kind, d) != SIM_OK)
         return NULL;
     scenario_yaml(&r, trace_path, arrivals_path);
     return sb_take(&b);
