@@ -142,13 +142,15 @@ static int check_starts(const meta_check *c)
         rc = refuse(c, "containers_started_at_ms", v, "is not a time of the trace (0 to 10^12 ms)");
     free(v);
     v = value_of(c, "node_started_ms");
-    char *save = NULL;
-    for (char *tok = v ? strtok_r(v, " \t,;", &save) : NULL; tok && rc == SIM_OK;
-         tok = strtok_r(NULL, " \t,;", &save)) {
-        char *eq = strchr(tok, '=');
-        if (eq && !trace_time(eq + 1, &x))
-            rc = refuse(c, "node_started_ms", tok, "does not give a time of the trace "
-                                                   "(0 to 10^12 ms)");
+    /* each "name = time": the time after each '=', up to a space or comma */
+    for (char *eq = v ? strchr(v, '=') : NULL; eq && rc == SIM_OK; eq = strchr(eq + 1, '=')) {
+        char *t = eq + 1 + strspn(eq + 1, " \t");
+        size_t len = strcspn(t, " \t,;");
+        char *time = xstrndup(t, len);
+        if (!trace_time(time, &x))
+            rc = refuse(c, "node_started_ms", time, "does not give a time of the trace "
+                                                    "(0 to 10^12 ms)");
+        free(time);
     }
     free(v);
     return rc;
