@@ -134,6 +134,11 @@ int cmd_fit(int argc, char **argv)
         names_fini(&groups);
         return cli_report(&d);
     }
+    if (!a.replay && fit_check_publishes(a.trace, &rd, &d) != SIM_OK) {
+        run_data_free(&rd);
+        names_fini(&groups);
+        return cli_report(&d);
+    }
     if (rd.other_queue)
         fprintf(stderr, "lsim: warning: %s: messages on more than one queue ('%s', then '%s'): "
                 "the scenario has one queue, '%s', with all of them\n", a.trace, rd.queue,

@@ -53,9 +53,21 @@ typedef struct fit_trace_key {
     fit_key_value value;
     unsigned containers;           /* the containers that have it: 1u << fit_container */
     unsigned replay_late;          /* those whose replay writes it after the others */
+    double lo, hi;                 /* FIT_KEY_INT: the values the model takes */
+    bool nonzero;                  /* and not 0 (below 0 means no limit) */
 } fit_trace_key;
 /* In the order both write them; ends with an entry whose key is NULL. */
 extern const fit_trace_key fit_trace_keys[];
+
+/* Refuses, at the metadata line (path:line:column), a value the replay
+ * would write into a scenario that `lsim check` refuses: a setting out of
+ * the model's range, not a number, a concurrency above its maximum, a
+ * node start that is no time; and a trace with begins but no publish
+ * (fit_metacheck.c).  SIM_OK or SIM_EINPUT with d set. */
+int fit_check_meta(const char *path, const run_data *rd, fit_container kind, sim_diag *d);
+/* The trace's publishes: SIM_EINPUT (d set) when it begins messages but
+ * publishes none (a scenario of no message is refused by check). */
+int fit_check_publishes(const char *path, const run_data *rd, sim_diag *d);
 
 /* The metadata lines ("# key: value\n") of a simulated run's trace: its
  * container, version, settings, nodes and changes, read from the scenario

@@ -142,12 +142,13 @@ static void setting_yaml(const replay *r, const fit_trace_key *s)
         sb_addf(r->b, "  %s: %.0f\n", s->key, x);
 }
 
-/* concurrency "1-5": when the trace does not give the two counts apart. */
+/* concurrency "1-5": when the trace does not give the counts apart (either
+ * of them beside it would be refused by check). */
 static void concurrency_yaml(const replay *r)
 {
     char v[64];
     if (r->kind == FIT_DIRECT || r->meta(r->src, "concurrent_consumers") ||
-        !meta_value(r, "concurrency", v, sizeof v))
+        r->meta(r->src, "max_concurrent_consumers") || !meta_value(r, "concurrency", v, sizeof v))
         return;
     size_t n = strspn(v, "0123456789-");
     if (n == strlen(v))
@@ -342,16 +343,84 @@ static bool next_call(char *v, char **save, fit_container kind, runtime_call *c)
     return false;
 }
 
+/* The time a runtime_call_N (or, for a single call, runtime_call_result)
+ * line gives for call n (1 on): the number after "at " (or "t_ms=",
+ * "at_ms="), trace ms, as "setMaxConcurrentConsumers(8) at 20001.412 ms:
+ * returned normally".  false when the line is absent or has none. */
+static bool call_made_at(const replay *r, size_t n, double *ms)
+{
+    char key[48];
+    snprintf(key, sizeof key, "runtime_call_%zu", n);
+    const char *v = r->meta(r->src, key);
+    if (!v && n == 1)
+        v = r->meta(r->src, "runtime_call_result");
+    static const char *const marks[] = { "t_ms=", "at_ms=", "at " };
+    for (size_t i = 0; v && i < sizeof marks / sizeof marks[0]; i++)
+        for (const char *p = strstr(v, marks[i]); p; p = strstr(p + 1, marks[i])) {
+            const char *q = p + strlen(marks[i]);
+            char *end;
+            double t = strtod(q, &end);
+            if (end != q && isdigit((unsigned char)*q) && isfinite(t) && t >= 0 && t <= 1e12) {
+                *ms = t;
+                return true;
+            }
+        }
+    return false;
+}
+
+/* runtime_calls in workload time (its comment says "workload time"): the
+ * offset to trace time, the trace's workload_offset_ms or publish_offset_ms. */
+static double calls_offset(const replay *r)
+{
+    const char *v = r->meta(r->src, "runtime_calls");
+    double off = 0;
+    if (v && strstr(v, "workload time") &&
+        !meta_number(r, "workload_offset_ms", &off) && !meta_number(r, "publish_offset_ms", &off))
+        off = 0;
+    return off;
+}
+
+/* Call n's time: the one the call's own line gives, else runtime_calls'
+ * (in trace time); *listed, runtime_calls' own. */
+static double call_at(const replay *r, size_t n, const runtime_call *c, double *listed)
+{
+    double made;
+    *listed = c->at_ms + calls_offset(r);
+    return call_made_at(r, n, &made) ? made : *listed;
+}
+
+/* A time in ms as the scenario takes it: at most microseconds, no
+ * trailing zeros. */
+static void ms_text(char *buf, size_t size, double ms)
+{
+    snprintf(buf, size, "%.3f", ms);
+    size_t len = strlen(buf);
+    while (len && buf[len - 1] == '0')
+        buf[--len] = '\0';
+    if (len && buf[len - 1] == '.')
+        buf[--len] = '\0';
+}
+
 static void changes_yaml(const replay *r)
 {
     char *v = meta_text(r, "runtime_calls");
     bool any = false, listed = false;
     char *save = NULL;
     runtime_call c;
+    size_t n = 0;
+    char at[40];
     for (char *p = v; v && next_call(p, &save, r->kind, &c); p = NULL) {
         if (!any)
-            sb_add(r->b, "  # the trace's runtime_calls, as the setters were called\n");
+            sb_add(r->b, "  # the trace's runtime_calls, at the time each call was made (its "
+                         "runtime_call_N line\n  #   where it has one)\n");
         any = true;
+        double as_listed, t = call_at(r, ++n, &c, &as_listed);
+        if (fabs(t - as_listed) > 1)
+            fprintf(stderr, "lsim: warning: runtime call %zu (%s): runtime_calls says %.3f ms "
+                    "(trace time), its runtime_call_%zu line %.3f ms: the replay takes the "
+                    "call's own\n", n, c.key, as_listed, n, t);
+        ms_text(at, sizeof at, t);
+        c.at = at;
         if (!c.left_out && !listed)
             sb_add(r->b, "  changes:\n");
         listed = listed || !c.left_out;
@@ -376,11 +445,15 @@ static double *calls_of(const replay *r, const char *const *keys, size_t *n)
     char *save = NULL;
     runtime_call c;
     *n = 0;
-    for (char *p = v; v && next_call(p, &save, r->kind, &c); p = NULL)
+    size_t i = 0;
+    double listed;
+    for (char *p = v; v && next_call(p, &save, r->kind, &c); p = NULL) {
+        i++;                       /* runtime_call_N counts every call */
         if (!c.left_out && is_one_of(c.key, keys)) {
             xgrow((void **)&at, &cap, *n + 1, sizeof *at);
-            at[(*n)++] = c.at_ms;
+            at[(*n)++] = call_at(r, i, &c, &listed);
         }
+    }
     free(v);
     if (at)
         qsort(at, *n, sizeof *at, stats_cmp_double);
@@ -700,7 +773,8 @@ char *fit_replay(const char *trace_path, const char *arrivals_path, const run_da
 {
     strbuf b = { 0 };
     replay r = { .rd = rd, .meta = meta, .src = src, .b = &b };
-    if (which_container(trace_path, &r, d) != SIM_OK)
+    if (which_container(trace_path, &r, d) != SIM_OK ||
+        fit_check_meta(trace_path, rd, r.kind, d) != SIM_OK)
         return NULL;
     scenario_yaml(&r, trace_path, arrivals_path);
     return sb_take(&b);

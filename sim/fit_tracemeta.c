@@ -13,6 +13,7 @@
 #include "mem.h"
 
 #include <ctype.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -48,25 +49,30 @@ const char *const fit_container_kinds[3] = { "smlc", "direct", "dmlc" };
 /* smlc's txSize and batchSize are one setting under two names: a scenario
  * gives one of them, a trace may name either. */
 const fit_trace_key fit_trace_keys[] = {
-    { "concurrent_consumers", "concurrentConsumers", FIT_KEY_INT, SMLC | DMLC, 0 },
-    { "consumers_per_queue", "consumersPerQueue", FIT_KEY_INT, DIRECT, 0 },
-    { "max_concurrent_consumers", "maxConcurrentConsumers", FIT_KEY_INT, SMLC | DMLC, 0 },
-    { "concurrency", "concurrency", FIT_KEY_TEXT, SMLC | DMLC, 0 },
-    { "consecutive_active_trigger", "consecutiveActiveTrigger", FIT_KEY_INT, SMLC, 0 },
-    { "consecutive_idle_trigger", "consecutiveIdleTrigger", FIT_KEY_INT, SMLC, 0 },
-    { "start_consumer_min_interval_ms", "startConsumerMinInterval", FIT_KEY_MS, SMLC, 0 },
-    { "stop_consumer_min_interval_ms", "stopConsumerMinInterval", FIT_KEY_MS, SMLC, 0 },
-    { "receive_timeout_ms", "receiveTimeout", FIT_KEY_MS, SMLC | DMLC, 0 },
+    /* lo, hi: the ranges the models read (smlc_config.c, dmlc_config.c, container_direct.c) */
+    { "concurrent_consumers", "concurrentConsumers", FIT_KEY_INT, SMLC | DMLC, 0, 1, 100000, false },
+    { "consumers_per_queue", "consumersPerQueue", FIT_KEY_INT, DIRECT, 0, 1, 100000, false },
+    { "max_concurrent_consumers", "maxConcurrentConsumers", FIT_KEY_INT, SMLC | DMLC, 0, 1, 100000,
+      false },
+    { "concurrency", "concurrency", FIT_KEY_TEXT, SMLC | DMLC, 0, 0, 0, false },
+    { "consecutive_active_trigger", "consecutiveActiveTrigger", FIT_KEY_INT, SMLC, 0, 1, 1e9, false },
+    { "consecutive_idle_trigger", "consecutiveIdleTrigger", FIT_KEY_INT, SMLC, 0, 1, 1e9, false },
+    { "start_consumer_min_interval_ms", "startConsumerMinInterval", FIT_KEY_MS, SMLC, 0, 0, 0, false },
+    { "stop_consumer_min_interval_ms", "stopConsumerMinInterval", FIT_KEY_MS, SMLC, 0, 0, 0, false },
+    { "receive_timeout_ms", "receiveTimeout", FIT_KEY_MS, SMLC | DMLC, 0, 0, 0, false },
     /* a direct container's replay has always put it after messagesPerAck */
-    { "prefetch_count", "prefetchCount", FIT_KEY_INT, SMLC | DIRECT, DIRECT },
-    { "messages_per_ack", "messagesPerAck", FIT_KEY_INT, DIRECT, 0 },
-    { "tx_size", "txSize", FIT_KEY_INT, SMLC, 0 },
-    { "batch_size", "batchSize", FIT_KEY_INT, SMLC, 0 },
-    { "max_messages_per_task", "maxMessagesPerTask", FIT_KEY_INT, DMLC, 0 },
-    { "idle_consumer_limit", "idleConsumerLimit", FIT_KEY_INT, DMLC, 0 },
-    { "idle_task_execution_limit", "idleTaskExecutionLimit", FIT_KEY_INT, DMLC, 0 },
-    { "idle_receives_per_task_limit", "idleReceivesPerTaskLimit", FIT_KEY_INT, DMLC, 0 },
-    { NULL, NULL, FIT_KEY_INT, 0, 0 },
+    { "prefetch_count", "prefetchCount", FIT_KEY_INT, SMLC | DIRECT, DIRECT, 0, 1e9, false },
+    { "messages_per_ack", "messagesPerAck", FIT_KEY_INT, DIRECT, 0, 0, 1e9, false },
+    { "tx_size", "txSize", FIT_KEY_INT, SMLC, 0, 1, 1e6, false },
+    { "batch_size", "batchSize", FIT_KEY_INT, SMLC, 0, 1, 1e6, false },
+    { "max_messages_per_task", "maxMessagesPerTask", FIT_KEY_INT, DMLC, 0, INT32_MIN, INT32_MAX,
+      true },
+    { "idle_consumer_limit", "idleConsumerLimit", FIT_KEY_INT, DMLC, 0, 1, INT32_MAX, false },
+    { "idle_task_execution_limit", "idleTaskExecutionLimit", FIT_KEY_INT, DMLC, 0, 1, INT32_MAX,
+      false },
+    { "idle_receives_per_task_limit", "idleReceivesPerTaskLimit", FIT_KEY_INT, DMLC, 0, INT32_MIN,
+      INT32_MAX, true },
+    { NULL, NULL, FIT_KEY_INT, 0, 0, 0, 0, false },
 };
 
 static void settings(strbuf *b, const cfg_node *c, fit_container kind)

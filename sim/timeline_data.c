@@ -26,6 +26,7 @@ void run_data_free(run_data *rd)
     for (size_t i = 0; i < 2 * rd->nmeta; i++)
         free(rd->meta[i]);
     free(rd->meta);
+    free(rd->meta_where);
     memset(rd, 0, sizeof *rd);
 }
 
@@ -35,6 +36,17 @@ const char *run_data_meta(const run_data *rd, const char *key)
         if (strcmp(rd->meta[2 * i], key) == 0)
             return rd->meta[2 * i + 1];
     return NULL;
+}
+
+bool run_data_meta_where(const run_data *rd, const char *key, int *line, int *column)
+{
+    for (size_t i = 0; i < rd->nmeta; i++)
+        if (strcmp(rd->meta[2 * i], key) == 0) {
+            *line = rd->meta_where[2 * i];
+            *column = rd->meta_where[2 * i + 1];
+            return true;
+        }
+    return false;
 }
 
 /* The index of node `name`, added when new.  `index` (a name table kept
@@ -243,9 +255,11 @@ int run_data_from_trace(const char *path, name_table *groups, run_data *out, sim
     int64_t observed = trace_observed_ns(r);
     out->nmeta = trace_meta_count(r);
     out->meta = xcalloc(2 * out->nmeta + 1, sizeof *out->meta);
+    out->meta_where = xcalloc(2 * out->nmeta + 1, sizeof *out->meta_where);
     for (size_t i = 0; i < out->nmeta; i++) {
         const char *k, *v;
         trace_meta_at(r, i, &k, &v);
+        trace_meta_where(r, i, &out->meta_where[2 * i], &out->meta_where[2 * i + 1]);
         out->meta[2 * i] = xstrdup(k);
         out->meta[2 * i + 1] = xstrdup(v);
     }

@@ -44,6 +44,7 @@ typedef struct run_data {
     char *other_queue;             /* the first publish to another queue, or NULL */
     char **meta;                   /* traces: the metadata, key and value in turn */
     size_t nmeta;                  /* pairs */
+    int *meta_where;               /* per pair: its line and its value's column */
 } run_data;
 
 /* Loads a trace.  `groups` interns group names (shared with the other run). */
@@ -55,6 +56,8 @@ void run_data_free(run_data *rd);
 /* A trace's `# key: value` metadata, kept from the one reading (a trace
  * on a pipe, /dev/stdin, cannot be read twice); NULL when absent. */
 const char *run_data_meta(const run_data *rd, const char *key);
+/* Where key's value is in the trace (line, column): false when absent. */
+bool run_data_meta_where(const run_data *rd, const char *key, int *line, int *column);
 
 /* A run's consumers grouped by node, so that a pass per node reads only
  * that node's: node k's (0 <= k < nodes) are rd->cons[idx[at[k]]] ..

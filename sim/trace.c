@@ -212,7 +212,7 @@ struct trace_reader {
     int line;
     char buf[MAX_LINE + 2];
     char **meta_keys, **meta_vals;
-    int *meta_lines;               /* where each key is, for errors */
+    int *meta_lines, *meta_cols;   /* where each key and its value are, for errors */
     size_t nmeta, capmeta;
     int64_t last_t;
     int64_t shutdown_ns;           /* shutdown_ms: stops from then on are the recording's */
@@ -334,13 +334,15 @@ static void add_meta(trace_reader *r, const char *line)
     const char *v = colon + 1;
     while (*v == ' ' || *v == '\t')
         v++;
-    size_t cap = r->capmeta, cap2 = r->capmeta;
+    size_t cap = r->capmeta, cap2 = r->capmeta, cap3 = r->capmeta;
     xgrow((void **)&r->meta_keys, &cap, r->nmeta + 1, sizeof *r->meta_keys);
     xgrow((void **)&r->meta_lines, &cap2, r->nmeta + 1, sizeof *r->meta_lines);
+    xgrow((void **)&r->meta_cols, &cap3, r->nmeta + 1, sizeof *r->meta_cols);
     xgrow((void **)&r->meta_vals, &r->capmeta, r->nmeta + 1, sizeof *r->meta_vals);
     r->meta_keys[r->nmeta] = xstrndup(p, (size_t)(kend - p));
     r->meta_vals[r->nmeta] = xstrdup(v);
     r->meta_lines[r->nmeta] = r->line;
+    r->meta_cols[r->nmeta] = (int)(v - line) + 1;
     r->nmeta++;
 }
 
@@ -361,6 +363,12 @@ void trace_meta_at(const trace_reader *r, size_t i, const char **key, const char
 {
     *key = r->meta_keys[i];
     *value = r->meta_vals[i];
+}
+
+void trace_meta_where(const trace_reader *r, size_t i, int *line, int *column)
+{
+    *line = r->meta_lines[i];
+    *column = r->meta_cols[i];
 }
 
 int64_t trace_shutdown_ns(const trace_reader *r)
@@ -386,6 +394,7 @@ void trace_reader_close(trace_reader *r)
     free(r->meta_keys);
     free(r->meta_vals);
     free(r->meta_lines);
+    free(r->meta_cols);
     idset_free(&r->published);
     hset_free(&r->begun);
     free(r->path);

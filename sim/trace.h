@@ -43,6 +43,8 @@ const char *trace_meta(const trace_reader *r, const char *key);
 /* Every metadata pair, in file order. */
 size_t trace_meta_count(const trace_reader *r);
 void trace_meta_at(const trace_reader *r, size_t i, const char **key, const char **value);
+/* Where pair i is: its line, and the column its value starts at. */
+void trace_meta_where(const trace_reader *r, size_t i, int *line, int *column);
 /* `shutdown_ms` in ns, or -1 when the trace has none. */
 int64_t trace_shutdown_ns(const trace_reader *r);
 /* `observed_until_ms` (the end of the recording, after its last event

@@ -570,5 +570,59 @@ expect_status 2 "$TMP/queues.yaml:4:3: queues: 65536 queues, more than the 65535
     "$LSIM" run "$TMP/queues.yaml" --out "$TMP/m/q.db" --quiet
 [ ! -e "$TMP/m/q.db" ] || fail "a refused scenario left $TMP/m/q.db"
 
+# 14. fit and fit --replay write no scenario that check refuses: a metadata
+#     value out of the model's range (0, negative, huge, nan, a concurrency
+#     above its maximum) is refused at its line and the column of its
+#     value, exit 2, nothing written; so is a trace that begins messages
+#     but publishes none.
+D=tests/data/traces
+# meta_bad TRACE KEY VALUE LINE:COL: the trace with KEY's value replaced
+# (or KEY added after the first line) is refused at LINE:COL.
+meta_bad() {
+    mkdir -p "$TMP/mb"
+    sed "s/^# $2: .*/# $2: $3/" "$D/$1" >"$TMP/mb/t.csv"
+    grep -q "^# $2: $3\$" "$TMP/mb/t.csv" || sed -i "1a # $2: $3" "$TMP/mb/t.csv"
+    expect_status 2 -- "$LSIM" fit "$TMP/mb/t.csv" --replay -o "$TMP/mb/r.yaml"
+    count=$((count + 1))
+    grep -q "^$TMP/mb/t.csv:$4: $2: '$3'" "$TMP/stderr" ||
+        fail "fit --replay, $2: $3: not refused at $4: $(head -c 200 "$TMP/stderr")"
+    count=$((count + 1))
+    [ ! -e "$TMP/mb/r.yaml" ] || fail "fit --replay, $2: $3: wrote $TMP/mb/r.yaml"
+    rm -rf "$TMP/mb"
+}
+C=C-groups-skew-run1.csv S=smlc-S1-burst-scaleup-run1.csv
+meta_bad $C idle_consumer_limit 0 15:24
+meta_bad $C idle_task_execution_limit -1 16:30
+meta_bad $C max_messages_per_task 0 14:26
+meta_bad $C max_messages_per_task 99999999999 14:26
+meta_bad $C receive_timeout_ms nan 12:23
+meta_bad $C receive_timeout_ms 1e12 12:23
+meta_bad $C prefetch 99999999999 13:13
+meta_bad $C concurrency 6-3 11:16
+meta_bad $C concurrency 0-3 11:16
+meta_bad $C containers_started_at_ms -1 2:29
+meta_bad $S concurrent_consumers 0 11:25
+meta_bad $S concurrent_consumers 9 11:25
+meta_bad $S max_concurrent_consumers 5000000000 12:29
+meta_bad $S consecutive_active_trigger -1 13:31
+meta_bad $S receive_timeout_ms 0 17:23
+meta_bad $S stop_consumer_min_interval_ms 2.5 16:34
+meta_bad $S tx_size 1e9 19:12
+meta_bad $S containers_started_at_ms nan 24:29
+# begins but no publish: refused by fit and fit --replay alike
+grep -v ',publish,' "$D/$C" >"$TMP/nopub.csv"
+for mode in "" --replay; do
+    expect_status 2 "$TMP/nopub.csv: the trace begins messages but publishes none (no publish event): there is no workload to replay or fit" -- \
+        "$LSIM" fit "$TMP/nopub.csv" $mode -o "$TMP/nopub.yaml"
+    count=$((count + 1))
+    [ ! -e "$TMP/nopub.yaml" ] || fail "fit $mode of a trace without publishes wrote a scenario"
+done
+# and the traces as recorded still fit into scenarios check takes
+for t in $C $S A-burst-run1.csv; do
+    count=$((count + 1))
+    { "$LSIM" fit "$D/$t" --replay -o "$TMP/ok.yaml" && "$LSIM" check "$TMP/ok.yaml"; } \
+        >/dev/null 2>&1 || fail "fit --replay $t no longer gives a scenario check takes"
+done
+
 echo "$count hostile-input checks, $failures failed"
 [ "$failures" -eq 0 ]

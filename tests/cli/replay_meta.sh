@@ -80,5 +80,30 @@ else
     fail "run sim-bucket: $(cat "$TMP/err")"
 fi
 
+
+# 3. Runtime calls at the time they were made: runtime_calls in workload
+#    time (its comment says so) is moved by the trace's publish offset; a
+#    runtime_call_N line's own time wins, with a warning when the two are
+#    more than a millisecond apart.
+S1=smlc-S1-burst-scaleup-run1.csv
+calls_fit() {             # NAME LINES: the S1 trace with LINES after its first line
+    mkdir -p "$TMP/$1"
+    cp "$D"/smlc-S1-burst.workload.csv "$TMP/$1/"
+    awk -v add="$2" 'NR == 1 { print; print add; next } { print }' "$D/$S1" >"$TMP/$1/t.csv"
+    count=$((count + 1))
+    "$LSIM" fit "$TMP/$1/t.csv" --replay -o "$TMP/$1/r.yaml" 2>"$TMP/$1/err" ||
+        fail "$1: fit --replay: $(cat "$TMP/$1/err")"
+}
+calls_fit wl '# runtime_calls: 18000:setMaxConcurrentConsumers=2 (scenario: workload time)'
+has "$TMP/wl/r.yaml" '^    - { at: 20000ms, maxConcurrentConsumers: 2 }$'
+hasnt "$TMP/wl/err" 'warning'
+calls_fit made '# runtime_calls: 18000:setMaxConcurrentConsumers=2 (scenario: workload time)
+# runtime_call_1: setMaxConcurrentConsumers(2) at 21000.5 ms: returned normally'
+has "$TMP/made/r.yaml" '^    - { at: 21000.5ms, maxConcurrentConsumers: 2 }$'
+has "$TMP/made/err" '^lsim: warning: runtime call 1 (maxConcurrentConsumers): runtime_calls says 20000.000 ms'
+calls_fit agree '# runtime_calls: 20000:setMaxConcurrentConsumers=2 (trace ms)
+# runtime_call_1: setMaxConcurrentConsumers(2) at 20000.4 ms: returned normally'
+has "$TMP/agree/r.yaml" '^    - { at: 20000.4ms, maxConcurrentConsumers: 2 }$'
+hasnt "$TMP/agree/err" 'warning'
 echo "replay_meta: $count checks, $failures failures"
 [ "$failures" -eq 0 ]
