@@ -79,7 +79,8 @@ SIM_OBJ = sim/mem.o sim/config.o sim/config_print.o sim/units.o sim/scenario.o s
           sim/cmd_plot.o sim/report.o sim/report_kinds.o sim/cmd_report.o \
           sim/yaml_words.o sim/spring_docs.o sim/spring_props.o sim/cmd_import.o sim/sweep_spring.o \
           sim/record_plan.o sim/record_amqp.o sim/record_publish.o sim/record_consume.o \
-          sim/record_observe.o sim/record_log.o sim/cmd_record.o
+          sim/record_observe.o sim/record_log.o sim/cmd_record.o \
+          sim/tune_store.o sim/tune_kn.o
 MDL_OBJ = models/registry.o models/world.o models/workload.o models/arrivals.o \
           models/arrivals_replay.o models/groups.o models/host.o models/broker_pull.o \
           models/container_competing.o models/java.o models/amqp_version.o models/rabbitmq_config.o models/broker_rabbitmq.o \
@@ -97,7 +98,7 @@ UNIT_TESTS = test_calendar test_config test_stats test_order test_random test_tr
              test_container_direct test_trace_smlc test_activemq test_dmlc test_jms_traces \
              test_fingerprints test_plan test_engine_pins test_fit_measure test_rabbitmq_failures \
              test_spring test_waiting test_activemq_window test_list \
-             test_trace_arrivals test_free_index test_stall test_container_pool
+             test_trace_arrivals test_free_index test_stall test_container_pool test_tune
 UNIT_BIN = $(addprefix $(BUILD)/tests/,$(UNIT_TESTS))
 
 # clang and libclang-rt-14-dev (libFuzzer, clang's sanitizers: only recommended

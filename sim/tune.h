@@ -26,6 +26,8 @@
 #include "expr.h"
 #include "stats.h"
 
+#include <signal.h>
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -39,6 +41,8 @@ enum {
     TUNE_DOMINATED,                /* ruled out by KN: worse than `by` beyond the zone */
     TUNE_FAILS,                    /* a requirement fails with confidence (req, bound) */
     TUNE_UNDECIDED,                /* a requirement still undecided at --reps-max: counts as failing */
+    TUNE_WITHIN,                   /* still beside the answer at the end: within the zone, or
+                                      the budget ran out; an answer as good (by: the answer) */
     TUNE_SEARCHED,                 /* visited by the search, not among the finalists */
 };
 
@@ -125,7 +129,7 @@ typedef struct tune_compass_opts {
     int64_t budget;                /* runs the search may spend; 0: no limit */
     size_t finalists;              /* how many go to KN */
     uint64_t seed;
-    volatile const int *interrupted;
+    volatile const sig_atomic_t *interrupted;   /* non-zero: stop searching */
 } tune_compass_opts;
 
 /* COMPASS over the grid of sizes[]: the points for KN, best first, in
