@@ -98,6 +98,9 @@ ci tune_point_ci(const tune_store *st, const tune_point *p, size_t j, int64_t n)
 int tune_point_verdict(const tune_store *st, const tune_point *p, int64_t n, size_t *req,
                        double *bound, double *shortfall);
 
+/* Whether every requirement holds on the means (not the bounds). */
+bool tune_point_means_meet(const tune_store *st, const tune_point *p);
+
 typedef struct tune_kn_opts {
     double confidence;             /* the probability of correct selection, 1 - alpha */
     double delta;                  /* the indifference zone (absolute) ... */

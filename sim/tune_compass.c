@@ -6,8 +6,9 @@
  * given), so a point is a vector of whole-number coordinates.  Each
  * iteration:
  *   1. x*, the best point visited: among those that meet every requirement
- *      on their bounds, the smallest objective mean; when none does, the
- *      smallest shortfall (sweep's "closest");
+ *      on their bounds, or are undecided with means that meet, the
+ *      smallest objective mean; when none does, the smallest shortfall
+ *      (sweep's "closest");
  *   2. the most promising area: the points at least as near to x* as to
  *      any other visited point (Euclidean, in coordinates); new points are
  *      drawn from it uniformly (by rejection from the whole grid), and when
@@ -69,7 +70,10 @@ static rank rank_of(const tune_store *st, const tune_point *p)
     size_t req;
     double bound, shortfall;
     int v = tune_point_verdict(st, p, p->n, &req, &bound, &shortfall);
-    rank r = { .meets = v == VERDICT_MEETS ? 0 : 1, .point = p->point };
+    /* A point not yet decided whose means meet is as promising as one that
+     * meets: more replications (x*'s, or KN's) decide it. */
+    bool promising = v == VERDICT_MEETS || (v == VERDICT_UNDECIDED && tune_point_means_meet(st, p));
+    rank r = { .meets = promising ? 0 : 1, .point = p->point };
     r.key = r.meets == 0 ? tune_point_ci(st, p, 0, p->n).mean : shortfall;
     return r;
 }

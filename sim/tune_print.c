@@ -45,7 +45,7 @@ static void text_metrics(const sweep_spec *s, const tune_store *st, const tune_p
         printf("%s%s %s", sep, s->reqs[i].metric, cell);
         sep = "; ";
     }
-    printf("%s(%lld replications)\n", sep, (long long)p->n);
+    printf(" (%lld replications)\n", (long long)p->n);
 }
 
 static void text_point(const char *head, const sweep_spec *s, const tune_store *st,

@@ -151,3 +151,11 @@ int tune_point_verdict(const tune_store *st, const tune_point *p, int64_t n, siz
     }
     return verdict;
 }
+
+bool tune_point_means_meet(const tune_store *st, const tune_point *p)
+{
+    for (size_t i = 0; i < st->nreqs; i++)
+        if (!req_holds(&st->reqs[i], tune_point_ci(st, p, 1 + i, p->n).mean))
+            return false;
+    return true;
+}
