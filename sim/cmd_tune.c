@@ -252,6 +252,20 @@ static int check_metrics(const sweep_spec *s)
     return rc;
 }
 
+/* A budget must hold KN's first stage: every point of a small grid, or the
+ * search's finalists, DEFAULT_N0 replications each. */
+static int check_budget(const tune_args *a, const sweep_spec *s)
+{
+    int64_t least = (s->npoints <= ENUMERATE ? s->npoints : 2 * FINALISTS) * DEFAULT_N0;
+    if (a->budget == 0 || a->budget >= least)
+        return 0;
+    fprintf(stderr, "lsim: --budget: %lld runs is less than KN's first stage needs here (%lld: "
+            "%s, %d replications each)\n", (long long)a->budget, (long long)least,
+            s->npoints <= ENUMERATE ? "every point" : "the search's finalists, and the search",
+            DEFAULT_N0);
+    return CLI_USAGE;
+}
+
 /* The finalists: the whole grid, or COMPASS's best. */
 static int finalists(tune_store *st, const sweep_spec *s, const tune_args *a, tune_result *res,
                      tune_point ***out, size_t *n)
@@ -356,6 +370,8 @@ int cmd_tune(int argc, char **argv)
     int rc = parse_args(argc, argv, &a, &s);
     if (rc == 0)
         rc = validate(&a, &s);
+    if (rc == 0)
+        rc = check_budget(&a, &s);
     if (rc == 0)
         rc = check_metrics(&s);
     if (rc == 0)

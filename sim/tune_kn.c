@@ -63,13 +63,14 @@ static double kn_h2(size_t k, int64_t n0, double confidence)
 
 /* The zone: as given, or a fraction of the best first-stage mean (never 0,
  * which would make W infinite). */
-static double zone(const tune_store *st, tune_point *const *c, size_t k, const tune_kn_opts *o)
+static double zone(const tune_store *st, tune_point *const *c, size_t k, const tune_kn_opts *o,
+                   int64_t n)
 {
     if (o->delta > 0)
         return o->delta;
     double best = INFINITY, largest = 0;
     for (size_t i = 0; i < k; i++) {
-        double m = mean_of(st, c[i], o->n0);
+        double m = mean_of(st, c[i], n);
         if (m < best)
             best = m;
         if (fabs(m) > largest)
@@ -89,12 +90,44 @@ static void check_requirements(const tune_store *st, tune_point *const *c, size_
         if (c[i]->status != TUNE_OPEN)
             continue;
         double shortfall;
-        verdict[i] = tune_point_verdict(st, c[i], r, &c[i]->req, &c[i]->bound, &shortfall);
+        int64_t n = c[i]->n < r ? c[i]->n : r;
+        verdict[i] = tune_point_verdict(st, c[i], n, &c[i]->req, &c[i]->bound, &shortfall);
         if (verdict[i] == VERDICT_FAILS || (last && verdict[i] == VERDICT_UNDECIDED)) {
             c[i]->status = verdict[i] == VERDICT_FAILS ? TUNE_FAILS : TUNE_UNDECIDED;
-            c[i]->at = r;
+            c[i]->at = n;
         }
     }
+}
+
+/* Points that meet and waited (see the stage loop) catch up with stage r
+ * once two or more meet: KN compares them on the same replications. */
+static int catch_up(tune_store *st, tune_point *const *c, size_t k, int64_t r, int *verdict)
+{
+    tune_point **late = xmalloc(k * sizeof *late);
+    size_t meeting = 0, n = 0;
+    for (size_t i = 0; i < k; i++)
+        if (c[i]->status == TUNE_OPEN && verdict[i] == VERDICT_MEETS) {
+            meeting++;
+            if (c[i]->n < r)
+                late[n++] = c[i];
+        }
+    int rc = TUNE_OK;
+    if (meeting >= 2 && n > 0) {
+        rc = tune_store_need(st, late, n, r);
+        for (size_t i = 0; rc == TUNE_OK && i < n; i++) {
+            double sf;
+            int v = tune_point_verdict(st, late[i], r, &late[i]->req, &late[i]->bound, &sf);
+            for (size_t q = 0; q < k; q++)
+                if (c[q] == late[i])
+                    verdict[q] = v;
+            if (v == VERDICT_FAILS) {
+                late[i]->status = TUNE_FAILS;
+                late[i]->at = r;
+            }
+        }
+    }
+    free(late);
+    return rc == TUNE_BUDGET ? TUNE_OK : rc;
 }
 
 /* One elimination pass at stage r; returns the last point ruled out on the
@@ -104,13 +137,13 @@ static tune_point *eliminate(const tune_store *st, tune_point *const *c, size_t 
 {
     double *mean = xmalloc(k * sizeof *mean);
     for (size_t i = 0; i < k; i++)
-        mean[i] = mean_of(st, c[i], r);
+        mean[i] = c[i]->n >= r ? mean_of(st, c[i], r) : 0;
     tune_point *last = NULL;
     for (size_t i = 0; i < k; i++) {
-        if (c[i]->status != TUNE_OPEN)
+        if (c[i]->status != TUNE_OPEN || c[i]->n < r)
             continue;
         for (size_t l = 0; l < k; l++) {
-            if (l == i || c[l]->status != TUNE_OPEN || verdict[l] != VERDICT_MEETS)
+            if (l == i || c[l]->status != TUNE_OPEN || verdict[l] != VERDICT_MEETS || c[l]->n < r)
                 continue;
             double w = delta / (2.0 * (double)r) * (h2 * s2[i * k + l] / (delta * delta) - (double)r);
             if (w < 0)
@@ -207,11 +240,15 @@ int tune_kn(tune_store *st, tune_point *const *c, size_t k, const tune_kn_opts *
             if (l != i)
                 s2[i * k + l] = diff_variance(st, c[i], c[l], o->n0 <= r ? o->n0 : r);
     double h2 = k > 1 ? kn_h2(k, o->n0, o->confidence) : 0;
-    out->delta = zone(st, c, k, o);
+    out->delta = zone(st, c, k, o, o->n0 <= r ? o->n0 : r);
     tune_point *last_out = NULL;
     for (;;) {
         bool last = r >= o->reps_max || out->out_of_budget;
         check_requirements(st, c, k, r, verdict, last);
+        if (catch_up(st, c, k, r, verdict) == TUNE_FAILED) {
+            rc = TUNE_FAILED;
+            break;
+        }
         tune_point *gone = eliminate(st, c, k, r, verdict, s2, h2, out->delta);
         if (gone)
             last_out = gone;
@@ -219,11 +256,16 @@ int tune_kn(tune_store *st, tune_point *const *c, size_t k, const tune_kn_opts *
         size_t open = count_open(c, k, verdict, &all_meet);
         if (last || open == 0 || (open == 1 && all_meet))
             break;
-        /* The next stage: one more replication, the same seed, at every open point. */
+        /* The next stage: one more replication, the same seed, at every open
+         * point; a point that meets and is alone in meeting waits (it has
+         * no one to be compared with until an undecided point meets). */
+        size_t meeting = 0;
+        for (size_t i = 0; i < k; i++)
+            meeting += c[i]->status == TUNE_OPEN && verdict[i] == VERDICT_MEETS;
         tune_point **next = xmalloc(open * sizeof *next);
         size_t m = 0;
         for (size_t i = 0; i < k; i++)
-            if (c[i]->status == TUNE_OPEN)
+            if (c[i]->status == TUNE_OPEN && (meeting >= 2 || verdict[i] != VERDICT_MEETS))
                 next[m++] = c[i];
         rc = tune_store_need(st, next, m, r + 1);
         free(next);
