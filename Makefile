@@ -11,6 +11,7 @@
 #   make bench      lsim against the reference loops of BENCH_REF: the ratios
 #                   and peak memory (BENCH_BEFORE=other/lsim adds its column;
 #                   CIMBA=path/to/a/built/cimba/tree adds the cimba row)
+#   make bench-tune lsim tune against the full grid (TUNE_SEEDS="1 2 3")
 #   make bench-more the other benchmarks (events/s, messages/s, SimPy, sweeps)
 #   make install    the binary, the man page and the bash completion under
 #                   $(DESTDIR)$(PREFIX) (PREFIX=/usr/local by default)
@@ -51,6 +52,7 @@ FIGDIR  =
 PREFIX  = /usr/local
 DESTDIR =
 BENCH_REF    = ../shared/bench
+TUNE_SEEDS   = 1
 BENCH_BEFORE =
 CIMBA        =
 # == end of settings ==
@@ -126,7 +128,7 @@ FUZZ_SAN = -fsanitize=fuzzer-no-link,address,undefined,float-cast-overflow \
            -fno-sanitize-recover=all -fno-omit-frame-pointer
 
 .PHONY: all deps install uninstall run test unit cli-tests cluster-tests fuzz-regressions asan valgrind \
-        bench bench-more notebooks fuzz clean
+        bench bench-tune bench-more notebooks fuzz clean
 
 all: $(BUILD)/lsim
 
@@ -244,6 +246,10 @@ $(BUILD)/cimba_mmc: tests/bench/cimba_mmc.c
 	gcc -O3 -DNDEBUG -DNLOGINFO -std=c2x -include assert.h -include stdbool.h \
 	    -I$(CIMBA)/include -I$(CIMBA)/src -o $@ $< -L$(CIMBA)/build/src -lcimba \
 	    -Wl,-rpath,$(abspath $(CIMBA))/build/src -lm
+
+# tune against the full grid (tests/bench/tune.sh): heavy, run it alone.
+bench-tune: $(BUILD)/lsim
+	tests/bench/tune.sh $(BUILD)/lsim "$(TUNE_SEEDS)"
 
 bench-more: $(BUILD)/lsim $(BUILD)/bench
 	tests/bench/run.sh $(BUILD) $(PYTHON)
