@@ -11,6 +11,7 @@
 #   make bench      lsim against the reference loops of BENCH_REF: the ratios
 #                   and peak memory (BENCH_BEFORE=other/lsim adds its column;
 #                   CIMBA=path/to/a/built/cimba/tree adds the cimba row)
+#   make bench-tune lsim tune against the full grid (TUNE_SEEDS="1 2 3")
 #   make bench-more the other benchmarks (events/s, messages/s, SimPy, sweeps)
 #   make install    the binary, the man page and the bash completion under
 #                   $(DESTDIR)$(PREFIX) (PREFIX=/usr/local by default)
@@ -51,6 +52,7 @@ FIGDIR  =
 PREFIX  = /usr/local
 DESTDIR =
 BENCH_REF    = ../shared/bench
+TUNE_SEEDS   = 1
 BENCH_BEFORE =
 CIMBA        =
 # == end of settings ==
@@ -79,7 +81,8 @@ SIM_OBJ = sim/mem.o sim/config.o sim/config_print.o sim/units.o sim/scenario.o s
           sim/cmd_plot.o sim/report.o sim/report_kinds.o sim/cmd_report.o \
           sim/yaml_words.o sim/spring_docs.o sim/spring_props.o sim/cmd_import.o sim/sweep_spring.o \
           sim/record_plan.o sim/record_amqp.o sim/record_publish.o sim/record_consume.o \
-          sim/record_observe.o sim/record_log.o sim/cmd_record.o
+          sim/record_observe.o sim/record_log.o sim/cmd_record.o \
+          sim/tune_store.o sim/tune_kn.o sim/tune_compass.o sim/tune_run.o sim/tune_print.o sim/cmd_tune.o
 MDL_OBJ = models/registry.o models/world.o models/workload.o models/arrivals.o \
           models/arrivals_replay.o models/groups.o models/host.o models/broker_pull.o \
           models/container_competing.o models/java.o models/amqp_version.o models/rabbitmq_config.o models/broker_rabbitmq.o \
@@ -97,7 +100,7 @@ UNIT_TESTS = test_calendar test_config test_stats test_order test_random test_tr
              test_container_direct test_trace_smlc test_activemq test_dmlc test_jms_traces \
              test_fingerprints test_plan test_engine_pins test_fit_measure test_rabbitmq_failures \
              test_spring test_waiting test_activemq_window test_list \
-             test_trace_arrivals test_free_index test_stall test_container_pool test_names
+             test_trace_arrivals test_free_index test_stall test_container_pool test_names test_tune
 UNIT_BIN = $(addprefix $(BUILD)/tests/,$(UNIT_TESTS))
 
 # clang and libclang-rt-14-dev (libFuzzer, clang's sanitizers: only recommended
@@ -125,7 +128,7 @@ FUZZ_SAN = -fsanitize=fuzzer-no-link,address,undefined,float-cast-overflow \
            -fno-sanitize-recover=all -fno-omit-frame-pointer
 
 .PHONY: all deps install uninstall run test unit cli-tests cluster-tests fuzz-regressions asan valgrind \
-        bench bench-more notebooks fuzz clean
+        bench bench-tune bench-more notebooks fuzz clean
 
 all: $(BUILD)/lsim
 
@@ -194,6 +197,7 @@ cli-tests: $(BUILD)/lsim
 	tests/cli/spring.sh $(BUILD)/lsim
 	tests/cli/hostile.sh $(BUILD)/lsim
 	tests/cli/record.sh $(BUILD)/lsim
+	tests/cli/tune.sh $(BUILD)/lsim
 
 # A sweep's plan on a real cluster brought up by the tests: a single-node
 # Slurm (munged, slurmctld, slurmd) and GNU parallel over ssh (sshd).  They
@@ -243,6 +247,10 @@ $(BUILD)/cimba_mmc: tests/bench/cimba_mmc.c
 	gcc -O3 -DNDEBUG -DNLOGINFO -std=c2x -include assert.h -include stdbool.h \
 	    -I$(CIMBA)/include -I$(CIMBA)/src -o $@ $< -L$(CIMBA)/build/src -lcimba \
 	    -Wl,-rpath,$(abspath $(CIMBA))/build/src -lm
+
+# tune against the full grid (tests/bench/tune.sh): heavy, run it alone.
+bench-tune: $(BUILD)/lsim
+	tests/bench/tune.sh $(BUILD)/lsim "$(TUNE_SEEDS)"
 
 bench-more: $(BUILD)/lsim $(BUILD)/bench
 	tests/bench/run.sh $(BUILD) $(PYTHON)

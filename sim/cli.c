@@ -300,6 +300,27 @@ static const struct cli_command {
       "  --quiet                  no progress, no warnings\n",
       "lsim sweep scenarios/tune-bursty-workers.yaml --vary container.workers=6..20:2 "
       "--require 'p99_latency_ms<=2000' --minimize consumers_max" },
+    { "tune", cmd_tune,
+      "SCENARIO --vary KEY=V1,V2,...|KEY=LO..HI:STEP [--vary ...] [-j N]\n"
+      "         [--require 'METRIC<=X']... [--minimize|--maximize METRIC] [--seed N]\n"
+      "         [--set KEY=VALUE]... [--budget RUNS] [--confidence P] [--delta D|D%]\n"
+      "         [--reps-max R] [--json] [--quiet]",
+      "find a sweep's answer with a fraction of its runs (COMPASS search, KN selection)",
+      "  --vary KEY=VALUES        values of a key: a list (1,2,4) or a range (2..10:2, 1s..5s:1s)\n"
+      "  -j N                     worker processes (default 1)\n"
+      "  --require EXPR           METRIC OP NUMBER, met when the interval's bound is\n"
+      "  --minimize METRIC        the objective: the smallest mean among points that meet\n"
+      "  --maximize METRIC        the same, largest first\n"
+      "  --seed N                 the first replication's seed\n"
+      "  --set KEY=VALUE          override a scenario key at every point\n"
+      "  --budget RUNS            at most this many runs (default: what it needs)\n"
+      "  --confidence P           the probability of correct selection (default 0.95)\n"
+      "  --delta D|D%             the indifference zone (default 1% of the best mean)\n"
+      "  --reps-max R             at most R replications a point (default 100)\n"
+      "  --json                   print the answer as one JSON object\n"
+      "  --quiet                  no progress, no warnings\n",
+      "lsim tune scenarios/tune-bursty-workers.yaml --vary container.workers=6..20:2 "
+      "--require 'p99_latency_ms<=2000' --minimize consumers_max" },
     { "merge", cmd_merge,
       "DIR -o FILE.db [--json] [--quiet]",
       "fold the shard databases of a planned sweep into one sweep database",

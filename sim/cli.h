@@ -23,6 +23,7 @@ int cmd_check(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_fit(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);
+int cmd_tune(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
 int cmd_plot(int argc, char **argv);
 int cmd_report(int argc, char **argv);

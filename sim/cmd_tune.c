@@ -1,0 +1,381 @@
+/* cmd_tune.c -- `lsim tune`: a sweep's question answered without its grid.
+ *
+ *   lsim tune SCENARIO --vary KEY=V1,V2,...|KEY=LO..HI:STEP [--vary ...]
+ *             [--require EXPR]... [--minimize|--maximize METRIC] [--seed N] [--set KEY=VALUE]...
+ *             [-j N] [--budget RUNS] [--confidence P] [--delta D|D%] [--reps-max R] [--json] [--quiet]
+ *
+ * The points and replications are a sweep's (sweep_spec.h: replication r
+ * runs with seed + r at every point), so an answer can be checked with
+ * `lsim sweep` on the same flags.  A grid of at most ENUMERATE points goes
+ * to KN whole; a larger one is searched by COMPASS first (tune.h).
+ * Exit status 4 (CLI_NONE_MEETS) when no point meets every --require.
+ */
+#include "cli.h"
+#include "mem.h"
+#include "sweep_answer.h"
+#include "tune.h"
+#include "tune_print.h"
+#include "tune_run.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define ENUMERATE 12               /* points KN takes whole */
+#define DEFAULT_N0 5               /* KN's first stage */
+#define SEARCH_N0 3                /* a searched point's first replications */
+#define DEFAULT_REPS_MAX 100
+#define FINALISTS 6
+#define GRID_REPS 8                /* the grid the runs are compared with */
+#define MAX_JOBS 1024
+
+typedef struct tune_args {
+    const char *scenario, *seed;
+    int64_t jobs, budget, reps_max;
+    double confidence, delta, delta_fraction;
+    bool json, quiet;
+} tune_args;
+
+static int parse_whole(const char *option, const char *v, int64_t lo, int64_t hi, int64_t *out)
+{
+    char *end;
+    errno = 0;
+    long long x = strtoll(v, &end, 10);
+    if (errno || *end || end == v || x < lo || x > hi) {
+        fprintf(stderr, "lsim: %s: '%s' is not a whole number from %lld to %lld\n", option, v,
+                (long long)lo, (long long)hi);
+        return CLI_USAGE;
+    }
+    *out = x;
+    return 0;
+}
+
+/* --delta 0.5 (in the objective's unit) or --delta 2% (of the best mean). */
+static int parse_delta(const char *v, tune_args *a)
+{
+    char *end;
+    errno = 0;
+    double x = strtod(v, &end);
+    bool percent = *end == '%' && end[1] == 0;
+    if (errno || end == v || (*end && !percent) || !(x > 0) || !isfinite(x) ||
+        (percent && x >= 100)) {
+        fprintf(stderr, "lsim: --delta: '%s' is not a positive number or a percentage below "
+                "100 (0.5, 2%%)\n", v);
+        return CLI_USAGE;
+    }
+    a->delta = percent ? 0 : x;
+    a->delta_fraction = percent ? x / 100 : 0;
+    return 0;
+}
+
+static int parse_confidence(const char *v, tune_args *a)
+{
+    char *end;
+    errno = 0;
+    double x = strtod(v, &end);
+    if (errno || end == v || *end || !(x >= 0.5 && x < 1)) {
+        fprintf(stderr, "lsim: --confidence: '%s' is not a probability from 0.5 to below 1\n", v);
+        return CLI_USAGE;
+    }
+    a->confidence = x;
+    return 0;
+}
+
+static int set_objective(sweep_spec *s, const char *name, bool maximize)
+{
+    if (s->objective)
+        return cli_bad_usage("%s", "give one objective: --minimize or --maximize, once");
+    s->objective = xstrdup(name);
+    s->maximize = maximize;
+    return 0;
+}
+
+/* One option at argv[*i]; 1 when it is not one of tune's options with a value. */
+static int parse_option(int argc, char **argv, int *i, tune_args *a, sweep_spec *s)
+{
+    int err = 0;
+    const char *v;
+    sim_diag d = { 0 };
+    if ((v = cli_option(argc, argv, i, "--vary", &err))) {
+        vary vy;
+        if (expr_parse_vary(v, &vy, &d) != SIM_OK)
+            return d.is_set ? cli_report(&d) : CLI_USAGE;
+        sweep_spec_add_vary(s, &vy);
+    } else if ((v = cli_option(argc, argv, i, "--require", &err))) {
+        requirement r;
+        if (expr_parse_require(v, &r, &d) != SIM_OK)
+            return d.is_set ? cli_report(&d) : CLI_USAGE;
+        sweep_spec_add_require(s, &r);
+    } else if ((v = cli_option(argc, argv, i, "--set", &err))) {
+        sweep_spec_add_set(s, v);
+    } else if ((v = cli_option(argc, argv, i, "--minimize", &err))) {
+        return set_objective(s, v, false);
+    } else if ((v = cli_option(argc, argv, i, "--maximize", &err))) {
+        return set_objective(s, v, true);
+    } else if ((v = cli_option(argc, argv, i, "-j", &err)) ||
+               (v = cli_option(argc, argv, i, "--jobs", &err))) {
+        return parse_whole("-j", v, 1, MAX_JOBS, &a->jobs);
+    } else if (strncmp(argv[*i], "-j", 2) == 0 && argv[*i][2]) {
+        return parse_whole("-j", argv[*i] + 2, 1, MAX_JOBS, &a->jobs);
+    } else if ((v = cli_option(argc, argv, i, "--budget", &err))) {
+        return parse_whole("--budget", v, 1, SWEEP_MAX_RUNS, &a->budget);
+    } else if ((v = cli_option(argc, argv, i, "--reps-max", &err))) {
+        return parse_whole("--reps-max", v, DEFAULT_N0, SWEEP_MAX_REPS, &a->reps_max);
+    } else if ((v = cli_option(argc, argv, i, "--confidence", &err))) {
+        return parse_confidence(v, a);
+    } else if ((v = cli_option(argc, argv, i, "--delta", &err))) {
+        return parse_delta(v, a);
+    } else if ((v = cli_option(argc, argv, i, "--seed", &err))) {
+        a->seed = v;
+    } else if (!err) {
+        return 1;
+    }
+    return err ? CLI_USAGE : 0;
+}
+
+static int parse_args(int argc, char **argv, tune_args *a, sweep_spec *s)
+{
+    memset(a, 0, sizeof *a);
+    a->jobs = 1;
+    a->reps_max = DEFAULT_REPS_MAX;
+    a->confidence = SWEEP_CONFIDENCE;
+    a->delta_fraction = 0.01;
+    s->reps = 1;
+    s->detail = SIM_DETAIL_SUMMARY;
+    for (int i = 0; i < argc; i++) {
+        int rc = parse_option(argc, argv, &i, a, s);
+        if (rc != 1) {
+            if (rc)
+                return rc;
+        } else if (strcmp(argv[i], "--json") == 0) {
+            a->json = true;
+        } else if (strcmp(argv[i], "--quiet") == 0) {
+            a->quiet = true;
+        } else if (strcmp(argv[i], "--resume") == 0 || strcmp(argv[i], "--out") == 0 ||
+                   strcmp(argv[i], "--plan") == 0) {
+            return cli_bad_usage("%s: lsim tune keeps its runs in memory and writes no "
+                                 "database; run lsim sweep on the answer's neighbourhood for one",
+                                 argv[i]);
+        } else if (argv[i][0] == '-' && argv[i][1]) {
+            return cli_bad_usage("unknown option '%s'", argv[i]);
+        } else if (!a->scenario) {
+            a->scenario = argv[i];
+        } else {
+            return cli_bad_usage("unexpected argument '%s'", argv[i]);
+        }
+    }
+    if (!a->scenario)
+        return cli_bad_usage("%s", "which scenario? (lsim tune SCENARIO --vary KEY=V1,V2,...)");
+    if (s->nvaries == 0)
+        return cli_bad_usage("%s", "what to tune? give --vary KEY=VALUES");
+    s->scenario_path = xstrdup(a->scenario);
+    return 0;
+}
+
+/* The scenario's name and seed; the grid; every knob's values built once
+ * (from point 0, one knob at a time), so a bad value names its --vary. */
+static int validate(const tune_args *a, sweep_spec *s)
+{
+    sim_diag d = { 0 };
+    cfg_doc doc = { 0 };
+    int rc = cli_load_scenario(a->scenario, a->seed, (const char *const *)s->sets, s->nsets,
+                               &doc, &d);
+    int64_t seed = 0;
+    const char *name = NULL;
+    if (rc == SIM_OK)
+        rc = cfg_get_int(doc.root, "seed", 1, 0, INT64_MAX, 0, &seed, &d);
+    if (rc == SIM_OK)
+        rc = cfg_get_string(doc.root, "name", NULL, CFG_REQUIRED, &name, &d);
+    if (rc == SIM_OK) {
+        s->seed = (uint64_t)seed;
+        s->name = xstrdup(name);
+    }
+    cfg_doc_free(&doc);
+    if (rc == SIM_OK)
+        rc = sweep_spec_finish(s, &d);
+    if (rc == SIM_OK && s->seed > (uint64_t)INT64_MAX - (uint64_t)a->reps_max)
+        rc = diag_file(&d, "--seed", 0, 0, "seed %llu + %lld replications passes 2^63",
+                       (unsigned long long)s->seed, (long long)a->reps_max);
+    if (rc != SIM_OK)
+        return cli_report(&d);
+    /* Numbering by --reps-max: replication r of a point is run id point * reps_max + r + 1. */
+    s->reps = a->reps_max;
+    int64_t stride = s->npoints;
+    for (size_t v = 0; v < s->nvaries; v++) {
+        stride /= (int64_t)s->varies[v].n;
+        for (size_t k = 0; k < s->varies[v].n; k++) {
+            run *r = NULL;
+            cfg_doc dk = { 0 };
+            sim_diag dd = { 0 };
+            int b = sweep_build_run(s, sweep_run_id(s, (int64_t)k * stride, 0), &dk, &r, &dd);
+            run_free(r);
+            cfg_doc_free(&dk);
+            if (b != SIM_OK)
+                return cli_report(&dd);
+        }
+    }
+    return 0;
+}
+
+/* The metric names: a run of point 0 has them all (the engine's and the models'). */
+static int check_metrics(const sweep_spec *s)
+{
+    cfg_doc doc = { 0 };
+    run *r = NULL;
+    sim_diag d = { 0 };
+    char err[SIM_ERROR_SIZE];
+    if (sweep_build_run(s, sweep_run_id(s, 0, 0), &doc, &r, &d) != SIM_OK)
+        return cli_report(&d);
+    r->ctx->interrupted = cli_interrupted();
+    int rc = 0;
+    if (run_execute(r, NULL, NULL, err, sizeof err) != SIM_OK) {
+        fprintf(stderr, "lsim: %s\n", err);
+        rc = CLI_FAILURE;
+    }
+    for (size_t i = 0; rc == 0 && i <= s->nreqs; i++) {
+        const char *name = i < s->nreqs ? s->reqs[i].metric : s->objective;
+        if (!name || sim_find_metric(r->ctx, name))
+            continue;
+        strbuf b = { 0 };
+        for (size_t k = 0; k < r->ctx->nmetrics; k++)
+            sb_addf(&b, "%s%s", k ? ", " : "", r->ctx->metrics[k].name);
+        fprintf(stderr, "%s: unknown metric '%s'; the summary metrics are: %s\n",
+                i < s->nreqs ? "--require" : s->maximize ? "--maximize" : "--minimize", name, b.s);
+        sb_free(&b);
+        rc = CLI_USAGE;
+    }
+    run_free(r);
+    cfg_doc_free(&doc);
+    return rc;
+}
+
+/* A budget must hold KN's first stage: every point of a small grid, or the
+ * search's finalists, DEFAULT_N0 replications each. */
+static int check_budget(const tune_args *a, const sweep_spec *s)
+{
+    int64_t least = (s->npoints <= ENUMERATE ? s->npoints : 2 * FINALISTS) * DEFAULT_N0;
+    if (a->budget == 0 || a->budget >= least)
+        return 0;
+    fprintf(stderr, "lsim: --budget: %lld runs is less than KN's first stage needs here (%lld: "
+            "%s, %d replications each)\n", (long long)a->budget, (long long)least,
+            s->npoints <= ENUMERATE ? "every point" : "the search's finalists, and the search",
+            DEFAULT_N0);
+    return CLI_USAGE;
+}
+
+/* The finalists: the whole grid, or COMPASS's best. */
+static int finalists(tune_store *st, const sweep_spec *s, const tune_args *a, tune_result *res,
+                     tune_point ***out, size_t *n)
+{
+    if (s->npoints <= ENUMERATE) {
+        *out = xmalloc((size_t)s->npoints * sizeof **out);
+        for (int64_t p = 0; p < s->npoints; p++)
+            (*out)[p] = tune_store_get(st, p);
+        *n = (size_t)s->npoints;
+        return TUNE_OK;
+    }
+    int64_t *sizes = xmalloc(s->nvaries * sizeof *sizes);
+    for (size_t v = 0; v < s->nvaries; v++)
+        sizes[v] = (int64_t)s->varies[v].n;
+    tune_compass_opts o = { .sizes = sizes, .dims = s->nvaries, .n0 = SEARCH_N0,
+                            .reps_max = a->reps_max, .per_iteration = s->nvaries > 1 ? 2 : 1,
+                            .budget = a->budget ? a->budget * 2 / 3 : 0,
+                            .finalists = FINALISTS, .seed = s->seed,
+                            .interrupted = cli_interrupted() };
+    res->searched = true;
+    int rc = tune_compass(st, &o, out, n, &res->iterations);
+    free(sizes);
+    return rc;
+}
+
+/* Ctrl-C: the best of what was run (meeting points first), no guarantee. */
+static void best_so_far(tune_store *st, tune_result *res)
+{
+    tune_choice *ch = &res->choice;
+    ch->best = ch->runner_up = ch->closest = NULL;
+    tune_point *best = NULL, *near = NULL;
+    double bm = INFINITY, bs = INFINITY;
+    for (size_t i = 0; i < st->npts; i++) {
+        tune_point *p = st->pts[i];
+        size_t req;
+        double bound, sf;
+        if (p->n == 0)
+            continue;
+        if (tune_point_verdict(st, p, p->n, &req, &bound, &sf) == VERDICT_MEETS) {
+            double m = tune_point_ci(st, p, 0, p->n).mean;
+            if (m < bm) {
+                bm = m;
+                best = p;
+            }
+        } else if (sf < bs || !near) {
+            bs = sf;
+            near = p;
+        }
+    }
+    ch->kind = best ? ANSWER_BEST : ANSWER_NONE_MEETS;
+    ch->best = best;
+    ch->closest = best ? NULL : near;
+    if (best)
+        best->status = TUNE_CHOSEN;
+}
+
+static int tune(const tune_args *a, const sweep_spec *s)
+{
+    tune_exec x = { .s = s, .jobs = (int)a->jobs, .progress = !a->quiet && isatty(2),
+                    .interrupted = cli_interrupted() };
+    tune_store st;
+    tune_store_init(&st, s->reqs, s->nreqs, a->confidence, tune_run_batch, &x, a->budget);
+    x.st = &st;
+    tune_result res = { .confidence = a->confidence, .delta_fraction = a->delta > 0 ? 0
+                        : a->delta_fraction, .grid_reps = GRID_REPS };
+    tune_point **cands = NULL;
+    size_t k = 0;
+    int rc = finalists(&st, s, a, &res, &cands, &k);
+    res.finalists = k;
+    if (rc == TUNE_OK && !*cli_interrupted()) {
+        tune_kn_opts o = { .confidence = a->confidence, .delta = a->delta,
+                           .delta_fraction = a->delta_fraction, .n0 = DEFAULT_N0,
+                           .reps_max = a->reps_max };
+        rc = tune_kn(&st, cands, k, &o, &res.choice);
+    }
+    tune_progress_end(&x);
+    res.interrupted = *cli_interrupted() != 0;
+    int status = CLI_OK;
+    if (rc != TUNE_OK || res.interrupted) {
+        if (!res.interrupted || st.runs == 0) {
+            status = CLI_FAILURE;
+            goto done;
+        }
+        fprintf(stderr, "lsim: interrupted after %lld runs: printing the best so far\n",
+                (long long)st.runs);
+        best_so_far(&st, &res);
+        status = CLI_FAILURE;
+    }
+    tune_print(s, &st, &res, a->json);
+    if (status == CLI_OK && res.choice.kind == ANSWER_NONE_MEETS)
+        status = CLI_NONE_MEETS;
+done:
+    free(cands);
+    tune_store_fini(&st);
+    return status;
+}
+
+int cmd_tune(int argc, char **argv)
+{
+    tune_args a;
+    sweep_spec s = { 0 };
+    int rc = parse_args(argc, argv, &a, &s);
+    if (rc == 0)
+        rc = validate(&a, &s);
+    if (rc == 0)
+        rc = check_budget(&a, &s);
+    if (rc == 0)
+        rc = check_metrics(&s);
+    if (rc == 0)
+        rc = tune(&a, &s);
+    sweep_spec_fini(&s);
+    return rc;
+}

@@ -1,0 +1,57 @@
+#!/bin/sh
+# tune.sh LSIM [SEEDS] -- lsim tune against the full grid at 8 replications
+# (lsim sweep --reps 8) on small tuning problems of two and three knobs: the
+# runs each spends, whether tune's answer meets every requirement in the
+# grid, and how far its objective is from the grid's best (in %).  Heavy:
+# not part of `make test`; `make bench-tune` runs it.  Run from the top of
+# the repository.
+set -u
+LSIM=${1:-build/lsim}
+SEEDS=${2:-1}
+PY=/usr/bin/python3
+TMP=$(mktemp -d /tmp/lsim-bench-tune-XXXXXX)
+trap 'rm -rf "$TMP"' EXIT
+
+cat >"$TMP/bursty.yaml" <<'YAML'
+name: bursty
+queue:
+  arrivals:
+    kind: phases
+    phases:
+      - { duration: 3m, rate: 20/s }
+      - { duration: 30s, rate: 70/s }
+      - { duration: 3m, rate: 20/s }
+  service: { kind: lognormal, mean: 200ms, sigma: 0.6 }
+container: { kind: competing, workers: 10 }
+YAML
+
+# name|scenario|flags
+problems="bursty-2|$TMP/bursty.yaml|--vary container.workers=6..24:2 --vary container.startLatency=0ms,50ms,100ms,200ms --require p99_latency_ms<=2000 --minimize consumers_max
+smlc-2|scenarios/tune-smlc-bursty.yaml|--vary container.maxConcurrentConsumers=8..24:2 --vary container.prefetchCount=1,10,50,250 --require p99_latency_ms<=2000 --minimize consumers_max
+bursty-3|$TMP/bursty.yaml|--vary container.workers=8..22:2 --vary container.startLatency=0ms,100ms,200ms --vary queue.service.sigma=0.6,0.8 --require p99_latency_ms<=3000 --minimize consumers_max"
+
+printf '%-10s %5s %10s %10s %6s %9s %s\n' problem seed tune_runs grid_runs meets gap_% answer
+echo "$problems" | while IFS='|' read -r name scen flags; do
+    for seed in $SEEDS; do
+        # shellcheck disable=SC2086
+        "$LSIM" sweep "$scen" $flags --reps 8 --seed "$seed" -j 2 --json --quiet \
+            --out "$TMP/$name.db" >"$TMP/grid.json" 2>/dev/null
+        # shellcheck disable=SC2086
+        "$LSIM" tune "$scen" $flags --seed "$seed" -j 2 --json --quiet >"$TMP/tune.json" 2>/dev/null
+        $PY - "$TMP/grid.json" "$TMP/tune.json" "$name" "$seed" <<'PY'
+import json, sys
+g = json.load(open(sys.argv[1])); t = json.load(open(sys.argv[2]))
+obj = list(g['objective'].values())[0] if g['objective'] else None
+tp = t['best']['point'] if t['best'] else None
+row = g['table'][tp] if tp is not None else None
+meets = bool(row and row['meets'])
+gap = float('nan')
+if row and g['best'] and obj:
+    b = g['best']['metrics'][obj]['mean']; v = row['metrics'][obj]['mean']
+    gap = 100 * abs(v - b) / abs(b) if b else 0.0
+ans = ','.join(f"{k.split('.')[-1]}={v}" for k, v in t['best']['params'].items()) if t['best'] else 'none'
+print(f"{sys.argv[3]:<10} {sys.argv[4]:>5} {t['runs']:>10} {g['runs']:>10} {str(meets):>6} {gap:>9.2f} {ans}")
+PY
+        rm -f "$TMP/$name.db"
+    done
+done

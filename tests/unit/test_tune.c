@@ -1,0 +1,219 @@
+/* test_tune.c -- lsim tune's selection (tune_kn.c) on a problem with a known
+ * answer: an M/M/c queue, whose mean wait Erlang C gives.  Each replication
+ * simulates the queue (FCFS, c servers) from its own seed, the same seed at
+ * every c (common random numbers), and KN must pick:
+ *   - the smallest c whose mean wait meets a target (the requirement);
+ *   - with a cost c + w * wait, the cheapest c, when it is cheaper than the
+ *     others by more than the zone, in at least the confidence asked;
+ *   - either of two c's whose costs lie within the zone of each other.
+ * Each case is repeated on independent seeds (macro-replications) to count
+ * how often the choice is right. */
+#include "testutil.h"
+
+#include <gsl/gsl_randist.h>
+#include <gsl/gsl_rng.h>
+#include <math.h>
+
+#include "sweep_answer.h"
+#include "tune.h"
+
+#define LAMBDA 4.0
+#define MU 1.0
+#define CUSTOMERS 3000
+#define WARMUP 500
+#define C0 5                       /* point p is c = C0 + p */
+#define NC 6
+#define MACRO 40
+
+static double erlang_c_wait(double lambda, double mu, int c)
+{
+    double a = lambda / mu, term = 1, sum = 0;
+    for (int k = 0; k < c; k++) {
+        sum += term;
+        term *= a / (k + 1);
+    }
+    double top = term * c / (c - a);
+    return top / (sum + top) / (c * mu - lambda);
+}
+
+/* The mean wait of one replication of M/M/c. */
+static double simulate_wait(int c, uint64_t seed)
+{
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(rng, (unsigned long)seed);
+    double free_at[16] = { 0 }, t = 0, sum = 0;
+    for (int i = 0; i < CUSTOMERS; i++) {
+        t += gsl_ran_exponential(rng, 1 / LAMBDA);
+        double service = gsl_ran_exponential(rng, 1 / MU);
+        int s = 0;
+        for (int k = 1; k < c; k++)
+            if (free_at[k] < free_at[s])
+                s = k;
+        double start = free_at[s] > t ? free_at[s] : t;
+        free_at[s] = start + service;
+        if (i >= WARMUP)
+            sum += start - t;
+    }
+    gsl_rng_free(rng);
+    return sum / (CUSTOMERS - WARMUP);
+}
+
+typedef struct problem {
+    uint64_t seed;                 /* of this macro-replication */
+    double cost_per_wait;          /* 0: objective c; else c + this * wait */
+    size_t nvals;                  /* 2 with the wait requirement, else 1 */
+} problem;
+
+/* tune_runner: objective first, then the wait (the requirement's metric). */
+static int run_mmc(void *user, const int64_t *points, const int64_t *reps, size_t n, double *out,
+                   double *messages)
+{
+    const problem *pb = user;
+    for (size_t i = 0; i < n; i++) {
+        int c = C0 + (int)points[i];
+        double w = simulate_wait(c, pb->seed + (uint64_t)reps[i]);
+        out[pb->nvals * i] = c + pb->cost_per_wait * w;
+        if (pb->nvals > 1)
+            out[pb->nvals * i + 1] = w;
+        *messages += CUSTOMERS;
+    }
+    return 0;
+}
+
+/* One macro-replication: KN over c = C0 .. C0+NC-1; the chosen c, or -1. */
+static int choose(const problem *pb, const requirement *req, double delta, int64_t *runs)
+{
+    tune_store st;
+    tune_store_init(&st, req, req ? 1 : 0, 0.95, run_mmc, (void *)pb, 0);
+    tune_point *c[NC];
+    for (int p = 0; p < NC; p++)
+        c[p] = tune_store_get(&st, p);
+    tune_kn_opts o = { .confidence = 0.95, .delta = delta, .delta_fraction = 0.01, .n0 = 10,
+                       .reps_max = 400 };
+    tune_choice ch;
+    assert_int_equal(tune_kn(&st, c, NC, &o, &ch), TUNE_OK);
+    int chosen = ch.kind == ANSWER_BEST ? C0 + (int)ch.best->point : -1;
+    if (runs)
+        *runs += st.runs;
+    tune_store_fini(&st);
+    return chosen;
+}
+
+static requirement wait_below(double limit)
+{
+    requirement r = { .text = "wait<=", .metric = "wait", .op = REQ_LE, .limit = limit };
+    return r;
+}
+
+/* The smallest c meeting a mean wait of 0.3: Erlang C says 6. */
+static void smallest_c_meeting_a_wait_target(void **state)
+{
+    (void)state;
+    double target = 0.3;
+    int expect = C0;
+    while (erlang_c_wait(LAMBDA, MU, expect) > target)
+        expect++;
+    assert_int_equal(expect, 6);
+    requirement r = wait_below(target);
+    int right = 0;
+    int64_t runs = 0;
+    for (int m = 0; m < MACRO; m++) {
+        problem pb = { .seed = 1000003u * (uint64_t)(m + 1), .cost_per_wait = 0, .nvals = 2 };
+        right += choose(&pb, &r, 0.5, &runs) == expect;
+    }
+    print_message("smallest c: %d of %d right, %lld runs\n", right, MACRO, (long long)runs);
+    assert_true(right >= (int)(0.95 * MACRO));
+}
+
+/* Cost c + 20 wait: c = 7 (7.90) beats 8 (8.30) and 6 (8.85) by more than 0.1. */
+static void cheapest_c_with_the_confidence_asked(void **state)
+{
+    (void)state;
+    int best = C0;
+    for (int c = C0 + 1; c < C0 + NC; c++)
+        if (c + 20 * erlang_c_wait(LAMBDA, MU, c) < best + 20 * erlang_c_wait(LAMBDA, MU, best))
+            best = c;
+    assert_int_equal(best, 7);
+    int right = 0;
+    int64_t runs = 0;
+    for (int m = 0; m < MACRO; m++) {
+        problem pb = { .seed = 7000001u * (uint64_t)(m + 1), .cost_per_wait = 20, .nvals = 1 };
+        right += choose(&pb, NULL, 0.1, &runs) == best;
+    }
+    print_message("cheapest c: %d of %d right, %lld runs (the grid at 400: %d)\n", right, MACRO,
+                  (long long)runs, MACRO * NC * 400);
+    assert_true(right >= (int)(0.95 * MACRO));
+    /* Fewer runs than the grid at the same replications: the point of KN. */
+    assert_true(runs < (int64_t)MACRO * NC * 400 / 4);
+}
+
+/* Cost c + 10 wait: c = 6 (7.424) and 7 (7.450) lie within the 1 % zone
+ * (0.074): either is a correct answer, and nothing else is. */
+static void two_points_within_the_zone(void **state)
+{
+    (void)state;
+    double c6 = 6 + 10 * erlang_c_wait(LAMBDA, MU, 6), c7 = 7 + 10 * erlang_c_wait(LAMBDA, MU, 7);
+    assert_true(fabs(c6 - c7) < 0.01 * c6);
+    int good = 0, six = 0;
+    for (int m = 0; m < MACRO; m++) {
+        problem pb = { .seed = 3000017u * (uint64_t)(m + 1), .cost_per_wait = 10, .nvals = 1 };
+        int c = choose(&pb, NULL, 0, NULL);    /* the default zone: 1 % of the best mean */
+        good += c == 6 || c == 7;
+        six += c == 6;
+    }
+    print_message("within the zone: %d of %d chose 6 or 7 (6: %d)\n", good, MACRO, six);
+    assert_true(good >= (int)(0.95 * MACRO));
+}
+
+/* No c meets an impossible target: none, and the closest is the largest c. */
+static void none_meets_names_the_closest(void **state)
+{
+    (void)state;
+    requirement r = wait_below(1e-9);
+    problem pb = { .seed = 99, .cost_per_wait = 0, .nvals = 2 };
+    tune_store st;
+    tune_store_init(&st, &r, 1, 0.95, run_mmc, &pb, 0);
+    tune_point *c[NC];
+    for (int p = 0; p < NC; p++)
+        c[p] = tune_store_get(&st, p);
+    tune_kn_opts o = { .confidence = 0.95, .delta_fraction = 0.01, .n0 = 5, .reps_max = 20 };
+    tune_choice ch;
+    assert_int_equal(tune_kn(&st, c, NC, &o, &ch), TUNE_OK);
+    assert_int_equal(ch.kind, ANSWER_NONE_MEETS);
+    assert_null(ch.best);
+    assert_non_null(ch.closest);
+    assert_int_equal(ch.closest->point, NC - 1);
+    for (int p = 0; p < NC; p++)
+        assert_int_equal(c[p]->status, TUNE_FAILS);
+    tune_store_fini(&st);
+}
+
+/* A budget smaller than the first stage: no run, no answer, no crash. */
+static void budget_below_the_first_stage(void **state)
+{
+    (void)state;
+    problem pb = { .seed = 5, .cost_per_wait = 20, .nvals = 1 };
+    tune_store st;
+    tune_store_init(&st, NULL, 0, 0.95, run_mmc, &pb, 10);
+    tune_point *c[NC];
+    for (int p = 0; p < NC; p++)
+        c[p] = tune_store_get(&st, p);
+    tune_kn_opts o = { .confidence = 0.95, .delta = 0.1, .n0 = 10, .reps_max = 100 };
+    tune_choice ch;
+    assert_int_equal(tune_kn(&st, c, NC, &o, &ch), TUNE_OK);
+    assert_true(ch.out_of_budget);
+    assert_int_equal(st.runs, 0);
+    tune_store_fini(&st);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(smallest_c_meeting_a_wait_target),
+        cmocka_unit_test(cheapest_c_with_the_confidence_asked),
+        cmocka_unit_test(two_points_within_the_zone),
+        cmocka_unit_test(none_meets_names_the_closest),
+        cmocka_unit_test(budget_below_the_first_stage),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
