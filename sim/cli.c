@@ -455,51 +455,11 @@ static bool asks_for_help(int argc, char **argv)
     return false;
 }
 
-/* `--` ends the options: every word after it is a file, however it starts.
- * The parsers take a word that starts with '-' for an option, so such a
- * word is handed to them as "./WORD", the same file.  Returns the new argc;
- * *out (NULL when there is no "--") and its new words, `made`, are the
- * caller's to free. */
-static int end_options(int argc, char **argv, char ***out, char ***made, size_t *nmade)
-{
-    *out = NULL;
-    *made = NULL;
-    *nmade = 0;
-    int at = 0;
-    while (at < argc && strcmp(argv[at], "--") != 0)
-        at++;
-    if (at == argc)
-        return argc;
-    char **v = xcalloc((size_t)argc, sizeof *v);
-    char **m = xcalloc((size_t)argc, sizeof *m);
-    int n = 0;
-    for (int i = 0; i < argc; i++) {
-        if (i == at)
-            continue;
-        if (i > at && argv[i][0] == '-' && argv[i][1]) {
-            strbuf b = { 0 };
-            sb_addf(&b, "./%s", argv[i]);
-            m[(*nmade)++] = v[n++] = sb_take(&b);
-        } else {
-            v[n++] = argv[i];
-        }
-    }
-    *out = v;
-    *made = m;
-    return n;
-}
-
+/* A command's own option loop ends its options at `--` (an option's value
+ * "--" stays a value there): what follows is a file however it starts. */
 static int run_command(const struct cli_command *c, int argc, char **argv)
 {
-    char **v, **made;
-    size_t nmade;
-    int n = end_options(argc, argv, &v, &made, &nmade);
-    int rc = c->fn(n, v ? v : argv);
-    for (size_t i = 0; i < nmade; i++)
-        free(made[i]);
-    free(made);
-    free(v);
-    return rc;
+    return c->fn(argc, argv);
 }
 
 /* The command argv[1] names, or help, or the version. */

@@ -67,6 +67,18 @@ static int parse_tolerance(const char *s, cmp_tolerance *t)
     return 0;
 }
 
+/* An operand: the scenario, then the trace. */
+static int compare_operand(compare_args *a, const char *arg)
+{
+    if (!a->scenario)
+        a->scenario = arg;
+    else if (!a->trace)
+        a->trace = arg;
+    else
+        return cli_bad_usage("unexpected argument '%s'", arg);
+    return 0;
+}
+
 static int parse_args(int argc, char **argv, compare_args *a)
 {
     memset(a, 0, sizeof *a);
@@ -74,6 +86,12 @@ static int parse_args(int argc, char **argv, compare_args *a)
     a->sets = xcalloc((size_t)argc + 1, sizeof *a->sets);
     a->tols = xcalloc((size_t)argc + 1, sizeof *a->tols);
     for (int i = 0; i < argc; i++) {
+        if (strcmp(argv[i], "--") == 0) {      /* the rest are operands, '-x' too */
+            while (++i < argc)
+                if (compare_operand(a, argv[i]))
+                    return CLI_USAGE;
+            break;
+        }
         int err = 0;
         const char *v;
         if ((v = cli_option(argc, argv, &i, "--set", &err)))
@@ -107,12 +125,8 @@ static int parse_args(int argc, char **argv, compare_args *a)
             a->quiet = true;
         else if (argv[i][0] == '-' && argv[i][1])
             return cli_bad_usage("unknown option '%s'", argv[i]);
-        else if (!a->scenario)
-            a->scenario = argv[i];
-        else if (!a->trace)
-            a->trace = argv[i];
-        else
-            return cli_bad_usage("unexpected argument '%s'", argv[i]);
+        else if (compare_operand(a, argv[i]))
+            return CLI_USAGE;
     }
     if (!a->scenario || !a->trace)
         return cli_bad_usage("%s", "usage: lsim compare SCENARIO TRACE.csv");

@@ -30,10 +30,25 @@ typedef struct fit_args {
     bool replay;
 } fit_args;
 
+/* An operand: the trace. */
+static int fit_operand(fit_args *a, const char *arg)
+{
+    if (a->trace)
+        return cli_bad_usage("unexpected argument '%s'", arg);
+    a->trace = arg;
+    return 0;
+}
+
 static int parse_args(int argc, char **argv, fit_args *a)
 {
     memset(a, 0, sizeof *a);
     for (int i = 0; i < argc; i++) {
+        if (strcmp(argv[i], "--") == 0) {      /* the rest are operands, '-x' too */
+            while (++i < argc)
+                if (fit_operand(a, argv[i]))
+                    return CLI_USAGE;
+            break;
+        }
         int err = 0;
         const char *v;
         if ((v = cli_option(argc, argv, &i, "-o", &err)) ||
@@ -45,10 +60,8 @@ static int parse_args(int argc, char **argv, fit_args *a)
             a->replay = true;
         else if (argv[i][0] == '-' && argv[i][1])
             return cli_bad_usage("unknown option '%s'", argv[i]);
-        else if (!a->trace)
-            a->trace = argv[i];
-        else
-            return cli_bad_usage("unexpected argument '%s'", argv[i]);
+        else if (fit_operand(a, argv[i]))
+            return CLI_USAGE;
     }
     if (!a->trace)
         return cli_bad_usage("%s", "usage: lsim fit TRACE.csv [--replay] [-o FILE]");

@@ -39,6 +39,13 @@ static void args_free(import_args *a)
     free(a->map_to);
 }
 
+/* An operand: one of the application's files. */
+static int import_operand(import_args *a, const char *arg)
+{
+    a->files[a->nfiles++] = arg;
+    return 0;
+}
+
 static int parse_args(int argc, char **argv, import_args *a)
 {
     size_t n = (size_t)argc + 1;
@@ -48,6 +55,12 @@ static int parse_args(int argc, char **argv, import_args *a)
     a->map_to = xcalloc(n, sizeof *a->map_to);
     a->map_buf = xcalloc(n, sizeof *a->map_buf);
     for (int i = 0; i < argc; i++) {
+        if (strcmp(argv[i], "--") == 0) {      /* the rest are operands, '-x' too */
+            while (++i < argc)
+                if (import_operand(a, argv[i]))
+                    return CLI_USAGE;
+            break;
+        }
         int err = 0;
         const char *v;
         if ((v = cli_option(argc, argv, &i, "--boot", &err))) {
@@ -73,7 +86,7 @@ static int parse_args(int argc, char **argv, import_args *a)
         } else if (argv[i][0] == '-' && argv[i][1]) {
             return cli_bad_usage("unknown option '%s'", argv[i]);
         } else {
-            a->files[a->nfiles++] = argv[i];
+            import_operand(a, argv[i]);
         }
     }
     if (!a->nfiles)

@@ -18,9 +18,24 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* An operand: the plan's folder. */
+static int merge_operand(const char **dir, const char *arg)
+{
+    if (*dir)
+        return cli_bad_usage("unexpected argument '%s'", arg);
+    *dir = arg;
+    return 0;
+}
+
 static int parse_args(int argc, char **argv, const char **dir, const char **out, bool *json)
 {
     for (int i = 0; i < argc; i++) {
+        if (strcmp(argv[i], "--") == 0) {      /* the rest are operands, '-x' too */
+            while (++i < argc)
+                if (merge_operand(dir, argv[i]))
+                    return CLI_USAGE;
+            break;
+        }
         int err = 0;
         const char *v;
         if ((v = cli_option(argc, argv, &i, "-o", &err)) ||
@@ -34,10 +49,8 @@ static int parse_args(int argc, char **argv, const char **dir, const char **out,
             continue;
         else if (argv[i][0] == '-' && argv[i][1])
             return cli_bad_usage("unknown option '%s'", argv[i]);
-        else if (!*dir)
-            *dir = argv[i];
-        else
-            return cli_bad_usage("unexpected argument '%s'", argv[i]);
+        else if (merge_operand(dir, argv[i]))
+            return CLI_USAGE;
     }
     if (!*dir || !*out)
         return cli_bad_usage("%s", "usage: lsim merge DIR -o FILE.db");

@@ -76,10 +76,25 @@ static bool names_a_raster(const char *out)
     return false;
 }
 
+/* An operand: the database. */
+static int plot_operand(plot_args *a, const char *arg)
+{
+    if (a->db)
+        return cli_bad_usage("unexpected argument '%s'", arg);
+    a->db = arg;
+    return 0;
+}
+
 static int parse_plot_args(int argc, char **argv, plot_args *a)
 {
     *a = (plot_args){ .kind = -1, .run = -1, .to = -1 };
     for (int i = 0; i < argc; i++) {
+        if (strcmp(argv[i], "--") == 0) {      /* the rest are operands, '-x' too */
+            while (++i < argc)
+                if (plot_operand(a, argv[i]))
+                    return CLI_USAGE;
+            break;
+        }
         int err = 0, rc = 0;
         const char *v;
         if ((v = cli_option(argc, argv, &i, "--kind", &err)))
@@ -97,10 +112,8 @@ static int parse_plot_args(int argc, char **argv, plot_args *a)
             return CLI_USAGE;
         else if (argv[i][0] == '-' && argv[i][1])
             return cli_bad_usage("unknown option '%s'", argv[i]);
-        else if (!a->db)
-            a->db = argv[i];
-        else
-            return cli_bad_usage("unexpected argument '%s'", argv[i]);
+        else if (plot_operand(a, argv[i]))
+            return CLI_USAGE;
         if (rc)
             return rc;
     }

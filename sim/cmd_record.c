@@ -42,12 +42,27 @@ typedef struct record_args {
     bool with_consumers, is_fresh, quiet;
 } record_args;
 
+/* An operand: the scenario. */
+static int record_operand(record_args *a, const char *arg)
+{
+    if (a->scenario)
+        return cli_bad_usage("unexpected argument '%s'", arg);
+    a->scenario = arg;
+    return 0;
+}
+
 static int parse_args(int argc, char **argv, record_args *a)
 {
     memset(a, 0, sizeof *a);
     a->with_consumers = true;
     a->sets = xcalloc((size_t)argc + 1, sizeof *a->sets);
     for (int i = 0; i < argc; i++) {
+        if (strcmp(argv[i], "--") == 0) {      /* the rest are operands, '-x' too */
+            while (++i < argc)
+                if (record_operand(a, argv[i]))
+                    return CLI_USAGE;
+            break;
+        }
         int err = 0;
         const char *v;
         if ((v = cli_option(argc, argv, &i, "--amqp", &err))) {
@@ -72,10 +87,8 @@ static int parse_args(int argc, char **argv, record_args *a)
             return CLI_USAGE;
         } else if (argv[i][0] == '-' && argv[i][1]) {
             return cli_bad_usage("unknown option '%s'", argv[i]);
-        } else if (!a->scenario) {
-            a->scenario = argv[i];
-        } else {
-            return cli_bad_usage("unexpected argument '%s'", argv[i]);
+        } else if (record_operand(a, argv[i])) {
+            return CLI_USAGE;
         }
     }
     if (!a->scenario)

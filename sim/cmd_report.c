@@ -20,10 +20,25 @@ typedef struct report_args {
     int64_t run;
 } report_args;
 
+/* An operand: the database. */
+static int report_operand(report_args *a, const char *arg)
+{
+    if (a->db)
+        return cli_bad_usage("unexpected argument '%s'", arg);
+    a->db = arg;
+    return 0;
+}
+
 static int parse_args(int argc, char **argv, report_args *a)
 {
     *a = (report_args){ .run = -1 };
     for (int i = 0; i < argc; i++) {
+        if (strcmp(argv[i], "--") == 0) {      /* the rest are operands, '-x' too */
+            while (++i < argc)
+                if (report_operand(a, argv[i]))
+                    return CLI_USAGE;
+            break;
+        }
         int err = 0;
         const char *v;
         if ((v = cli_option(argc, argv, &i, "-o", &err)) ||
@@ -36,10 +51,8 @@ static int parse_args(int argc, char **argv, report_args *a)
             return CLI_USAGE;
         } else if (argv[i][0] == '-' && argv[i][1]) {
             return cli_bad_usage("unknown option '%s'", argv[i]);
-        } else if (!a->db) {
-            a->db = argv[i];
-        } else {
-            return cli_bad_usage("unexpected argument '%s'", argv[i]);
+        } else if (report_operand(a, argv[i])) {
+            return CLI_USAGE;
         }
     }
     if (!a->db)

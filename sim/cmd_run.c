@@ -28,6 +28,15 @@ typedef struct run_args {
     size_t mem_limit;
 } run_args;
 
+/* An operand: the scenario. */
+static int run_operand(run_args *a, const char *arg)
+{
+    if (a->scenario)
+        return cli_bad_usage("unexpected argument '%s'", arg);
+    a->scenario = arg;
+    return 0;
+}
+
 static int parse_run_args(int argc, char **argv, run_args *a, bool is_check)
 {
     memset(a, 0, sizeof *a);
@@ -35,6 +44,12 @@ static int parse_run_args(int argc, char **argv, run_args *a, bool is_check)
     a->mem_limit = cli_default_memory();
     a->sets = xcalloc((size_t)argc, sizeof *a->sets);
     for (int i = 0; i < argc; i++) {
+        if (strcmp(argv[i], "--") == 0) {      /* the rest are operands, '-x' too */
+            while (++i < argc)
+                if (run_operand(a, argv[i]))
+                    return CLI_USAGE;
+            break;
+        }
         int err = 0;
         const char *v;
         if ((v = cli_option(argc, argv, &i, "--set", &err))) {
@@ -67,10 +82,8 @@ static int parse_run_args(int argc, char **argv, run_args *a, bool is_check)
             return CLI_USAGE;
         } else if (argv[i][0] == '-' && argv[i][1]) {
             return cli_bad_usage("unknown option '%s'", argv[i]);
-        } else if (!a->scenario) {
-            a->scenario = argv[i];
-        } else {
-            return cli_bad_usage("unexpected argument '%s'", argv[i]);
+        } else if (run_operand(a, argv[i])) {
+            return CLI_USAGE;
         }
     }
     if (!a->scenario)

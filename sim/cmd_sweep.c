@@ -137,6 +137,15 @@ static int parse_option(int argc, char **argv, int *i, sweep_args *a, sweep_spec
     return err ? CLI_USAGE : 0;
 }
 
+/* An operand: the scenario. */
+static int sweep_operand(sweep_args *a, const char *arg)
+{
+    if (a->scenario)
+        return cli_bad_usage("unexpected argument '%s'", arg);
+    a->scenario = arg;
+    return 0;
+}
+
 static int parse_args(int argc, char **argv, sweep_args *a, sweep_spec *s)
 {
     memset(a, 0, sizeof *a);
@@ -144,6 +153,12 @@ static int parse_args(int argc, char **argv, sweep_args *a, sweep_spec *s)
     s->reps = DEFAULT_REPS;
     s->detail = SIM_DETAIL_SUMMARY;
     for (int i = 0; i < argc; i++) {
+        if (strcmp(argv[i], "--") == 0) {      /* the rest are operands, '-x' too */
+            while (++i < argc)
+                if (sweep_operand(a, argv[i]))
+                    return CLI_USAGE;
+            break;
+        }
         int rc = parse_option(argc, argv, &i, a, s);
         if (rc != 1) {
             if (rc)
@@ -156,10 +171,8 @@ static int parse_args(int argc, char **argv, sweep_args *a, sweep_spec *s)
             a->resume = true;
         } else if (argv[i][0] == '-' && argv[i][1]) {
             return cli_bad_usage("unknown option '%s'", argv[i]);
-        } else if (!a->scenario) {
-            a->scenario = argv[i];
-        } else {
-            return cli_bad_usage("unexpected argument '%s'", argv[i]);
+        } else if (sweep_operand(a, argv[i])) {
+            return CLI_USAGE;
         }
     }
     if (!a->scenario)

@@ -562,6 +562,21 @@ count=$((count + 1))
 [ -f "$TMP/dash/x.db" ] || fail "run -- -s.yaml wrote no database"
 expect_status 2 "lsim: unknown option '-s.yaml'" -- sh -c 'cd "$1" && "$0" check -s.yaml' "$abs_lsim" "$TMP/dash"
 
+# 12f. '--' ends the options where the command's own loop meets it: a "--"
+#      that is an option's value stays that value (--out --: a database
+#      named "--"; --set --: not KEY=VALUE), and an operand after it is named
+#      as given, not rewritten.
+mkdir -p "$TMP/dv"
+cp $SEED "$TMP/dv/s.yaml"
+expect_status 0 -- sh -c 'cd "$1" && "$0" run s.yaml --out -- --quiet' "$abs_lsim" "$TMP/dv"
+count=$((count + 1))
+[ "$(sqlite3 "$TMP/dv/--" 'SELECT count(*) FROM runs' 2>/dev/null)" = 1 ] && [ ! -e "$TMP/dv/--quiet" ] ||
+    fail "run --out -- --quiet: the database is not in '--' ($(ls -A "$TMP/dv"))"
+expect_status 2 "--set: '--': expected KEY=VALUE, for example container.maxConcurrentConsumers=8" -- \
+    "$LSIM" check $SEED --set --
+expect_status 2 "lsim: unexpected argument '-x'" -- sh -c 'cd "$1" && "$0" check -- s.yaml -x' "$abs_lsim" "$TMP/dv"
+expect_status 2 "lsim: unexpected argument '--'" -- sh -c 'cd "$1" && "$0" check -- s.yaml --' "$abs_lsim" "$TMP/dv"
+
 # 13. A message keeps its queue in 16 bits: a scenario with more queues is
 #     refused where the list starts.
 { echo "name: many-queues"; echo "container: { kind: competing, workers: 1 }"; echo "queues:"
