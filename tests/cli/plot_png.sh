@@ -26,8 +26,10 @@ rm -rf "$TMP/out" && mkdir -p "$TMP/out"
 check ".svg is written" grep -q '<svg' "$TMP/out/x.svg"
 "$LSIM" plot "$TMP/seed.db" --kind gantt -o "$TMP/out/picture" >/dev/null 2>&1
 check "a name with no extension is written" grep -q '<svg' "$TMP/out/picture"
-"$LSIM" plot "$TMP/seed.db" --kind gantt -o "$TMP/out/v1.png/picture" >/dev/null 2>&1
-check "a folder named .png is no extension (exit 1: no such folder, not 2)" [ $? -eq 1 ]
+"$LSIM" plot "$TMP/seed.db" --kind gantt -o "$TMP/out/v1.png/picture" >/dev/null 2>"$TMP/err"
+check "a folder named .png is no extension (exit 2 as any output that cannot be created)" [ $? -eq 2 ]
+check "... and the error is the missing folder, not the raster refusal" \
+    sh -c "grep -q 'cannot write' '$TMP/err' && ! grep -q 'SVG only' '$TMP/err'"
 
 echo "$count plot-png checks, $failures failed"
 [ "$failures" -eq 0 ]
