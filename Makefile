@@ -193,6 +193,7 @@ cli-tests: $(BUILD)/lsim
 	tests/cli/spring.sh $(BUILD)/lsim
 	tests/cli/hostile.sh $(BUILD)/lsim
 	tests/cli/record.sh $(BUILD)/lsim
+	tests/cli/live_harness.sh $(BUILD)/lsim
 
 # A sweep's plan on a real cluster brought up by the tests: a single-node
 # Slurm (munged, slurmctld, slurmd) and GNU parallel over ssh (sshd).  They
