@@ -127,7 +127,7 @@ FUZZ_BIN = $(addprefix $(BUILD)/tests/fuzz/,$(FUZZ_TARGETS))
 FUZZ_SAN = -fsanitize=fuzzer-no-link,address,undefined,float-cast-overflow \
            -fno-sanitize-recover=all -fno-omit-frame-pointer
 
-.PHONY: all deps install uninstall run test unit cli-tests cluster-tests fuzz-regressions asan valgrind \
+.PHONY: all deps install uninstall run test unit cli-tests cluster-tests live-tests fuzz-regressions asan valgrind \
         bench bench-tune bench-more notebooks fuzz clean
 
 all: $(BUILD)/lsim
@@ -198,6 +198,7 @@ cli-tests: $(BUILD)/lsim
 	tests/cli/hostile.sh $(BUILD)/lsim
 	tests/cli/record.sh $(BUILD)/lsim
 	tests/cli/tune.sh $(BUILD)/lsim
+	tests/cli/live_harness.sh $(BUILD)/lsim
 
 # A sweep's plan on a real cluster brought up by the tests: a single-node
 # Slurm (munged, slurmctld, slurmd) and GNU parallel over ssh (sshd).  They
@@ -207,6 +208,20 @@ CLUSTER_TESTS = tests/cli/slurm.sh tests/cli/ssh_parallel.sh
 cluster-tests: $(BUILD)/lsim
 	@set -e; for t in $(CLUSTER_TESTS); do \
 	    $$t $(BUILD)/lsim || { rc=$$?; [ $$rc -eq 77 ] || exit $$rc; }; done
+
+# The same scenarios on the real brokers and on lsim (tests/live/run_live.sh).
+# The ActiveMQ half needs its Java recorder, built by tests/live/activemq/build.sh
+# (exit 77: its jars are missing); without it only the RabbitMQ half runs.
+live-tests: $(BUILD)/lsim
+	@set -e; amq=""; \
+	if [ -x tests/live/activemq/build.sh ]; then \
+	    rc=0; tests/live/activemq/build.sh $(BUILD)/live || rc=$$?; \
+	    if [ $$rc -eq 0 ]; then amq=$(BUILD)/live/amq-recorder; \
+	    elif [ $$rc -eq 77 ]; then echo "live: ActiveMQ half skipped: no Java jars (make deps)"; \
+	        [ "$${LSIM_LIVE_REQUIRED:-0}" != 1 ] || exit 1; \
+	    else exit $$rc; fi; \
+	else echo "live: ActiveMQ half skipped: no tests/live/activemq/build.sh yet"; fi; \
+	AMQ_RECORDER=$$amq tests/live/run_live.sh $(BUILD)/lsim
 
 # Every input in the fuzz corpora (seeds and the inputs that once broke a
 # target) run through the targets, without libFuzzer.

@@ -5,7 +5,7 @@
 #   rmq_ctl ARGS...                                    rabbitmqctl against it
 #   rmq_stop                                           stop it (also at the script's exit)
 # The AMQP listener is 127.0.0.1:PORT; the Erlang distribution port is
-# PORT + 20000 and its epmd PORT + 21000 (so another node's epmd on 4369
+# PORT + 200 and its epmd PORT + 300 (so another node's epmd on 4369
 # is never asked).  TICK_MS sets channel_tick_interval (advanced.config),
 # CONSUMER_TIMEOUT_MS consumer_timeout; the firehose and the event
 # exchange plugin are on.
@@ -15,7 +15,7 @@ RMQ_BIN=${RMQ_BIN:-/usr/lib/rabbitmq/bin}
 rmq_env() {
     export HOME="$RMQ_DIR" RABBITMQ_NODENAME="lsimtest$RMQ_PORT@localhost" \
         RABBITMQ_NODE_PORT="$RMQ_PORT" RABBITMQ_NODE_IP_ADDRESS=127.0.0.1 \
-        RABBITMQ_DIST_PORT=$((RMQ_PORT + 20000)) ERL_EPMD_PORT=$((RMQ_PORT + 21000)) \
+        RABBITMQ_DIST_PORT=$((RMQ_PORT + 200)) ERL_EPMD_PORT=$((RMQ_PORT + 300)) \
         RABBITMQ_MNESIA_BASE="$RMQ_DIR/mnesia" RABBITMQ_LOG_BASE="$RMQ_DIR/log" \
         RABBITMQ_CONFIG_FILE="$RMQ_DIR/rabbitmq.conf" \
         RABBITMQ_ADVANCED_CONFIG_FILE="$RMQ_DIR/advanced.config" \

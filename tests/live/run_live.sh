@@ -18,12 +18,14 @@
 # A line per scenario: `BROKER NAME within`, `... known: ...` (a difference
 # tests/live/known.txt documents) or `... outside: ...` with the metrics
 # that missed; the last line `live: N of M scenarios within tolerance
-# (known: K)`.  Exit 0 when none is outside.  A missing package skips (exit
-# 77), and fails when LSIM_LIVE_REQUIRED=1 (CI).  Environment:
+# (known: K)`.  Exit 0 when none is outside.  A missing rabbitmq-server or
+# python3 skips (exit 77), and fails when LSIM_LIVE_REQUIRED=1 (CI).  Environment:
 # LSIM_LIVE_SEED (default: the clock), LSIM_LIVE_RANDOM (scenarios drawn
 # per broker, default 2), LSIM_LIVE_ONLY (a pattern of scenario names),
 # AMQ_RECORDER (the command that records an exported ActiveMQ scenario:
-# AMQ_RECORDER DIR OUT.csv).
+# AMQ_RECORDER DIR OUT.csv; unset or empty, the ActiveMQ half is skipped
+# with a line saying so and the RabbitMQ half still runs), LSIM_LIVE_KEEP
+# (a folder the traces of a scenario outside tolerance are copied to).
 set -u
 LSIM=${1:-build/lsim}
 HERE=tests/live
@@ -36,8 +38,6 @@ skip() {
     exit 77
 }
 [ -x "$RMQ_BIN/rabbitmq-server" ] || skip "no rabbitmq-server (make deps)"
-[ -n "${AMQ_RECORDER:-}" ] || skip "no ActiveMQ recorder (AMQ_RECORDER; make live-tests builds it)"
-command -v java > /dev/null || skip "no java (make deps)"
 "$PY" -c 'import json' 2> /dev/null || skip "no $PY"
 
 TMP=$(mktemp -d /tmp/lsim-live-XXXXXX)
@@ -76,7 +76,9 @@ else:
 # rabbit_port TICK_MS TIMEOUT_MS: sets PORT to the port of a node with
 # those settings, started at the first scenario that asks for them (in
 # this shell, not a subshell: NODES must know it to stop it).
-next_port=26672
+# Ports 25672 and up, two a node (the delay proxy on the second); the
+# node's Erlang ports are 200 and 300 above (tests/live/rabbitmq.sh).
+next_port=25672
 rabbit_port() {
     for n in $NODES; do
         case $n in *:$1:$2) PORT=${n%%:*}; return 0 ;; esac
@@ -262,7 +264,13 @@ case interrupted in ${LSIM_LIVE_ONLY:-*}) interrupted_recording ;; esac
 for s in "$HERE/scenarios/rabbitmq-observed"/*.yaml; do
     [ -f "$s" ] && live_observed "$s"
 done
-for folder in rabbitmq rabbitmq-delayed activemq; do
+folders="rabbitmq rabbitmq-delayed"
+if [ -n "${AMQ_RECORDER:-}" ]; then
+    folders="$folders activemq"
+else
+    echo "live: ActiveMQ half skipped: no recorder (AMQ_RECORDER; make live-tests builds it)"
+fi
+for folder in $folders; do
     for s in "$HERE/scenarios/$folder"/*.yaml "$TMP/drawn/$folder"/*.yaml; do
         [ -f "$s" ] && live "$folder" "$s"
     done

@@ -1,0 +1,49 @@
+#!/bin/sh
+# live_harness.sh LSIM -- the live-test harness without a broker: the
+# `make live-tests` target exists, run_live.sh runs the RabbitMQ half when
+# no ActiveMQ recorder is given (a line says the ActiveMQ half is skipped),
+# skips (77) or fails (LSIM_LIVE_REQUIRED=1) without rabbitmq-server, and
+# verdict.py counts a comparison that judged nothing as a miss.  No node
+# is started: the scenario filter matches none, and the rabbitmq-server
+# it finds is a stub that fails if run.
+LSIM=${1:-build/lsim}
+. tests/cli/lib.sh
+cli_begin live-harness
+
+check "make knows live-tests" sh -c 'make -n live-tests > /dev/null 2>&1'
+
+mkdir -p "$TMP/rmq"
+printf '#!/bin/sh\necho "the stub broker was started" >&2\nexit 1\n' > "$TMP/rmq/rabbitmq-server"
+chmod +x "$TMP/rmq/rabbitmq-server"
+
+run_live() {
+    env -u AMQ_RECORDER RMQ_BIN="$1" LSIM_LIVE_ONLY=no-such-scenario LSIM_LIVE_SEED=7 \
+        LSIM_LIVE_REQUIRED="$2" tests/live/run_live.sh "$LSIM"
+}
+expect_status 0 -- run_live "$TMP/rmq" 0
+check "no recorder: the ActiveMQ half skipped, said" \
+    grep -q '^live: ActiveMQ half skipped: no recorder' "$TMP/stdout"
+check "no recorder: the RabbitMQ half still runs to the summary" \
+    grep -qx 'live: 0 of 0 scenarios within tolerance (known: 0)' "$TMP/stdout"
+check "the seed is printed" grep -q 'from seed 7 (LSIM_LIVE_SEED=7' "$TMP/stdout"
+
+expect_status 77 -- run_live "$TMP/none" 0
+check "no rabbitmq-server: a skip, said" \
+    grep -qx 'live: skipped: no rabbitmq-server (make deps)' "$TMP/stdout"
+expect_status 1 -- run_live "$TMP/none" 1
+
+verdict() {
+    printf '%s' "$1" | /usr/bin/python3 tests/live/verdict.py > "$TMP/verdict"
+}
+m='"difference":0.2,"tolerance":0.1'
+verdict '{"metrics":{"a":{'"$m"',"verdict":"ok"},"b":{'"$m"',"verdict":null}}}'
+check "every judged metric ok: no miss" test ! -s "$TMP/verdict"
+verdict '{"metrics":{"a":{'"$m"',"verdict":"outside"},"b":{'"$m"',"verdict":"ok"}}}'
+check "an outside metric is a miss" grep -qx 'a (0.2 > 0.1)' "$TMP/verdict"
+verdict '{"metrics":{"a":{'"$m"',"verdict":"band"}}}'
+check "a metric in the band is judged, not a miss" test ! -s "$TMP/verdict"
+verdict '{"metrics":{"a":{'"$m"',"verdict":null}}}'
+check "nothing judged is a miss" grep -q '^no-judged-metric ' "$TMP/verdict"
+
+echo "$count live harness checks, $failures failed"
+[ "$failures" -eq 0 ]
