@@ -104,6 +104,7 @@ public final class Recorder {
         broker.setDataDirectoryFile(data.toFile());
         broker.setTmpDataDirectory(data.resolve("tmp").toFile());
         broker.setPlugins(new BrokerPlugin[] { watch });
+        broker.getSystemUsage().getMemoryUsage().setLimit(64L << 20);   // below the JVM's heap
         PolicyEntry policy = new PolicyEntry();
         policy.setQueue(queue);
         policy.setMaxPageSize((int) s.integer("broker.maxPageSize", 200));
