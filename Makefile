@@ -116,7 +116,11 @@ DEBIAN_PACKAGES = build-essential pkg-config libgsl-dev libsqlite3-dev libyaml-d
                   clang libclang-rt-14-dev \
                   jupyter-nbconvert python3-ipykernel python3-pandas python3-matplotlib \
                   chromium python3-pil \
-                  rabbitmq-server python3-pika
+                  rabbitmq-server python3-pika \
+                  openjdk-17-jdk-headless libactivemq-java libspring-jms-java libspring-core-java \
+                  libspring-beans-java libspring-context-java libspring-transaction-java \
+                  libgeronimo-jms-1.1-spec-java libgeronimo-j2ee-management-1.1-spec-java \
+                  libhawtbuf-java libslf4j-java
 SUDO = $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 FUZZ_TARGETS = fuzz_scenario fuzz_trace fuzz_set fuzz_vary fuzz_require fuzz_replay fuzz_spring \
