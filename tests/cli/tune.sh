@@ -117,14 +117,16 @@ check "an unknown metric is named" grep -q "^--minimize: unknown metric 'no_such
 expect_status 2 -- "$LSIM" tune "$TMP/mmc.yaml" --vary container.workers=8,-1
 check "a bad value names its --vary" grep -q "vary container.workers" "$TMP/stderr"
 
-# 9. Ctrl-C: the best so far, exit 1.  Runs of 5 M messages, about 1.5 s
-# each on a quiet machine: the first batch is done before the signal, and
-# the search (some 40 runs) is far from done (with 1 M messages a quiet
-# machine finished the whole search in under 8 s, before the signal).
+# 9. Ctrl-C: the best so far, exit 1.  The signal comes after 20 times what
+# one run takes with this build (an ASan build is 3 to 10 times slower), and
+# at least 2 s: the search's first batch (some 10 runs on -j workers) is
+# then in, and the search, some 40 runs, is not over (a fixed wait failed
+# both ways: the search over before it on a quiet machine, no run in yet
+# under ASan).
 cat >"$TMP/long.yaml" <<'YAML'
 name: long
 queue:
-  count: 5000000
+  count: 1000000
   arrivals: { kind: poisson, rate: 8/s }
   service: { kind: exponential, mean: 1s }
 container: { kind: competing, workers: 10 }
@@ -132,7 +134,11 @@ YAML
 "$LSIM" tune "$TMP/long.yaml" --vary container.workers=9..40 --require "$REQ" --quiet \
     >"$TMP/int.txt" 2>"$TMP/int.err" &
 pid=$!
-sleep 8
+t0=$(date +%s.%N)
+"$LSIM" run "$TMP/long.yaml" --set container.workers=9 --detail summary --out "$TMP/one.db" --quiet \
+    >/dev/null 2>&1
+t1=$(date +%s.%N)
+sleep "$(awk -v a="$t0" -v b="$t1" 'BEGIN {w = 20 * (b - a); print (w < 2 ? 2 : w)}')"
 kill -INT $pid 2>/dev/null
 wait $pid
 st=$?
