@@ -169,6 +169,7 @@ typedef struct trace_arrivals {
     arrivals base;
     trace_reader *r;
     const char *path;              /* the run's (sim_resolve_path) */
+    const char *queue;             /* only the publishes to it; NULL: every one */
     pending *ring;                 /* publishes read, not yet handed out */
     size_t cap, head, n;           /* ring: cap a power of two */
     key_slot *slots;               /* the index: nslots a power of two */
@@ -383,7 +384,10 @@ static bool read_ahead(sim_ctx *ctx, trace_arrivals *t)
         t->at_eof = true;
         return false;
     }
-    if (ev.kind == TEV_PUBLISH) {
+    if (ev.kind == TEV_PUBLISH && t->queue && strcmp(ev.queue, t->queue) != 0) {
+        /* another queue's publish: a dead letter, say, which the broker
+         * routes itself */
+    } else if (ev.kind == TEV_PUBLISH) {
         int g = ev.group[0] ? sim_group_intern(ctx, ev.group, strlen(ev.group)) : -1;
         ring_push(ctx, t, (pending){ .key = msg_key(ev.msg), .t = ev.t_ns, .group = g,
                                      .service = -1, .begin = -1 });
@@ -547,10 +551,12 @@ static int trace_create(sim_ctx *ctx, cfg_node *cfg, const char *stream, sim_tim
                         arrivals **out, sim_diag *d)
 {
     (void)stream;
-    const char *path;
-    if (cfg_get_string(cfg, "path", NULL, CFG_REQUIRED, &path, d) != SIM_OK)
+    const char *path, *queue;
+    if (cfg_get_string(cfg, "path", NULL, CFG_REQUIRED, &path, d) != SIM_OK ||
+        cfg_get_string(cfg, "queue", NULL, 0, &queue, d) != SIM_OK)
         return SIM_EINPUT;
     trace_arrivals *t = xcalloc(1, sizeof *t);
+    t->queue = queue;
     t->base = (arrivals){ .ops = &arrivals_trace, .start = start };
     t->path = sim_resolve_path(ctx, path);
     sim_time end;

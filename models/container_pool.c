@@ -134,7 +134,10 @@ static void on_paused(sim_ctx *ctx, void *self, void *arg)
         replace(ctx, c);
         return;
     }
-    next_or_idle(ctx, c);
+    if (c->buf_head)               /* the pause was before this one: no second */
+        begin(ctx, c);
+    else
+        c->state = PC_IDLE;
 }
 
 /* The consumer whose channel closed is gone: a new one takes its place. */

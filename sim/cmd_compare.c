@@ -226,8 +226,13 @@ static int load_scenario(const compare_args *a, cfg_doc *doc, strbuf *took, sim_
         abs[0] = '\0';
     else if (!realpath(a->trace, abs))
         return diag_file(d, a->trace, 0, 0, "cannot open: %s", strerror(errno));
-    snprintf(assign, sizeof assign, "%s.arrivals={kind: trace, path: '%s'}", target, abs);
-    if (!a->keep_workload && (strchr(abs, '\'') || cfg_apply_set(doc, assign, d) != SIM_OK))
+    /* an item of queues takes the publishes to its queue alone: those to
+     * another are dead letters, say, which the broker routes itself */
+    const char *q = strcmp(target, "queue") != 0 && a->real->queue ? a->real->queue : NULL;
+    snprintf(assign, sizeof assign, "%s.arrivals={kind: trace, path: '%s'%s%s%s}", target, abs,
+             q ? ", queue: '" : "", q ? q : "", q ? "'" : "");
+    if (!a->keep_workload && (strchr(abs, '\'') || (q && strchr(q, '\'')) ||
+                              cfg_apply_set(doc, assign, d) != SIM_OK))
         return diag_file(d, a->trace, 0, 0, "this path cannot be used in a scenario");
     if (from_trace(a, doc, took, d) != SIM_OK)
         return SIM_EINPUT;

@@ -7,6 +7,8 @@
 
 #include <stddef.h>
 
+#include "fit_measure.h"
+#include "mem.h"
 #include "timeline_data.h"
 
 typedef struct fit_dist {
@@ -34,10 +36,14 @@ char *fit_scenario(const char *trace_path, const run_data *rd, const name_table 
 char *fit_replay(const char *trace_path, const char *arrivals_path, const run_data *rd,
                  const char *(*meta)(const void *src, const char *key), const void *src,
                  sim_diag *d);
+/* A metadata value without the comment in parentheses after it (the
+ * caller frees it); NULL when `v` is NULL or holds no value. */
+char *fit_meta_strip(const char *v);
+
 /* The containers a trace can be replayed through. */
-typedef enum { FIT_SMLC, FIT_DIRECT, FIT_DMLC } fit_container;
+typedef enum { FIT_SMLC, FIT_DIRECT, FIT_DMLC, FIT_POOL } fit_container;
 /* Their `container.kind`, by fit_container. */
-extern const char *const fit_container_kinds[3];
+extern const char *const fit_container_kinds[4];
 
 /* A container setting under its two names: the trace metadata's
  * (TRACE_FORMAT.md, "Metadata that a replay honours") and the scenario's.
@@ -86,6 +92,17 @@ double *fit_trace_node_starts(const char *(*meta)(const void *src, const char *k
  * out), into buf; false when text has no marker with digits after it, or
  * they do not fit. */
 bool fit_version_after(const char *text, const char *marker, char *buf, size_t size);
+/* The broker, queues and container of a replay of a plain AMQP consumer
+ * pool's trace (`kind pool` in its container line: lsim record's own
+ * consumers), as YAML from `broker:` on, into b (fit_pool.c).  It reads
+ * the trace at trace_path once more, for its requeues. */
+int fit_pool_yaml(strbuf *b, const char *trace_path, const char *arrivals,
+                  const run_data *rd, sim_diag *d);
+/* A measured duration as a key of a scenario's map (two spaces in), the
+ * samples' summary in a comment first: a lognormal when they spread, else
+ * their mean. */
+void fit_samples_yaml(strbuf *b, const fit_samples *s, const char *key);
+
 /* The width of the windows of a measured cycleOverhead schedule. */
 #define FIT_WINDOW_MS 5000.0
 

@@ -346,13 +346,13 @@ static void seq_fini(seq_ctx *s)
 
 /* ---- samples ---------------------------------------------------------------------- */
 
-static void sample_add(fit_samples *fs, double v)
+void fit_sample_add(fit_samples *fs, double v)
 {
     xgrow((void **)&fs->v, &fs->cap, fs->n + 1, sizeof *fs->v);
     fs->v[fs->n++] = v;
 }
 
-static void sample_summarise(fit_samples *fs)
+void fit_sample_summarise(fit_samples *fs)
 {
     fs->mean = fs->median = fs->sigma_log = NAN;
     if (fs->n == 0)
@@ -795,7 +795,7 @@ static void run_samples(call_runs *cr, size_t j, size_t end, const td_msg *got)
     bool waited = got && got->t_publish <= start_at(s, j);
     for (size_t m = j; m < end; m++) {
         if (m + 1 < end || waited) {
-            sample_add(&cr->k->start, (m + 1 < end ? start_at(s, m + 1) : got->t_begin) -
+            fit_sample_add(&cr->k->start, (m + 1 < end ? start_at(s, m + 1) : got->t_begin) -
                                           start_at(s, m));
             cr->k->start_by_calls++;
         }
@@ -900,10 +900,10 @@ static void smlc_start_latency(const seq_ctx *s, const double *calls, size_t nca
     for (size_t i = 0; i < rd->ncons && !*s->stop; i++) {
         const td_msg *f = s->first[i];
         if (f && !isnan(at[i]) && f->t_publish <= at[i] && f->t_begin >= at[i])
-            sample_add(&k->start, f->t_begin - at[i]);
+            fit_sample_add(&k->start, f->t_begin - at[i]);
     }
     free(at);
-    sample_summarise(&k->start);
+    fit_sample_summarise(&k->start);
 }
 
 static void dmlc_start_latency(const seq_ctx *s, fit_knobs *k)
@@ -924,11 +924,11 @@ static void dmlc_start_latency(const seq_ctx *s, fit_knobs *k)
          * started measures its start: a later one measures the wait for
          * traffic (ActiveMQ puts a new consumer last in its round robin). */
         if (got >= at && waited && f->t_publish <= at)
-            sample_add(&k->start, got - at);
+            fit_sample_add(&k->start, got - at);
         else if (f->t_publish > at)
             k->start_late++;
     }
-    sample_summarise(&k->start);
+    fit_sample_summarise(&k->start);
 }
 
 static void dmlc_lag(const seq_ctx *s, fit_knobs *k)
@@ -958,9 +958,9 @@ static void dmlc_lag(const seq_ctx *s, fit_knobs *k)
         size_t j = start_bound(s, lo, hi, m->t_deliver, false);
         if (j < hi && start_at(s, j) < ret)
             ret = start_at(s, j);
-        sample_add(&k->lag, ret - m->t_deliver);
+        fit_sample_add(&k->lag, ret - m->t_deliver);
     }
-    sample_summarise(&k->lag);
+    fit_sample_summarise(&k->lag);
 }
 
 /* ---- the two containers -------------------------------------------------------------- */
@@ -973,7 +973,7 @@ void fit_measure_smlc(const run_data *rd, const fit_smlc_setup *u, fit_knobs *ou
     cycle_schedule(&s, u->batch < 1 ? 1 : u->batch, u->receive_timeout_ms, u->window_ms, out);
     idle_overhead(&s, u->receive_timeout_ms, u->idle_trigger, u->stopping, u->nstopping, out);
     smlc_start_latency(&s, u->starting, u->nstarting, out);
-    sample_summarise(&out->lag);
+    fit_sample_summarise(&out->lag);
     seq_fini(&s);
 }
 

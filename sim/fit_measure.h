@@ -63,6 +63,10 @@ void fit_measure_smlc(const run_data *rd, const fit_smlc_setup *setup, fit_knobs
 void fit_measure_dmlc(const run_data *rd, double receive_timeout_ms, fit_knobs *out);
 void fit_knobs_free(fit_knobs *k);
 
+/* A sample more; then, once all are in, their order and summary. */
+void fit_sample_add(fit_samples *fs, double v);
+void fit_sample_summarise(fit_samples *fs);
+
 /* The value of a schedule at time t (the last step whose from <= t). */
 double fit_step_at(const fit_step *s, size_t n, double t);
 

@@ -30,13 +30,7 @@ typedef struct meta_check {
  * NULL when absent or empty. */
 static char *value_of(const meta_check *c, const char *key)
 {
-    const char *v = run_data_meta(c->rd, key);
-    if (!v)
-        return NULL;
-    size_t n = strcspn(v, "(");
-    while (n && isspace((unsigned char)v[n - 1]))
-        n--;
-    return n ? xstrndup(v, n) : NULL;
+    return fit_meta_strip(run_data_meta(c->rd, key));
 }
 
 static int refuse(const meta_check *c, const char *key, const char *value, const char *why)

@@ -35,15 +35,20 @@ typedef struct replay {
 
 /* A metadata value without its comment (the caller frees it); NULL when
  * absent or empty. */
-static char *meta_text(const replay *r, const char *key)
+char *fit_meta_strip(const char *v)
 {
-    const char *v = r->meta(r->src, key);
     if (!v)
         return NULL;
     size_t n = strcspn(v, "(");
     while (n && isspace((unsigned char)v[n - 1]))
         n--;
     return n ? xstrndup(v, n) : NULL;
+}
+
+/* Key's value so. */
+static char *meta_text(const replay *r, const char *key)
+{
+    return fit_meta_strip(r->meta(r->src, key));
 }
 
 /* The same into buf, for a short value; false when absent, empty or longer. */
@@ -93,6 +98,7 @@ static int which_container(const char *path, replay *r, sim_diag *d)
         { "SimpleMessageListenerContainer", FIT_SMLC },
         { "DirectMessageListenerContainer", FIT_DIRECT },
         { "DefaultMessageListenerContainer", FIT_DMLC },
+        { "kind pool", FIT_POOL },   /* lsim record's consumers, and lsim's own pool */
     };
     const char *hay[2] = { container, source };
     for (int h = 0; h < 2; h++)
@@ -103,14 +109,15 @@ static int which_container(const char *path, replay *r, sim_diag *d)
             }
     return diag_file(d, path, 0, 0, "container '%s' is not one lsim models "
                      "(SimpleMessageListenerContainer, DirectMessageListenerContainer, "
-                     "DefaultMessageListenerContainer)", text);
+                     "DefaultMessageListenerContainer, or a pool of plain consumers: "
+                     "'kind pool')", text);
 found:
     r->version[0] = '\0';
     for (int h = 0; h < 2 && !r->version[0]; h++) {
         if (r->kind == FIT_DMLC)
             (void)(version_in(hay[h], "Spring JMS ", r->version, sizeof r->version) ||
                    version_in(hay[h], "spring-jms ", r->version, sizeof r->version));
-        else
+        else if (r->kind != FIT_POOL)
             (void)version_in(hay[h], "spring-rabbit ", r->version, sizeof r->version);
     }
     if (r->rd->ncons == 0)
@@ -564,7 +571,7 @@ static void us(strbuf *b, double ms)
  * anew for every use (so `compare --reps` shows the outcomes that spread
  * gives), or the mean alone when the samples do not spread (or hold a zero,
  * which no lognormal draws). */
-static void sampled_yaml(strbuf *b, const fit_samples *s, const char *key)
+void fit_samples_yaml(strbuf *b, const fit_samples *s, const char *key)
 {
     sb_addf(b, "  #   %zu samples: min %.3f, median %.3f, mean %.3f, max %.3f ms\n", s->n, s->v[0],
             s->median, s->mean, s->v[s->n - 1]);
@@ -659,7 +666,7 @@ static void start_yaml(strbuf *b, const fit_knobs *k, fit_container kind)
         sb_addf(b, "  #   %zu of the samples are starts of runtime calls: they start one after "
                    "another,\n  #   so each from a start to the next (the last: to the first "
                    "begin among them)\n", k->start_by_calls);
-    sampled_yaml(b, &k->start, "startLatency");
+    fit_samples_yaml(b, &k->start, "startLatency");
 }
 
 static void lag_yaml(strbuf *b, const fit_knobs *k)
@@ -672,7 +679,7 @@ static void lag_yaml(strbuf *b, const fit_knobs *k)
         sb_add(b, "  #   the trace has no deliver events: left at 0\n");
         return;
     }
-    sampled_yaml(b, &k->lag, "receiveLag");
+    fit_samples_yaml(b, &k->lag, "receiveLag");
 }
 
 static void knobs_yaml(const replay *r)
@@ -718,7 +725,8 @@ static void knobs_yaml(const replay *r)
 
 /* ---- the scenario --------------------------------------------------------------------- */
 
-static void scenario_yaml(const replay *r, const char *trace_path, const char *arrivals)
+static int scenario_yaml(const replay *r, const char *trace_path, const char *arrivals,
+                         sim_diag *d)
 {
     strbuf *b = r->b;
     const char *scen = r->meta(r->src, "scenario");
@@ -735,6 +743,8 @@ static void scenario_yaml(const replay *r, const char *trace_path, const char *a
     sb_addf(b, "# the end of the trace's observation (its shutdown, observed_until or last "
                "event)\nduration: %.0fus\n", r->rd->end_ms * 1000);
     nodes_yaml(r);
+    if (r->kind == FIT_POOL)
+        return fit_pool_yaml(b, trace_path, arrivals, r->rd, d);
     sb_add(b, "queue:\n  name: '");
     for (const char *q = r->rd->queue ? r->rd->queue : "queue"; *q; q++)
         sb_add(b, *q == '\'' ? "''" : (char[]){ *q, '\0' });
@@ -765,6 +775,7 @@ static void scenario_yaml(const replay *r, const char *trace_path, const char *a
     ack_yaml(r);
     changes_yaml(r);
     knobs_yaml(r);
+    return SIM_OK;
 }
 
 char *fit_replay(const char *trace_path, const char *arrivals_path, const run_data *rd,
@@ -776,7 +787,10 @@ char *fit_replay(const char *trace_path, const char *arrivals_path, const run_da
     if (which_container(trace_path, &r, d) != SIM_OK ||
         fit_check_meta(trace_path, rd, r.kind, d) != SIM_OK)
         return NULL;
-    scenario_yaml(&r, trace_path, arrivals_path);
+    if (scenario_yaml(&r, trace_path, arrivals_path, d) != SIM_OK) {
+        sb_free(&b);
+        return NULL;
+    }
     return sb_take(&b);
 }
 

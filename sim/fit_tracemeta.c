@@ -43,8 +43,9 @@ static bool ms_of(const cfg_node *map, const char *key, char *buf, size_t size)
 #define SMLC (1u << FIT_SMLC)
 #define DIRECT (1u << FIT_DIRECT)
 #define DMLC (1u << FIT_DMLC)
+#define POOL (1u << FIT_POOL)
 
-const char *const fit_container_kinds[3] = { "smlc", "direct", "dmlc" };
+const char *const fit_container_kinds[4] = { "smlc", "direct", "dmlc", "pool" };
 
 /* smlc's txSize and batchSize are one setting under two names: a scenario
  * gives one of them, a trace may name either. */
@@ -72,6 +73,9 @@ const fit_trace_key fit_trace_keys[] = {
       false },
     { "idle_receives_per_task_limit", "idleReceivesPerTaskLimit", FIT_KEY_INT, DMLC, 0, INT32_MIN,
       INT32_MAX, true },
+    /* a pool's: fit_pool.c writes them into its replay; lsim record writes them too */
+    { "consumers", "consumers", FIT_KEY_INT, POOL, 0, 1, 100000, false },
+    { "prefetch", "prefetch", FIT_KEY_INT, POOL, 0, 0, 65535, false },
     { NULL, NULL, FIT_KEY_INT, 0, 0, 0, 0, false },
 };
 
@@ -111,6 +115,53 @@ static void group_map(strbuf *b, const cfg_node *broker)
         sb_add(b, "SimpleMessageGroupMapFactory\n");
     else
         sb_addf(b, "CachedMessageGroupMapFactory(cacheSize=%s)\n", size ? size : "1024");
+}
+
+static bool in_list(const cfg_node *list, const char *name)
+{
+    for (size_t i = 0; list && list->kind == CFG_SEQ && i < list->n; i++)
+        if (list->items[i]->kind == CFG_SCALAR && strcmp(list->items[i]->text, name) == 0)
+            return true;
+    return false;
+}
+
+/* A pool's RabbitMQ broker and queues, as `lsim record` writes them: the
+ * lines its replay reads (fit_pool.c). */
+static void rabbitmq_queues(strbuf *b, const cfg_node *root)
+{
+    const cfg_node *broker = cfg_peek(root, "broker"), *c = cfg_peek(root, "container");
+    const cfg_node *qs = cfg_peek(root, "queues"), *consumed = c ? cfg_peek(c, "queues") : NULL;
+    const char *version = text_of(broker, "version");
+    char ms[64];
+    sb_addf(b, "# broker: RabbitMQ %s (simulated by lsim)\n", version ? version : "?");
+    if (ms_of(broker, "consumerTimeout", ms, sizeof ms))
+        sb_addf(b, "# consumer_timeout_ms: %s\n", ms);
+    if (ms_of(broker, "channelTickInterval", ms, sizeof ms))
+        sb_addf(b, "# channel_tick_interval_ms: %s\n", ms);
+    static const struct { const char *key, *arg; bool is_ms; } args[] = {
+        { "messageTtl", "x-message-ttl", true }, { "expiration", "expiration", true },
+        { "maxLength", "x-max-length", false }, { "maxLengthBytes", "x-max-length-bytes", false },
+        { "messageBytes", "body-bytes", false }, { "overflow", "x-overflow", false },
+        { "deliveryLimit", "x-delivery-limit", false },
+    };
+    for (size_t i = 0; qs && qs->kind == CFG_SEQ && i < qs->n; i++) {
+        const cfg_node *q = qs->items[i];
+        const char *name = text_of(q, "name"), *type = text_of(q, "type");
+        if (!name)
+            continue;
+        sb_addf(b, "# queue_declared: %s %s", name, type ? type : "classic");
+        for (size_t j = 0; j < sizeof args / sizeof args[0]; j++) {
+            const char *t = text_of(q, args[j].key);
+            if (args[j].is_ms && ms_of(q, args[j].key, ms, sizeof ms))
+                sb_addf(b, " %s=%s", args[j].arg, ms);
+            else if (!args[j].is_ms && t)
+                sb_addf(b, " %s=%s", args[j].arg, t);
+        }
+        const char *dl = text_of(cfg_peek(q, "deadLetter"), "queue");
+        if (dl)
+            sb_addf(b, " x-dead-letter-routing-key=%s", dl);
+        sb_addf(b, "%s\n", consumed && !in_list(consumed, name) ? " not-consumed" : "");
+    }
 }
 
 /* container.changes as runtime_calls "T:setKey=V ...". */
@@ -169,10 +220,13 @@ char *fit_trace_metadata(const cfg_node *root)
     else if (strcmp(kind, "dmlc") == 0)
         sb_addf(&b, "# container: org.springframework.jms.listener.DefaultMessageListenerContainer"
                     " (spring-jms %s, simulated by lsim)\n", version ? version : "?");
+    else if (strcmp(kind, "pool") == 0)
+        sb_add(&b, "# container: lsim pool (kind pool: plain AMQP consumers, simulated by "
+                   "lsim)\n");
     else
         sb_addf(&b, "# container: lsim %s (a container of lsim's own)\n", kind);
     nodes(&b, root);
-    for (int k = 0; k < 3; k++)
+    for (int k = 0; k < 4; k++)
         if (strcmp(kind, fit_container_kinds[k]) == 0)
             settings(&b, c, (fit_container)k);
     const cfg_node *broker = cfg_peek(root, "broker");
@@ -180,6 +234,8 @@ char *fit_trace_metadata(const cfg_node *root)
     if (prefetch)
         sb_addf(&b, "# prefetch: %s (the broker's queuePrefetch)\n", prefetch);
     group_map(&b, broker);
+    if (strcmp(kind, "pool") == 0)
+        rabbitmq_queues(&b, root);
     changes(&b, c);
     char ms[64];
     if (ms_of(root, "duration", ms, sizeof ms))

@@ -34,6 +34,24 @@ static void prefetch_round_robin(void **state)
     tu_fixture_done(&res);
 }
 
+/* cycleOverhead: the client's own time between two buffered messages, once
+ * between each two (three messages of 10 ms in the buffer, 2 ms apart);
+ * a consumer that finds its buffer empty begins the next at its delivery. */
+static void cycle_overhead_between_buffered(void **state)
+{
+    (void)state;
+    result res;
+    tu_fixture_run(&res, "name: cyc\nbroker: { kind: rabbitmq }\n"
+                         "queue:\n  arrivals: { kind: phases, phases: [\n"
+                         "    { duration: 100ms, arrivals: { kind: burst, count: 3 } },\n"
+                         "    { duration: 1s, arrivals: { kind: burst, count: 1 } } ] }\n"
+                         "  service: { kind: constant, value: 10ms }\n"
+                         "container: { kind: pool, prefetch: 10, cycleOverhead: 2ms }\n");
+    tu_expect_rows(res.db, "select msg, t_begin, t_end from messages order by msg",
+                   "1|0.0|10.0\n2|12.0|22.0\n3|24.0|34.0\n4|100.0|110.0\n");
+    tu_fixture_done(&res);
+}
+
 /* A poison message on a quorum queue with deliveryLimit 2: nacked back to
  * the front each time it fails (10 to 20, 20 to 30, 30 to 40 ms), and
  * dropped on its third return; a fatal failure is rejected without requeue
@@ -143,6 +161,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(prefetch_round_robin),
+        cmocka_unit_test(cycle_overhead_between_buffered),
         cmocka_unit_test(failures_nack_and_reject),
         cmocka_unit_test(consumer_timeout_replaces_the_channel),
         cmocka_unit_test(ttl_at_head_with_an_unconsumed_dlq),
