@@ -518,11 +518,31 @@ static double *first_starts(const run_data *rd, int n)
     return t;
 }
 
+/* What the node starts are read from, beside node_started_ms: each node's
+ * first consumer_start, and containers_started_at_ms with the offset node 1
+ * shows from it to its own first consumer_start. */
+typedef struct start_facts {
+    double *first;                 /* [n]: each node's first consumer_start, INFINITY none */
+    int n;
+    bool has_all;
+    double all, offset;
+} start_facts;
+
+static void start_facts_init(const replay *r, int n, start_facts *f)
+{
+    f->first = first_starts(r->rd, n);
+    f->n = n;
+    f->has_all = meta_number(r, "containers_started_at_ms", &f->all);
+    f->offset = f->has_all && n > 0 && isfinite(f->first[0]) && f->first[0] >= f->all
+                    ? f->first[0] - f->all : 0;
+}
+
 /* When node k started its container, and from which fact (*how): its own
- * node_started_ms, else the trace's containers_started_at_ms (has_all,
- * all), else its first consumer_start (first[k]; none: 0). */
-static double node_start(const replay *r, const double *first, bool has_all, double all, int k,
-                         const char **how)
+ * node_started_ms; else, of several nodes, its own first consumer_start
+ * less node 1's offset (the nodes of a recording start one after another,
+ * which one containers_started_at_ms does not say); else the trace's
+ * containers_started_at_ms; else its first consumer_start (none: 0). */
+static double node_start(const replay *r, const start_facts *f, int k, const char **how)
 {
     double t;
     char name[32];
@@ -530,12 +550,18 @@ static double node_start(const replay *r, const double *first, bool has_all, dou
         *how = "node_started_ms";
         return t;
     }
-    if (has_all) {
+    if (f->n > 1 && isfinite(f->first[k])) {
+        *how = f->has_all ? "its first consumer_start, less node 1's offset from "
+                            "containers_started_at_ms"
+                          : "the node's first consumer_start";
+        return fmax(f->first[k] - f->offset, 0);
+    }
+    if (f->has_all) {
         *how = "containers_started_at_ms";
-        return all;
+        return f->all;
     }
     *how = "the node's first consumer_start";
-    return isinf(first[k]) ? 0 : first[k];
+    return isinf(f->first[k]) ? 0 : f->first[k];
 }
 
 static void nodes_yaml(const replay *r)
@@ -545,19 +571,20 @@ static void nodes_yaml(const replay *r)
     int n = rd->nnodes;
     if (meta_number(r, "nodes", &n_meta) && n_meta > n && n_meta < 10000)
         n = (int)n_meta;
-    double all;
-    bool has_all = meta_number(r, "containers_started_at_ms", &all);
+    start_facts f;
+    start_facts_init(r, n, &f);
     sb_add(r->b, "# when each node's container started: ");
     sb_add(r->b, r->meta(r->src, "node_started_ms") ? "the trace's node_started_ms"
-                 : has_all ? "the trace's containers_started_at_ms"
-                           : "its first consumer_start (the trace gives no start time)");
+                 : n > 1 && f.has_all ? "each node's first consumer_start, less node 1's "
+                                        "offset from the trace's containers_started_at_ms"
+                 : f.has_all ? "the trace's containers_started_at_ms"
+                             : "its first consumer_start (the trace gives no start time)");
     sb_add(r->b, "\nnodes:\n");
-    double *first = first_starts(rd, n);
     for (int k = 0; k < n && !*cli_interrupted(); k++) {   /* each reads node_started_ms */
         const char *how;
-        sb_addf(r->b, "  - { start: %.0fus }\n", node_start(r, first, has_all, all, k, &how) * 1000);
+        sb_addf(r->b, "  - { start: %.0fus }\n", node_start(r, &f, k, &how) * 1000);
     }
-    free(first);
+    free(f.first);
 }
 
 /* ---- knobs ---------------------------------------------------------------------------- */
@@ -812,10 +839,11 @@ double *fit_trace_node_starts(const char *(*meta)(const void *src, const char *k
                               const void *src, const run_data *rd, int n, const char **how)
 {
     replay r = { .rd = rd, .meta = meta, .src = src };
-    double all;
-    bool has_all = meta_number(&r, "containers_started_at_ms", &all);
-    double *t = first_starts(rd, n);
+    start_facts f;
+    start_facts_init(&r, n, &f);
+    double *t = xcalloc((size_t)n + 1, sizeof *t);
     for (int k = 0; k < n; k++)
-        t[k] = node_start(&r, t, has_all, all, k, &how[k]);
+        t[k] = node_start(&r, &f, k, &how[k]);
+    free(f.first);
     return t;
 }
