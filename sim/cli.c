@@ -272,9 +272,10 @@ static const struct cli_command {
       "  --quiet                  no progress, no warnings\n",
       "lsim compare scenarios/smlc-S1-trace.yaml tests/data/traces/smlc-S1-burst-scaleup-run1.csv" },
     { "fit", cmd_fit,
-      "TRACE.csv [--replay] [-o FILE]",
+      "TRACE.csv [--replay [--deterministic]] [-o FILE]",
       "print a scenario whose workload reproduces a trace's statistically",
       "  --replay                 a calibrated scenario that replays the trace's own workload\n"
+      "  --deterministic          with --replay: each measured knob its mean, no distribution\n"
       "  -o FILE, --out FILE      write the scenario there instead of standard output\n",
       "lsim fit tests/data/traces/A-burst-run1.csv > fitted.yaml" },
     { "sweep", cmd_sweep,

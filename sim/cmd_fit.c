@@ -1,4 +1,4 @@
-/* cmd_fit.c -- `lsim fit TRACE.csv [--replay] [-o FILE]`: print a scenario
+/* cmd_fit.c -- `lsim fit TRACE.csv [--replay [--deterministic]] [-o FILE]`: print a scenario
  * (YAML).  Without --replay its workload reproduces the trace's
  * statistically (fit.c); with it the scenario replays the trace itself
  * through the recording container's model, calibrated (fit_replay.c).
@@ -27,7 +27,7 @@ static const char *trace_meta_of(const void *src, const char *key)
 
 typedef struct fit_args {
     const char *trace, *out;
-    bool replay;
+    bool replay, is_deterministic;
 } fit_args;
 
 /* An operand: the trace. */
@@ -58,13 +58,19 @@ static int parse_args(int argc, char **argv, fit_args *a)
             return CLI_USAGE;
         else if (strcmp(argv[i], "--replay") == 0)
             a->replay = true;
+        else if (strcmp(argv[i], "--deterministic") == 0)
+            a->is_deterministic = true;
         else if (argv[i][0] == '-' && argv[i][1])
             return cli_bad_usage("unknown option '%s'", argv[i]);
         else if (fit_operand(a, argv[i]))
             return CLI_USAGE;
     }
     if (!a->trace)
-        return cli_bad_usage("%s", "usage: lsim fit TRACE.csv [--replay] [-o FILE]");
+        return cli_bad_usage("%s", "usage: lsim fit TRACE.csv [--replay [--deterministic]] "
+                                   "[-o FILE]");
+    if (a->is_deterministic && !a->replay)
+        return cli_bad_usage("%s", "--deterministic: it is an option of --replay (a fitted "
+                                   "workload is random by nature)");
     return 0;
 }
 
@@ -162,7 +168,7 @@ int cmd_fit(int argc, char **argv)
     if (!a.replay)
         yaml = fit_scenario(a.trace, &rd, &groups, trace_meta_of, &rd);
     else if ((arrivals = arrivals_path(&a, &d)))
-        yaml = fit_replay(a.trace, arrivals, &rd, trace_meta_of, &rd, &d);
+        yaml = fit_replay(a.trace, arrivals, &rd, trace_meta_of, &rd, a.is_deterministic, &d);
     /* The measuring loops stop on a signal; what they measured is not kept. */
     int rc = cli_say_interrupted() ? CLI_FAILURE : yaml ? write_out(a.out, yaml) : cli_report(&d);
     free(yaml);

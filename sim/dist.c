@@ -210,11 +210,79 @@ void dist_fini(sim_dist *dist)
 
 /* ---- calibration knobs ------------------------------------------------------ */
 
+/* Whether a schedule's steps give a distribution for a value. */
+static bool has_dist_step(const cfg_node *list)
+{
+    for (size_t i = 0; i < list->n; i++) {
+        const cfg_node *it = list->items[i];
+        const cfg_node *v = it->kind == CFG_MAP ? cfg_peek(it, "value") : NULL;
+        if (v && v->kind == CFG_MAP)
+            return true;
+    }
+    return false;
+}
+
+/* A schedule of distributions: `[ {from: 0s, value: {kind: lognormal, ...}},
+ * {from: 30s, value: 1ms} ]`; a plain duration is a constant. */
+static int read_dist_steps(sim_ctx *ctx, cfg_node *map, const char *key, cfg_node *list,
+                           const char *stream, sim_knob *out, sim_diag *d)
+{
+    cfg_get(map, key);
+    if (list->n == 0)
+        return diag_at(d, list, "%s: the list of steps is empty", key);
+    out->steps.from = xcalloc(list->n, sizeof *out->steps.from);
+    out->steps.value = xcalloc(list->n, sizeof *out->steps.value);
+    out->step_dists = xcalloc(list->n, sizeof *out->step_dists);
+    for (size_t i = 0; i < list->n; i++) {
+        cfg_node *it = list->items[i];
+        if (cfg_expect_map(it, key, d) != SIM_OK ||
+            cfg_get_duration(it, "from", 0, CFG_REQUIRED, &out->steps.from[i], d) != SIM_OK)
+            return SIM_EINPUT;
+        cfg_node *v = cfg_peek(it, "value");
+        if (v && v->kind == CFG_MAP) {
+            cfg_get(it, "value");
+            if (dist_parse(v, key, &out->step_dists[i], d) != SIM_OK)
+                return SIM_EINPUT;
+        } else {
+            int64_t ns;
+            if (cfg_get_duration(it, "value", 0, CFG_REQUIRED, &ns, d) != SIM_OK)
+                return SIM_EINPUT;
+            dist_constant(&out->step_dists[i], ns);
+        }
+        out->steps.n = i + 1;
+        out->steps.value[i] = (int64_t)dist_mean(&out->step_dists[i]);
+        if (i > 0 && out->steps.from[i] <= out->steps.from[i - 1])
+            return diag_at(d, cfg_peek(it, "from"), "%s: each step's 'from' must come after "
+                           "the one before", key);
+    }
+    out->rng = sim_stream(ctx, stream);
+    return SIM_OK;
+}
+
+/* The step in force at t: the last whose from <= t; s->n before the first
+ * (the knob is 0 then, as a schedule of durations is). */
+static size_t step_at(const duration_steps *s, int64_t t)
+{
+    if (s->n == 0 || s->from[0] > t)
+        return s->n;
+    size_t lo = 0, hi = s->n;
+    while (hi - lo > 1) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (s->from[mid] <= t)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
 int knob_read(sim_ctx *ctx, cfg_node *map, const char *key, int64_t def, bool allow_steps,
               const char *stream, sim_knob *out, sim_diag *d)
 {
     memset(out, 0, sizeof *out);
     cfg_node *n = cfg_peek(map, key);
+    if (allow_steps && n && n->kind == CFG_SEQ && has_dist_step(n))
+        return read_dist_steps(ctx, map, key, n, stream, out, d);
     if (n && n->kind == CFG_MAP) {
         cfg_get(map, key);
         char what[128];
@@ -245,6 +313,10 @@ int knob_read(sim_ctx *ctx, cfg_node *map, const char *key, int64_t def, bool al
 
 int64_t knob_draw_any(const sim_knob *k, int64_t now)
 {
+    if (k->step_dists) {
+        size_t i = step_at(&k->steps, now);
+        return i < k->steps.n ? dist_draw(&k->step_dists[i], k->rng) : 0;
+    }
     if (k->rng)
         return dist_draw(&k->dist, k->rng);
     return duration_steps_at(&k->steps, now);
@@ -252,6 +324,10 @@ int64_t knob_draw_any(const sim_knob *k, int64_t now)
 
 int64_t knob_mean(const sim_knob *k, int64_t now)
 {
+    if (k->step_dists) {
+        size_t i = step_at(&k->steps, now);
+        return i < k->steps.n ? (int64_t)dist_mean(&k->step_dists[i]) : 0;
+    }
     if (knob_draws(k))
         return (int64_t)dist_mean(&k->dist);
     return duration_steps_at(&k->steps, now);
@@ -261,6 +337,9 @@ void knob_fini(sim_knob *k)
 {
     if (!k)
         return;
+    for (size_t i = 0; k->step_dists && i < k->steps.n; i++)
+        dist_fini(&k->step_dists[i]);
+    free(k->step_dists);
     duration_steps_fini(&k->steps);
     dist_fini(&k->dist);
     memset(k, 0, sizeof *k);

@@ -71,13 +71,16 @@ void dist_fini(sim_dist *dist);
 /* ---- calibration knobs ------------------------------------------------------ */
 
 /* A calibration knob (startLatency, cycleOverhead, ...): a duration, a
- * schedule of durations (where the key allows one), or a distribution
- * mapping ({ kind: lognormal, mean: 6ms, sigma: 0.6 }) drawn from a stream
- * of its own, so the other streams of a run draw what they drew without it
+ * schedule of durations (where the key allows one), a distribution
+ * mapping ({ kind: lognormal, mean: 6ms, sigma: 0.6 }), or a schedule
+ * whose values are durations or such mappings (a JVM that warms up, each
+ * use a draw), drawn from a stream of its own, so the other streams of a run draw what they drew without it
  * and a plain duration draws nothing at all. */
 typedef struct sim_knob {
     duration_steps steps;          /* a duration (one step) or a schedule */
     sim_dist dist;                 /* a distribution, when rng is set */
+    sim_dist *step_dists;          /* a schedule of distributions: one a step (steps.value:
+                                    * their means), drawn from rng; NULL else */
     gsl_rng *rng;
     bool is_fixed;                 /* one value from time 0 on (a plain duration): */
     int64_t fixed_ns;              /* this one, what steps gives at any time */

@@ -32,10 +32,11 @@ char *fit_scenario(const char *trace_path, const run_data *rd, const name_table 
  * model, with the metadata's settings and the knobs measured from it
  * (fit_replay.c).  `arrivals_path` is what the scenario's arrivals name.
  * NULL, with d set, when the trace cannot be replayed (no metadata naming a
- * container lsim models, no consumer events). */
+ * container lsim models, no consumer events).  `deterministic`: every
+ * measured knob as its mean, none as the distribution its samples show. */
 char *fit_replay(const char *trace_path, const char *arrivals_path, const run_data *rd,
                  const char *(*meta)(const void *src, const char *key), const void *src,
-                 sim_diag *d);
+                 bool deterministic, sim_diag *d);
 /* A metadata value without the comment in parentheses after it (the
  * caller frees it); NULL when `v` is NULL or holds no value. */
 char *fit_meta_strip(const char *v);
@@ -97,11 +98,11 @@ bool fit_version_after(const char *text, const char *marker, char *buf, size_t s
  * consumers), as YAML from `broker:` on, into b (fit_pool.c).  It reads
  * the trace at trace_path once more, for its requeues. */
 int fit_pool_yaml(strbuf *b, const char *trace_path, const char *arrivals,
-                  const run_data *rd, sim_diag *d);
+                  const run_data *rd, bool deterministic, sim_diag *d);
 /* A measured duration as a key of a scenario's map (two spaces in), the
  * samples' summary in a comment first: a lognormal when they spread, else
- * their mean. */
-void fit_samples_yaml(strbuf *b, const fit_samples *s, const char *key);
+ * (or when as_mean) their mean. */
+void fit_samples_yaml(strbuf *b, const fit_samples *s, const char *key, bool as_mean);
 
 /* The width of the windows of a measured cycleOverhead schedule. */
 #define FIT_WINDOW_MS 5000.0

@@ -399,7 +399,18 @@ static bool overlaps_start(const seq_ctx *s, int node, double a, double b)
 typedef struct window_acc {
     double *sum;                   /* [batch] */
     size_t *n;
+    double sl, sl2;                /* sums of ln gap and its square, over the positions */
+    size_t nl;                     /* gaps above 0 among them */
 } window_acc;
+
+/* The sample standard deviation of ln gap from its sums; 0 below 3 gaps. */
+static double log_spread(double sl, double sl2, size_t n)
+{
+    if (n < 3)
+        return 0;
+    double m = sl / (double)n;
+    return sqrt(fmax(sl2 / (double)n - m * m, 0) * (double)n / (double)(n - 1));
+}
 
 static void cycle_schedule(const seq_ctx *s, int batch, double rt, double width, fit_knobs *k)
 {
@@ -431,9 +442,16 @@ static void cycle_schedule(const seq_ctx *s, int batch, double rt, double width,
         size_t wi = (size_t)(a->t_end / width);
         w[wi].sum[here] += gap;
         w[wi].n[here]++;
+        if (gap > 0) {
+            w[wi].sl += log(gap);
+            w[wi].sl2 += log(gap) * log(gap);
+            w[wi].nl++;
+        }
         k->cycle_gaps++;
     }
     k->cycle = xcalloc(nw, sizeof *k->cycle);
+    double sl = 0, sl2 = 0;        /* the step's sums, as the windows' */
+    size_t nl = 0;
     for (size_t i = 0; i < nw; i++) {
         double v = 0;
         size_t n = 0;
@@ -446,11 +464,21 @@ static void cycle_schedule(const seq_ctx *s, int batch, double rt, double width,
          * the previous value goes on; so does one within 0.5 % of it. */
         bool same = k->ncycle && fabs(v - k->cycle[k->ncycle - 1].value_ms) <=
                                      0.005 * k->cycle[k->ncycle - 1].value_ms;
-        if (n >= 5 && w[i].n[batch - 1] >= 3 && !same)
+        bool is_new = n >= 5 && w[i].n[batch - 1] >= 3 && !same;
+        if (is_new) {
             k->cycle[k->ncycle++] = (fit_step){ .from_ms = (double)i * width, .value_ms = v,
                                                 .n = n };
-        else if (same)
+            sl = sl2 = 0;
+            nl = 0;
+        } else if (same) {
             k->cycle[k->ncycle - 1].n += n;
+        }
+        if (is_new || same) {
+            sl += w[i].sl;
+            sl2 += w[i].sl2;
+            nl += w[i].nl;
+            k->cycle[k->ncycle - 1].sigma_log = log_spread(sl, sl2, nl);
+        }
         free(w[i].sum);
         free(w[i].n);
     }

@@ -16,6 +16,7 @@
 typedef struct fit_step {
     double from_ms, value_ms;
     size_t n;
+    double sigma_log;              /* the spread of ln gap over the step's gaps; 0: none */
 } fit_step;
 
 /* Samples of a duration, sorted, and their summary. */

@@ -73,6 +73,7 @@ typedef struct pool_fit {
     named *by_name;                /* the named messages, by name */
     size_t nnamed;
     msg_history *h;                /* by rd->msgs index */
+    bool is_deterministic;         /* knobs as their means */
     int prefetch;                  /* the trace's; 0: none kept (unlimited, or too many) */
     cons_state *cons;              /* open addressing by who, at most half full */
     size_t ncons, nslots;
@@ -264,7 +265,7 @@ static int read_trace(pool_fit *f, const char *path, sim_diag *d)
     for (size_t i = 0; i < f->k.start.n; i++)
         f->k.start.v[i] = fmax(f->k.start.v[i] - dispatch, 0);
     fit_sample_summarise(&f->k.start);
-    return rc <= 0 ? rc : SIM_OK;
+    return rc < 0 ? SIM_EINPUT : SIM_OK;   /* stopped by a signal: the caller says so */
 }
 
 /* Failed on every delivery: each begin failed, but perhaps the last one,
@@ -316,7 +317,7 @@ static void broker_yaml(const pool_fit *f)
                   "that delivery, where\n  #   the message was published before that end: "
                   "the round trip of the ack and\n  #   the delivery it frees; ackLatency: the "
                   "same, dispatchLatency's mean\n");
-        fit_samples_yaml(b, &half, "dispatchLatency");
+        fit_samples_yaml(b, &half, "dispatchLatency", f->is_deterministic);
         free(half.v);
         if (k->dispatch.n)
             sb_addf(b, "  #   (publish to deliver, to an idle consumer: %zu samples, median "
@@ -331,7 +332,7 @@ static void broker_yaml(const pool_fit *f)
     if (k->dispatch.n == 0)
         sb_add(b, "  #   no such message in the trace: left at 0\n");
     else
-        fit_samples_yaml(b, &k->dispatch, "dispatchLatency");
+        fit_samples_yaml(b, &k->dispatch, "dispatchLatency", f->is_deterministic);
 }
 
 /* ---- the queues ------------------------------------------------------------------ */
@@ -497,19 +498,19 @@ static void container_yaml(const pool_fit *f, const strbuf *consumed)
     if (k->start.n == 0)
         sb_add(b, "  #   no start shows it: left at 0\n");
     else
-        fit_samples_yaml(b, &k->start, "startLatency");
+        fit_samples_yaml(b, &k->start, "startLatency", f->is_deterministic);
     sb_add(b, "  # cycleOverhead: a message's end to the same consumer's next begin, where "
               "that\n  #   message was already at the client\n");
     if (k->pause.n == 0)
         sb_add(b, "  #   no such gap in the trace: left at 0\n");
     else
-        fit_samples_yaml(b, &k->pause, "cycleOverhead");
+        fit_samples_yaml(b, &k->pause, "cycleOverhead", f->is_deterministic);
 }
 
 int fit_pool_yaml(strbuf *b, const char *trace_path, const char *arrivals, const run_data *rd,
-                  sim_diag *d)
+                  bool deterministic, sim_diag *d)
 {
-    pool_fit f = { .rd = rd, .b = b };
+    pool_fit f = { .rd = rd, .b = b, .is_deterministic = deterministic };
     strbuf consumed = { 0 };
     int rc = read_trace(&f, trace_path, d);
     if (rc == SIM_OK) {

@@ -31,6 +31,7 @@ typedef struct replay {
     fit_container kind;
     char version[32];
     strbuf *b;
+    bool is_deterministic;         /* every measured knob its mean, no distribution */
 } replay;
 
 /* A metadata value without its comment (the caller frees it); NULL when
@@ -598,12 +599,15 @@ static void us(strbuf *b, double ms)
  * anew for every use (so `compare --reps` shows the outcomes that spread
  * gives), or the mean alone when the samples do not spread (or hold a zero,
  * which no lognormal draws). */
-void fit_samples_yaml(strbuf *b, const fit_samples *s, const char *key)
+void fit_samples_yaml(strbuf *b, const fit_samples *s, const char *key, bool as_mean)
 {
     sb_addf(b, "  #   %zu samples: min %.3f, median %.3f, mean %.3f, max %.3f ms\n", s->n, s->v[0],
             s->median, s->mean, s->v[s->n - 1]);
     bool spread = s->n >= 3 && s->v[0] > 0 && s->sigma_log > 0.01;
-    if (!spread) {
+    if (!spread || as_mean) {
+        if (spread)
+            sb_addf(b, "  #   --deterministic: their mean (the lognormal of their spread: "
+                       "sigma %.3f)\n", s->sigma_log);
         sb_addf(b, "  %s: ", key);
         us(b, s->mean);
         sb_add(b, "\n");
@@ -614,7 +618,20 @@ void fit_samples_yaml(strbuf *b, const fit_samples *s, const char *key)
             s->mean * 1000, key, s->mean * 1000, s->sigma_log);
 }
 
-static void cycle_yaml(strbuf *b, const fit_knobs *k, int batch, double window)
+/* A cycle overhead's value: its mean, or the lognormal of that mean and
+ * the gaps' spread. */
+static void cycle_value(strbuf *b, double mean_ms, double sigma, bool as_mean)
+{
+    if (as_mean || !(sigma > 0.01)) {
+        us(b, mean_ms);
+        return;
+    }
+    sb_add(b, "{ kind: lognormal, mean: ");
+    us(b, mean_ms);
+    sb_addf(b, ", sigma: %.3f }", sigma);
+}
+
+static void cycle_yaml(strbuf *b, const fit_knobs *k, int batch, double window, bool as_mean)
 {
     sb_addf(b, "  # cycleOverhead: per %.0f s of the trace, the gap from a message's end to "
                "the same\n  #   consumer's next begin where that message was already waiting "
@@ -631,21 +648,25 @@ static void cycle_yaml(strbuf *b, const fit_knobs *k, int batch, double window)
         lo = fmin(lo, k->cycle[i].value_ms);
         hi = fmax(hi, k->cycle[i].value_ms);
     }
+    if (!as_mean)
+        sb_add(b, "  #   each value the lognormal of its mean and the spread of its single "
+                  "gaps (a\n  #   cycle of batchSize gaps spreads less: this errs wide)\n");
     if (k->ncycle == 1 || hi - lo <= 0.005 * hi) {
-        double sum = 0, n = 0;
+        double sum = 0, n = 0, sigma = 0;
         for (size_t i = 0; i < k->ncycle; i++) {
             sum += k->cycle[i].value_ms * (double)k->cycle[i].n;
+            sigma += k->cycle[i].sigma_log * (double)k->cycle[i].n;
             n += (double)k->cycle[i].n;
         }
         sb_add(b, "  cycleOverhead: ");
-        us(b, sum / n);
+        cycle_value(b, sum / n, sigma / n, as_mean);
         sb_add(b, "\n");
         return;
     }
     sb_add(b, "  cycleOverhead:\n");
     for (size_t i = 0; i < k->ncycle; i++) {
         sb_addf(b, "    - { from: %.0fs, value: ", k->cycle[i].from_ms / 1000);
-        us(b, k->cycle[i].value_ms);
+        cycle_value(b, k->cycle[i].value_ms, k->cycle[i].sigma_log, as_mean);
         sb_addf(b, " }   # %zu gaps\n", k->cycle[i].n);
     }
 }
@@ -672,7 +693,7 @@ static void idle_yaml(strbuf *b, const fit_knobs *k, const char *key, double rt)
     sb_add(b, "\n");
 }
 
-static void start_yaml(strbuf *b, const fit_knobs *k, fit_container kind)
+static void start_yaml(strbuf *b, const fit_knobs *k, fit_container kind, bool as_mean)
 {
     sb_add(b, kind == FIT_DMLC
                   ? "  # startLatency: from an invoker's consumer_start (its task begins, on "
@@ -693,10 +714,10 @@ static void start_yaml(strbuf *b, const fit_knobs *k, fit_container kind)
         sb_addf(b, "  #   %zu of the samples are starts of runtime calls: they start one after "
                    "another,\n  #   so each from a start to the next (the last: to the first "
                    "begin among them)\n", k->start_by_calls);
-    fit_samples_yaml(b, &k->start, "startLatency");
+    fit_samples_yaml(b, &k->start, "startLatency", as_mean);
 }
 
-static void lag_yaml(strbuf *b, const fit_knobs *k)
+static void lag_yaml(strbuf *b, const fit_knobs *k, bool as_mean)
 {
     sb_add(b, "  # receiveLag: from the dispatch (deliver) to receive() returning (the begin, "
               "or an\n  #   invoker's start in between, which the receipt asked for), for "
@@ -706,7 +727,7 @@ static void lag_yaml(strbuf *b, const fit_knobs *k)
         sb_add(b, "  #   the trace has no deliver events: left at 0\n");
         return;
     }
-    fit_samples_yaml(b, &k->lag, "receiveLag");
+    fit_samples_yaml(b, &k->lag, "receiveLag", as_mean);
 }
 
 static void knobs_yaml(const replay *r)
@@ -718,8 +739,8 @@ static void knobs_yaml(const replay *r)
     fit_knobs k;
     if (r->kind == FIT_DMLC) {
         fit_measure_dmlc(r->rd, rt, &k);
-        start_yaml(r->b, &k, r->kind);
-        lag_yaml(r->b, &k);
+        start_yaml(r->b, &k, r->kind, r->is_deterministic);
+        lag_yaml(r->b, &k, r->is_deterministic);
         idle_yaml(r->b, &k, "idleReceiveOverhead", rt);
     } else {
         /* an SMLC's setters that start consumers, and those that stop them */
@@ -741,9 +762,9 @@ static void knobs_yaml(const replay *r)
         fit_measure_smlc(r->rd, &u, &k);
         free(start_calls);
         free(stop_calls);
-        start_yaml(r->b, &k, r->kind);
+        start_yaml(r->b, &k, r->kind, r->is_deterministic);
         if (r->kind == FIT_SMLC) {
-            cycle_yaml(r->b, &k, (int)batch, FIT_WINDOW_MS);
+            cycle_yaml(r->b, &k, (int)batch, FIT_WINDOW_MS, r->is_deterministic);
             idle_yaml(r->b, &k, "idlePollOverhead", rt);
         }
     }
@@ -771,7 +792,7 @@ static int scenario_yaml(const replay *r, const char *trace_path, const char *ar
                "event)\nduration: %.0fus\n", r->rd->end_ms * 1000);
     nodes_yaml(r);
     if (r->kind == FIT_POOL)
-        return fit_pool_yaml(b, trace_path, arrivals, r->rd, d);
+        return fit_pool_yaml(b, trace_path, arrivals, r->rd, r->is_deterministic, d);
     sb_add(b, "queue:\n  name: '");
     for (const char *q = r->rd->queue ? r->rd->queue : "queue"; *q; q++)
         sb_add(b, *q == '\'' ? "''" : (char[]){ *q, '\0' });
@@ -807,10 +828,10 @@ static int scenario_yaml(const replay *r, const char *trace_path, const char *ar
 
 char *fit_replay(const char *trace_path, const char *arrivals_path, const run_data *rd,
                  const char *(*meta)(const void *src, const char *key), const void *src,
-                 sim_diag *d)
+                 bool deterministic, sim_diag *d)
 {
     strbuf b = { 0 };
-    replay r = { .rd = rd, .meta = meta, .src = src, .b = &b };
+    replay r = { .rd = rd, .meta = meta, .src = src, .b = &b, .is_deterministic = deterministic };
     if (which_container(trace_path, &r, d) != SIM_OK ||
         fit_check_meta(trace_path, rd, r.kind, d) != SIM_OK)
         return NULL;

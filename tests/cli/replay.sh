@@ -127,6 +127,20 @@ done
 grep -q '^  startLatency: { kind: lognormal, mean: [0-9]*us, sigma: [0-9.]* }$' \
     "$TMP/smlc-S1-burst-scaleup-replay.yaml" ||
     fail "smlc-S1-burst-scaleup: the start latency is not a distribution"
+# the cycle overhead too, a schedule of lognormals; --deterministic: means alone
+count=$((count + 1))
+grep -q '^    - { from: 0s, value: { kind: lognormal, mean: [0-9]*us, sigma: [0-9.]* } }' \
+    "$TMP/smlc-S1-burst-scaleup-replay.yaml" ||
+    fail "smlc-S1-burst-scaleup: the cycle overhead is not a schedule of distributions"
+count=$((count + 1))
+"$LSIM" fit tests/data/traces/smlc-S1-burst-scaleup-run1.csv --replay --deterministic \
+    -o "$TMP/s1-det.yaml" 2>/dev/null && ! grep -q 'kind: lognormal' "$TMP/s1-det.yaml" &&
+    grep -q '^    - { from: 0s, value: [0-9]*us }' "$TMP/s1-det.yaml" &&
+    grep -q '^  startLatency: [0-9]*us$' "$TMP/s1-det.yaml" ||
+    fail "fit --replay --deterministic: a distribution is left, or a knob is missing"
+count=$((count + 1))
+"$LSIM" fit tests/data/traces/smlc-S1-burst-scaleup-run1.csv --deterministic >/dev/null 2>&1
+[ $? -eq 2 ] || fail "fit --deterministic without --replay is not refused"
 # A-burst's invokers each got a first message published after they started
 # (the publisher spreads the burst): none measures a start, the default stays
 grep -q '^  #   5 invoker(s) left out: their first message was published after' \

@@ -28,7 +28,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     names_init(&groups);
     run_data rd;
     if (run_data_from_trace(path, &groups, &rd, &d) == 0) {
-        char *yaml = fit_replay(path, "trace.csv", &rd, meta_of, &rd, &d);
+        char *yaml = fit_replay(path, "trace.csv", &rd, meta_of, &rd, false, &d);
         free(yaml);
         run_data_free(&rd);
     }

@@ -315,7 +315,7 @@ static void smlc_runtime_call_whose_consumers_never_begin(void **state)
 static void step_at_the_edges(void **state)
 {
     (void)state;
-    const fit_step s[3] = { { 0, 1, 5 }, { 5000, 2, 5 }, { 10000, 3, 5 } };
+    const fit_step s[3] = { { 0, 1, 5, 0 }, { 5000, 2, 5, 0 }, { 10000, 3, 5, 0 } };
     assert_float_equal(fit_step_at(s, 3, -1), 0, 0);
     assert_float_equal(fit_step_at(s, 3, 0), 1, 0);
     assert_float_equal(fit_step_at(s, 3, 4999.9), 1, 0);

@@ -113,6 +113,43 @@ static void knob_draws_only_for_a_distribution(void **state)
     cfg_doc_free(&doc);
 }
 
+/* A schedule of distributions: each use a draw of the step in force (a
+ * constant step draws its value), 0 before the first step, the mean that
+ * step's mean; what is not a distribution or a duration is refused. */
+static void knob_schedule_of_distributions(void **state)
+{
+    (void)state;
+    cfg_doc doc = { 0 };
+    sim_diag d = { 0 };
+    const char *yaml = "{ s: [{ from: 1s, value: { kind: uniform, min: 1ms, max: 3ms } },"
+                       "      { from: 10s, value: 5ms }],"
+                       "  bad: [{ from: 0s, value: { kind: uniform, min: 1ms } }] }";
+    if (cfg_load_string("t.yaml", yaml, strlen(yaml), &doc, &d) != SIM_OK)
+        fail_msg("%s", d.msg);
+    sim_ctx *ctx = sim_ctx_create(1);
+    sim_knob k, bad;
+    assert_int_equal(knob_read(ctx, doc.root, "s", 0, true, "k.s", &k, &d), SIM_OK);
+    assert_true(knob_draws(&k));
+    assert_int_equal(knob_draw(&k, 0), 0);
+    assert_int_equal(knob_mean(&k, 0), 0);
+    assert_int_equal(knob_mean(&k, 2 * SIM_S), 2 * SIM_MS);
+    assert_int_equal(knob_mean(&k, 10 * SIM_S), 5 * SIM_MS);
+    bool spread = false;
+    int64_t first = knob_draw(&k, 2 * SIM_S);
+    for (int i = 0; i < 20; i++) {
+        int64_t v = knob_draw(&k, 5 * SIM_S);
+        assert_true(v >= 1 * SIM_MS && v <= 3 * SIM_MS);
+        spread = spread || v != first;
+        assert_int_equal(knob_draw(&k, 12 * SIM_S), 5 * SIM_MS);
+    }
+    assert_true(spread);
+    assert_int_equal(knob_read(ctx, doc.root, "bad", 0, true, "k.bad", &bad, &d), SIM_EINPUT);
+    knob_fini(&bad);
+    knob_fini(&k);
+    sim_ctx_destroy(ctx);
+    cfg_doc_free(&doc);
+}
+
 static void shared_when_handed_out_twice(void **state)
 {
     (void)state;
@@ -218,6 +255,7 @@ int main(void)
         cmocka_unit_test(names_and_seeds_separate_streams),
         cmocka_unit_test(uniform_pos_is_gsl_s),
         cmocka_unit_test(knob_draws_only_for_a_distribution),
+        cmocka_unit_test(knob_schedule_of_distributions),
         cmocka_unit_test(shared_when_handed_out_twice),
         cmocka_unit_test(poisson_gaps_ahead_are_the_same_gaps),
         cmocka_unit_test(many_streams_found_in_few_probes),
