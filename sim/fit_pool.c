@@ -153,7 +153,7 @@ static cons_state *consumer(pool_fit *f, uint64_t who, double t)
  * consumer); above it, or with none, the round trip is not measured. */
 #define CREDIT_RING_MAX 4096
 /* The fewest ack round trips the latencies are measured from. */
-#define ROUND_TRIPS_MIN 10
+#define ROUND_TRIPS_MIN 3
 
 /* A first deliver: a dispatch when its consumer was idle at the publish;
  * the ack's round trip when it waited in the queue for this consumer's ack;
