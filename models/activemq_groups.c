@@ -177,14 +177,7 @@ static int32_t add_cached(amqg_map *g, int group)
         }
         i = (int32_t)g->ne++;
     }
-    if ((size_t)group >= g->nof) {
-        size_t n = g->nof ? g->nof : 64;
-        while (n <= (size_t)group)
-            n *= 2;
-        g->entry_of = xrealloc(g->entry_of, n * sizeof *g->entry_of);
-        memset(g->entry_of + g->nof, 0, (n - g->nof) * sizeof *g->entry_of);
-        g->nof = n;
-    }
+    xgrow_zeroed((void **)&g->entry_of, &g->nof, (size_t)group, sizeof *g->entry_of);
     g->e[i] = (entry){ 0 };
     g->egroup[i] = group;
     g->entry_of[group] = i + 1;
@@ -205,24 +198,10 @@ static void forget_cached(amqg_map *g, int32_t i)
 static int32_t index_of(amqg_map *g, int group, const char *name)
 {
     if (g->kind == AMQG_SIMPLE) {
-        if ((size_t)group >= g->ne) {
-            size_t n = g->ne ? g->ne : 64;
-            while (n <= (size_t)group)
-                n *= 2;
-            g->e = xrealloc(g->e, n * sizeof *g->e);
-            memset(g->e + g->ne, 0, (n - g->ne) * sizeof *g->e);
-            g->ne = n;
-        }
+        xgrow_zeroed((void **)&g->e, &g->ne, (size_t)group, sizeof *g->e);
         return group;
     }
-    if ((size_t)group >= g->nbucket) {
-        size_t n = g->nbucket ? g->nbucket : 64;
-        while (n <= (size_t)group)
-            n *= 2;
-        g->bucket = xrealloc(g->bucket, n * sizeof *g->bucket);
-        memset(g->bucket + g->nbucket, 0, (n - g->nbucket) * sizeof *g->bucket);
-        g->nbucket = n;
-    }
+    xgrow_zeroed((void **)&g->bucket, &g->nbucket, (size_t)group, sizeof *g->bucket);
     if (!g->bucket[group]) {
         assert(name);              /* amqg_wants_name() said so */
         g->bucket[group] = amqg_bucket_of(amqg_java_hash(name, strlen(name)), g->size) + 1;

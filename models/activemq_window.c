@@ -24,7 +24,6 @@
 
 #include <assert.h>
 #include <stdlib.h>
-#include <string.h>
 
 /* ---- the order of the streams by their last message -------------------------- */
 
@@ -68,14 +67,8 @@ static void order_insert(amq_window *w, int32_t i, int32_t after)
 static int32_t *slot_of(amq_window *w, int32_t group)
 {
     size_t k = (size_t)group + 1;
-    if (k < w->nslot)
-        return &w->slot[k];
-    size_t n = w->nslot ? w->nslot : 64;
-    while (n <= k)
-        n *= 2;
-    w->slot = xrealloc(w->slot, n * sizeof *w->slot);
-    memset(w->slot + w->nslot, 0, (n - w->nslot) * sizeof *w->slot);
-    w->nslot = n;
+    if (k >= w->nslot)
+        xgrow_zeroed((void **)&w->slot, &w->nslot, k, sizeof *w->slot);
     return &w->slot[k];
 }
 

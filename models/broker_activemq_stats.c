@@ -106,15 +106,7 @@ void amq_note_assignment(sim_ctx *ctx, amq_broker *b, int group, const consumer_
     amq_cstats *c = ((amq_sub *)p->broker_state)->stats;
     c->groups++;
     b->assignments++;
-    if ((size_t)group >= b->nlast) {
-        size_t n = b->nlast ? b->nlast : 64;
-        while (n <= (size_t)group)
-            n *= 2;
-        b->last_owner = xrealloc(b->last_owner, n * sizeof *b->last_owner);
-        for (size_t i = b->nlast; i < n; i++)
-            b->last_owner[i] = 0;
-        b->nlast = n;
-    }
+    xgrow_zeroed((void **)&b->last_owner, &b->nlast, (size_t)group, sizeof *b->last_owner);
     int64_t who = ((int64_t)p->node << 32 | p->id) + 1;
     if (b->last_owner[group] && b->last_owner[group] != who)
         b->reassignments++;

@@ -63,6 +63,17 @@ void xgrow(void **p, size_t *cap, size_t need, size_t size)
     *cap = c;
 }
 
+void xgrow_zeroed(void **p, size_t *n, size_t i, size_t size)
+{
+    size_t old = *n;
+    if (i < old)
+        return;
+    if (i == SIZE_MAX)
+        mem_oom(SIZE_MAX);
+    xgrow(p, n, i + 1, size);
+    memset((char *)*p + old * size, 0, (*n - old) * size);
+}
+
 void sb_addn(strbuf *b, const char *s, size_t n)
 {
     xgrow((void **)&b->s, &b->cap, b->len + n + 1, 1);

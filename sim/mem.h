@@ -19,6 +19,11 @@ char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
 /* Grows *p (of *cap elements of `size` bytes) to hold at least `need`. */
 void xgrow(void **p, size_t *cap, size_t need, size_t size);
+/* Grows the zeroed array *p (of *n elements of `size` bytes) to cover index
+ * `i`: the new elements are zero, the old ones kept, *n becomes the new
+ * length.  For tables indexed by a dense id (a group, a key) whose zero
+ * entry means "none yet". */
+void xgrow_zeroed(void **p, size_t *n, size_t i, size_t size);
 
 typedef struct strbuf {
     char *s;                       /* always NUL-terminated once used */

@@ -34,14 +34,7 @@ uint32_t order_key_add(order_tracker *o, int queue, int group)
         }
         o->nqueues = q + 1;
     }
-    if (g >= o->nslots[q]) {
-        size_t n = o->nslots[q] ? o->nslots[q] : 4;
-        while (n <= g)
-            n *= 2;
-        o->slots[q] = xrealloc(o->slots[q], n * sizeof *o->slots[q]);
-        memset(o->slots[q] + o->nslots[q], 0, (n - o->nslots[q]) * sizeof *o->slots[q]);
-        o->nslots[q] = n;
-    }
+    xgrow_zeroed((void **)&o->slots[q], &o->nslots[q], g, sizeof *o->slots[q]);
     if (!o->slots[q][g]) {
         /* 2^31 keys would be 64 GiB of them: out of memory long before. */
         if (o->nkeys == ORDER_KEYS_MAX - 1)
