@@ -60,8 +60,8 @@ typedef struct amq_window {
     amq_stream *s;                 /* by index - 1 */
     size_t ns, caps;
     int32_t free;                  /* free stream slots, chained by `newer` */
-    int32_t *slot;                 /* by group + 1: its stream's index, 0 none */
-    size_t nslot;
+    amq_group_slots slots;         /* by group + 1: `stream` its stream's index, 0 none;
+                                      shared with the queue's group map (`entry`) */
     int32_t oldest, newest;        /* the order of the streams */
     int32_t *heap;                 /* a pass: streams with a message it may take */
     size_t nheap, capheap;

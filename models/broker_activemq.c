@@ -962,7 +962,7 @@ static __attribute__((noinline)) void add_queues(amq_broker *b, int queue)
     for (size_t i = b->nq; i < n; i++) {
         b->q[i] = xcalloc(1, sizeof *b->q[i]);
         b->q[i]->b = b;
-        b->q[i]->groups = amqg_create(b->map_kind, b->map_size);
+        b->q[i]->groups = amqg_create(b->map_kind, b->map_size, &b->q[i]->paged.slots);
     }
     b->nq = n;
 }
