@@ -25,12 +25,15 @@
 
 /* What a queue keeps per group, by group + 1 (0: the messages of no group),
  * in one record: a message's group work (its stream in the page window, its
- * place in the group map) then reads one cache line, not one in each of two
- * arrays, which with a million groups are each a miss. */
+ * place in the group map, its last owner) then reads one cache line, not one
+ * in each of three arrays, which with a million groups are each a miss. */
 typedef struct amq_group_slot {
     int32_t stream;                /* activemq_window.c: its stream's index, 0 none */
     int32_t entry;                 /* cached map: its entry + 1; bucket map: its bucket + 1;
                                       0: none (not in the map, not hashed yet) */
+    int64_t last_owner;            /* broker_activemq_stats.c: (node << 32 | id) + 1 of the
+                                      consumer it was last assigned to, 0 none (while this
+                                      is the only queue that assigned groups) */
 } amq_group_slot;
 
 typedef struct amq_group_slots {

@@ -268,7 +268,7 @@ static void assign(sim_ctx *ctx, amq_queue *q, sim_msg *m, amq_sub *s)
         q->is_unsorted = true;     /* old may sort earlier now */
     }
     s->groups++;
-    amq_note_assignment(ctx, q->b, m->group, s->port);
+    amq_note_assignment(ctx, q, m->group, s->port);
 }
 
 /* m, the end of its group (JMSXGroupSeq < 0), goes to its owner o, and
