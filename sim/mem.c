@@ -28,6 +28,20 @@ void *xcalloc(size_t n, size_t size)
     return p;
 }
 
+void *xcalloc_aligned(size_t align, size_t n, size_t size)
+{
+    if (size && n > SIZE_MAX / size)
+        mem_oom(SIZE_MAX);
+    size_t bytes = n * size;
+    if (bytes == 0)
+        bytes = 1;
+    void *p;
+    if (posix_memalign(&p, align, bytes) != 0)
+        mem_oom(bytes);
+    memset(p, 0, bytes);
+    return p;
+}
+
 void *xrealloc(void *p, size_t size)
 {
     void *q = realloc(p, size ? size : 1);

@@ -14,6 +14,10 @@
 void mem_oom(size_t size) __attribute__((noreturn));
 void *xmalloc(size_t size);
 void *xcalloc(size_t n, size_t size);
+/* n zeroed elements of `size` bytes starting on a multiple of `align` (a
+ * power of two, a multiple of sizeof(void *)): records of one cache line
+ * each that do not straddle two.  Freed with free(). */
+void *xcalloc_aligned(size_t align, size_t n, size_t size);
 void *xrealloc(void *p, size_t size);
 char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
