@@ -100,7 +100,8 @@ UNIT_TESTS = test_calendar test_config test_stats test_order test_random test_tr
              test_container_direct test_trace_smlc test_activemq test_dmlc test_jms_traces \
              test_fingerprints test_plan test_engine_pins test_fit_measure test_rabbitmq_failures \
              test_spring test_waiting test_activemq_window test_list \
-             test_trace_arrivals test_free_index test_stall test_container_pool test_names test_tune
+             test_trace_arrivals test_free_index test_stall test_container_pool test_names test_tune \
+             test_mem
 UNIT_BIN = $(addprefix $(BUILD)/tests/,$(UNIT_TESTS))
 
 # clang and libclang-rt-14-dev (libFuzzer, clang's sanitizers: only recommended

@@ -60,8 +60,8 @@ typedef struct amq_window {
     amq_stream *s;                 /* by index - 1 */
     size_t ns, caps;
     int32_t free;                  /* free stream slots, chained by `newer` */
-    int32_t *slot;                 /* by group + 1: its stream's index, 0 none */
-    size_t nslot;
+    amq_group_slots slots;         /* by group + 1: `stream` its stream's index, 0 none;
+                                      shared with the queue's group map (`entry`) */
     int32_t oldest, newest;        /* the order of the streams */
     int32_t *heap;                 /* a pass: streams with a message it may take */
     size_t nheap, capheap;
@@ -176,7 +176,12 @@ typedef struct amq_broker {
     size_t nq;
     amq_cstats **stats;            /* every consumer seen, in order first seen */
     size_t nstats, capstats;
-    int64_t *last_owner;           /* by group: (node << 32 | id) + 1 of its last owner, 0 none */
+    /* each group's last owner, broker-wide (amq_note_assignment): in the
+     * records of `owners_in` while it is the only queue that assigned
+     * groups; in last_owner, by group, once another has */
+    struct amq_queue *owners_in;
+    bool owners_shared;
+    int64_t *last_owner;
     size_t nlast;
     int64_t assignments, reassignments, evictions, closes;
 } amq_broker;
@@ -188,7 +193,7 @@ void amq_stats_fini(amq_broker *b);
 void amq_settle(amq_queue *q, sim_time now);
 void amq_wait_begin(amq_queue *q, amq_sub *s, sim_time now);
 void amq_wait_end(amq_queue *q, amq_sub *s, sim_time now);
-void amq_note_assignment(sim_ctx *ctx, amq_broker *b, int group, const consumer_port *p);
+void amq_note_assignment(sim_ctx *ctx, amq_queue *q, int group, const consumer_port *p);
 void amq_finish(sim_ctx *ctx, broker *base);
 
 #endif

@@ -4,15 +4,16 @@
  *
  * Entries live in one array: indexed by group for simple, by bucket for
  * bucket; cached keeps only the entries in the map (at most size + 1), in
- * any places, and finds a group's entry through an index by group (a
- * scenario may have a million groups and a cache of 1,024: 4 bytes a group
- * rather than a 32-byte entry each).  Links are array indices + 1 (0 = none), so
+ * any places, and finds a group's entry through the `entry` of the queue's
+ * record of the group (amq_group_slot: a scenario may have a million groups
+ * and a cache of 1,024, so 4 bytes a group rather than a 32-byte entry each;
+ * the bucket map keeps each group's bucket there).  Links are array indices + 1 (0 = none), so
  * the array may grow and a zeroed entry is empty.  Invariants:
  *  (1) an entry is in the map iff its owner is not NULL;
  *  (2) an entry in the map is on exactly one owner list, its owner's;
  *  (3) cached: the entries in the map are on the LRU list, least recently
  *      used first, and there are at most `size` of them;
- *  (4) cached: entry_of names an entry iff it is in the map, and the
+ *  (4) cached: a group's slot names an entry iff it is in the map, and the
  *      others are on the free list (linked through lnext).
  * The LRU list copies java.util.LinkedHashMap in access order, as
  * activemq's memory/LRUMap configures it: get() and put() of a present key
@@ -39,23 +40,22 @@ struct amqg_map {
     int size;                      /* cacheSize or bucketCount */
     entry *e;
     size_t ne;
-    int32_t *bucket;               /* bucket: per group index, bucket + 1 (0 = not known yet) */
-    size_t nbucket;
     int32_t lhead, ltail;          /* cached: eldest, newest */
     int live;                      /* cached: entries in the map */
     size_t cap;                    /* cached: room in e (ne of it used) */
     int32_t *egroup;               /* cached: [entry] its group */
     int32_t free;                  /* cached: the first free entry + 1 */
-    int32_t *entry_of;             /* cached: [group] its entry + 1, 0 = not in the map */
-    size_t nof;
+    amq_group_slots *slots;        /* cached, bucket: by group (`entry`); borrowed or own */
+    amq_group_slots own;
     uint64_t changes;              /* ownership changes so far (amqg_changes) */
     uint64_t version;              /* changes of any kind (amqg_version) */
     uint64_t mark;                 /* amqg_touch_all's calls */
 };
 
-amqg_map *amqg_create(amqg_kind kind, int size)
+amqg_map *amqg_create(amqg_kind kind, int size, amq_group_slots *slots)
 {
     amqg_map *g = xcalloc(1, sizeof *g);
+    g->slots = slots ? slots : &g->own;
     g->kind = kind;
     g->size = size > 0 ? size : 1;
     if (kind == AMQG_BUCKET) {
@@ -70,9 +70,8 @@ void amqg_destroy(amqg_map *g)
     if (!g)
         return;
     free(g->e);
-    free(g->bucket);
     free(g->egroup);
-    free(g->entry_of);
+    free(g->own.v);
     free(g);
 }
 
@@ -159,7 +158,8 @@ int amqg_bucket_of(int32_t hash, int buckets)
 /* The entry of group, or -1 if the group is not in the map. */
 static int32_t find_cached(const amqg_map *g, int group)
 {
-    return (size_t)group < g->nof ? g->entry_of[group] - 1 : -1;
+    size_t k = (size_t)group + 1;
+    return k < g->slots->n ? g->slots->v[k].entry - 1 : -1;
 }
 
 /* A new entry for group, not in the map yet (owner NULL): the caller puts
@@ -177,24 +177,16 @@ static int32_t add_cached(amqg_map *g, int group)
         }
         i = (int32_t)g->ne++;
     }
-    if ((size_t)group >= g->nof) {
-        size_t n = g->nof ? g->nof : 64;
-        while (n <= (size_t)group)
-            n *= 2;
-        g->entry_of = xrealloc(g->entry_of, n * sizeof *g->entry_of);
-        memset(g->entry_of + g->nof, 0, (n - g->nof) * sizeof *g->entry_of);
-        g->nof = n;
-    }
     g->e[i] = (entry){ 0 };
     g->egroup[i] = group;
-    g->entry_of[group] = i + 1;
+    amq_group_slot_of(g->slots, group)->entry = i + 1;
     return i;
 }
 
 /* Entry i, out of the map now, goes on the free list. */
 static void forget_cached(amqg_map *g, int32_t i)
 {
-    g->entry_of[g->egroup[i]] = 0;
+    g->slots->v[(size_t)g->egroup[i] + 1].entry = 0;
     g->e[i].lnext = g->free;
     g->free = i + 1;
 }
@@ -205,29 +197,15 @@ static void forget_cached(amqg_map *g, int32_t i)
 static int32_t index_of(amqg_map *g, int group, const char *name)
 {
     if (g->kind == AMQG_SIMPLE) {
-        if ((size_t)group >= g->ne) {
-            size_t n = g->ne ? g->ne : 64;
-            while (n <= (size_t)group)
-                n *= 2;
-            g->e = xrealloc(g->e, n * sizeof *g->e);
-            memset(g->e + g->ne, 0, (n - g->ne) * sizeof *g->e);
-            g->ne = n;
-        }
+        xgrow_zeroed((void **)&g->e, &g->ne, (size_t)group, sizeof *g->e);
         return group;
     }
-    if ((size_t)group >= g->nbucket) {
-        size_t n = g->nbucket ? g->nbucket : 64;
-        while (n <= (size_t)group)
-            n *= 2;
-        g->bucket = xrealloc(g->bucket, n * sizeof *g->bucket);
-        memset(g->bucket + g->nbucket, 0, (n - g->nbucket) * sizeof *g->bucket);
-        g->nbucket = n;
-    }
-    if (!g->bucket[group]) {
+    amq_group_slot *slot = amq_group_slot_of(g->slots, group);
+    if (!slot->entry) {
         assert(name);              /* amqg_wants_name() said so */
-        g->bucket[group] = amqg_bucket_of(amqg_java_hash(name, strlen(name)), g->size) + 1;
+        slot->entry = amqg_bucket_of(amqg_java_hash(name, strlen(name)), g->size) + 1;
     }
-    return g->bucket[group] - 1;
+    return slot->entry - 1;
 }
 
 static void owner_unlink(amqg_map *g, int32_t i)
@@ -316,9 +294,16 @@ uint64_t amqg_changes(const amqg_map *g)
     return g->changes;
 }
 
+/* Bucket: group's bucket + 1 if it was hashed already, else 0. */
+static int32_t known_bucket(const amqg_map *g, int group)
+{
+    size_t k = (size_t)group + 1;
+    return k < g->slots->n ? g->slots->v[k].entry : 0;
+}
+
 bool amqg_wants_name(const amqg_map *g, int group)
 {
-    return g->kind == AMQG_BUCKET && ((size_t)group >= g->nbucket || !g->bucket[group]);
+    return g->kind == AMQG_BUCKET && !known_bucket(g, group);
 }
 
 amqg_owner *amqg_get(amqg_map *g, int group, const char *name)
@@ -340,8 +325,9 @@ amqg_owner *amqg_peek(amqg_map *g, int group, const char *name)
     }
     if (g->kind == AMQG_SIMPLE)    /* no growth */
         return k < g->ne ? g->e[k].owner : NULL;
-    if (k < g->nbucket && g->bucket[k])
-        return g->e[g->bucket[k] - 1].owner;
+    int32_t b = known_bucket(g, group);
+    if (b)
+        return g->e[b - 1].owner;
     int32_t i = index_of(g, group, name);   /* it may move g->e */
     return g->e[i].owner;
 }

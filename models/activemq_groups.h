@@ -17,9 +17,38 @@
 #ifndef LSIM_MODELS_ACTIVEMQ_GROUPS_H
 #define LSIM_MODELS_ACTIVEMQ_GROUPS_H
 
+#include "mem.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+/* What a queue keeps per group, by group + 1 (0: the messages of no group),
+ * in one record: a message's group work (its stream in the page window, its
+ * place in the group map, its last owner) then reads one cache line, not one
+ * in each of three arrays, which with a million groups are each a miss. */
+typedef struct amq_group_slot {
+    int32_t stream;                /* activemq_window.c: its stream's index, 0 none */
+    int32_t entry;                 /* cached map: its entry + 1; bucket map: its bucket + 1;
+                                      0: none (not in the map, not hashed yet) */
+    int64_t last_owner;            /* broker_activemq_stats.c: (node << 32 | id) + 1 of the
+                                      consumer it was last assigned to, 0 none (while this
+                                      is the only queue that assigned groups) */
+} amq_group_slot;
+
+typedef struct amq_group_slots {
+    amq_group_slot *v;             /* [group + 1], zeroed as it grows */
+    size_t n;
+} amq_group_slots;
+
+/* group's record, the array grown to hold it (it may move t->v). */
+static inline amq_group_slot *amq_group_slot_of(amq_group_slots *t, int32_t group)
+{
+    size_t k = (size_t)group + 1;
+    if (k >= t->n)
+        xgrow_zeroed((void **)&t->v, &t->n, k, sizeof *t->v);
+    return &t->v[k];
+}
 
 typedef enum { AMQG_CACHED, AMQG_BUCKET, AMQG_SIMPLE } amqg_kind;
 
@@ -29,8 +58,10 @@ typedef struct amqg_owner {
 
 typedef struct amqg_map amqg_map;
 
-/* size: cacheSize (cached) or bucketCount (bucket); ignored for simple. */
-amqg_map *amqg_create(amqg_kind kind, int size);
+/* size: cacheSize (cached) or bucketCount (bucket); ignored for simple.
+ * slots: the queue's records of its groups, which the map shares with the
+ * page window (borrowed: they outlive the map); NULL: the map's own. */
+amqg_map *amqg_create(amqg_kind kind, int size, amq_group_slots *slots);
 void amqg_destroy(amqg_map *g);
 
 /* Whether the next call about `group` needs its name (a bucket map hashes

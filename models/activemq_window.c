@@ -11,7 +11,7 @@
  *      and n is their number;
  *  (2) a stream is on the order list iff it has messages, and that list
  *      runs from the stream whose last message is oldest to the newest;
- *  (3) slot[group + 1] is its stream's index + 1 while it has messages,
+ *  (3) slots.v[group + 1].stream is its stream's index + 1 while it has messages,
  *      0 otherwise; free slots are chained through `newer`;
  *  (4) firsts counts a stream's messages with JMSXGroupSeq 1;
  *  (5) a message that joins a stream clears its wait_mark (the broker's
@@ -24,7 +24,6 @@
 
 #include <assert.h>
 #include <stdlib.h>
-#include <string.h>
 
 /* ---- the order of the streams by their last message -------------------------- */
 
@@ -67,16 +66,7 @@ static void order_insert(amq_window *w, int32_t i, int32_t after)
 
 static int32_t *slot_of(amq_window *w, int32_t group)
 {
-    size_t k = (size_t)group + 1;
-    if (k < w->nslot)
-        return &w->slot[k];
-    size_t n = w->nslot ? w->nslot : 64;
-    while (n <= k)
-        n *= 2;
-    w->slot = xrealloc(w->slot, n * sizeof *w->slot);
-    memset(w->slot + w->nslot, 0, (n - w->nslot) * sizeof *w->slot);
-    w->nslot = n;
-    return &w->slot[k];
+    return &amq_group_slot_of(&w->slots, group)->stream;
 }
 
 static int32_t stream_new(amq_window *w, int32_t group)
@@ -95,7 +85,7 @@ static int32_t stream_new(amq_window *w, int32_t group)
 int32_t amqw_stream_of(const amq_window *w, int32_t group)
 {
     size_t k = (size_t)group + 1;
-    return k < w->nslot ? w->slot[k] : 0;
+    return k < w->slots.n ? w->slots.v[k].stream : 0;
 }
 
 void amqw_push(amq_window *w, sim_msg *m)
@@ -254,7 +244,7 @@ void amqw_clear_offers(amq_window *w)
 void amqw_fini(amq_window *w)
 {
     free(w->s);
-    free(w->slot);
+    free(w->slots.v);
     free(w->heap);
     free(w->log);
     free(w->seq);

@@ -268,7 +268,7 @@ static void assign(sim_ctx *ctx, amq_queue *q, sim_msg *m, amq_sub *s)
         q->is_unsorted = true;     /* old may sort earlier now */
     }
     s->groups++;
-    amq_note_assignment(ctx, q->b, m->group, s->port);
+    amq_note_assignment(ctx, q, m->group, s->port);
 }
 
 /* m, the end of its group (JMSXGroupSeq < 0), goes to its owner o, and
@@ -962,7 +962,7 @@ static __attribute__((noinline)) void add_queues(amq_broker *b, int queue)
     for (size_t i = b->nq; i < n; i++) {
         b->q[i] = xcalloc(1, sizeof *b->q[i]);
         b->q[i]->b = b;
-        b->q[i]->groups = amqg_create(b->map_kind, b->map_size);
+        b->q[i]->groups = amqg_create(b->map_kind, b->map_size, &b->q[i]->paged.slots);
     }
     b->nq = n;
 }

@@ -100,25 +100,53 @@ void amq_wait_end(amq_queue *q, amq_sub *s, sim_time now)
     s->stats->buffered_ns += timer_at(&q->buffered_only, now) - s->mark_buffered;
 }
 
-void amq_note_assignment(sim_ctx *ctx, amq_broker *b, int group, const consumer_port *p)
+/* A second queue assigns groups: the last owners move from the first
+ * queue's records to the broker's own array, which holds them from now on
+ * (a group's last owner is the broker's, whichever queue assigned it). */
+static __attribute__((noinline)) int64_t *last_owner_shared(amq_broker *b, amq_queue *q,
+                                                            int group)
+{
+    if (!b->owners_in && !b->owners_shared) {   /* the first assignment of the run */
+        b->owners_in = q;
+        return &amq_group_slot_of(&q->paged.slots, group)->last_owner;
+    }
+    if (!b->owners_shared) {
+        const amq_group_slots *t = &b->owners_in->paged.slots;
+        for (size_t k = 1; k < t->n; k++) {
+            if (!t->v[k].last_owner)
+                continue;
+            xgrow_zeroed((void **)&b->last_owner, &b->nlast, k - 1, sizeof *b->last_owner);
+            b->last_owner[k - 1] = t->v[k].last_owner;
+        }
+        b->owners_in = NULL;
+        b->owners_shared = true;
+    }
+    xgrow_zeroed((void **)&b->last_owner, &b->nlast, (size_t)group, sizeof *b->last_owner);
+    return &b->last_owner[group];
+}
+
+/* Where the group's last owner is kept: in the queue's record of the group
+ * (beside what the same message just read), unless groups were assigned in
+ * more than one queue. */
+static inline int64_t *last_owner_of(amq_broker *b, amq_queue *q, int group)
+{
+    if (__builtin_expect(b->owners_in == q, 1))
+        return &amq_group_slot_of(&q->paged.slots, group)->last_owner;
+    return last_owner_shared(b, q, group);
+}
+
+void amq_note_assignment(sim_ctx *ctx, amq_queue *q, int group, const consumer_port *p)
 {
     (void)ctx;
+    amq_broker *b = q->b;
     amq_cstats *c = ((amq_sub *)p->broker_state)->stats;
     c->groups++;
     b->assignments++;
-    if ((size_t)group >= b->nlast) {
-        size_t n = b->nlast ? b->nlast : 64;
-        while (n <= (size_t)group)
-            n *= 2;
-        b->last_owner = xrealloc(b->last_owner, n * sizeof *b->last_owner);
-        for (size_t i = b->nlast; i < n; i++)
-            b->last_owner[i] = 0;
-        b->nlast = n;
-    }
     int64_t who = ((int64_t)p->node << 32 | p->id) + 1;
-    if (b->last_owner[group] && b->last_owner[group] != who)
+    int64_t *last = last_owner_of(b, q, group);
+    if (*last && *last != who)
         b->reassignments++;
-    b->last_owner[group] = who;
+    *last = who;
 }
 
 /* Credits the consumers still waiting at the end of the run. */

@@ -26,15 +26,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+/* A worker is one cache line, on a line of its own: with 100,000 workers
+ * their records do not fit the cache, and every move of a pending end in
+ * the calendar writes its timer's place there, so what a message touches
+ * of its worker (the timer, the message, the ids) is one line, not two.
+ * The per-worker settings, read once a message, are kept apart. */
 typedef struct worker {
     struct competing *c;
     int id;                        /* consumer id (engine numbering) */
     uint32_t index;                /* its place in c->w (kept: w - c->w costs a multiply) */
-    sim_time fixed_ns;             /* workerServiceTimes[i], or -1 */
-    double speed;                  /* workerSpeeds[i], or 1 */
     sim_msg *m;
     sim_timer end;                 /* the end of its listener's work (ev_end) */
 } worker;
+_Static_assert(sizeof(worker) == 64, "a worker is one cache line");
 
 typedef struct competing {
     container base;
@@ -43,7 +47,9 @@ typedef struct competing {
     sim_knob start_latency;        /* a duration or a distribution */
     int nworkers;
     /* state */
-    worker *w;
+    worker *w;                     /* aligned to 64 bytes */
+    sim_time *fixed_ns;            /* workerServiceTimes, by worker; NULL: none given */
+    double *speed;                 /* workerSpeeds, by worker; NULL: none given (all 1) */
     free_index free_workers;       /* the workers free (not from hand-off to end) */
     consumer_port reader;
     bool is_asking;
@@ -87,19 +93,20 @@ static const consumer_port_ops reader_ops = { .deliver = on_deliver };
 /* The worker's time for a message of `service` ns.  At speed 1 that is the
  * service time itself, exactly what the division gives below 2^52 (every
  * such integer and its half are doubles), without the division. */
-static sim_time work_time(const worker *w, sim_time service)
+static sim_time work_time(const competing *c, const worker *w, sim_time service)
 {
-    if (w->fixed_ns >= 0)
-        return w->fixed_ns;
-    if (w->speed == 1.0 && (uint64_t)service < (uint64_t)1 << 52)
+    if (c->fixed_ns)
+        return c->fixed_ns[w->index];
+    double speed = c->speed ? c->speed[w->index] : 1.0;
+    if (speed == 1.0 && (uint64_t)service < (uint64_t)1 << 52)
         return service;
-    return (sim_time)((double)service / w->speed + 0.5);
+    return (sim_time)((double)service / speed + 0.5);
 }
 
 /* The worker's listener runs on its message, begun now. */
 static void work(sim_ctx *ctx, worker *w)
 {
-    host_run_timer(ctx, w->c->env.host, work_time(w, w->m->service_ns), &w->end);
+    host_run_timer(ctx, w->c->env.host, work_time(w->c, w, w->m->service_ns), &w->end);
 }
 
 static void on_begin(sim_ctx *ctx, void *self, void *arg)
@@ -142,6 +149,8 @@ static void competing_destroy(container *base)
     if (!c)
         return;
     free(c->w);
+    free(c->fixed_ns);
+    free(c->speed);
     free_index_fini(&c->free_workers);
     knob_fini(&c->start_latency);
     free(c);
@@ -166,14 +175,18 @@ static int read_workers(cfg_node *cfg, competing *c, sim_diag *d)
     if (!list && cfg_get_int(cfg, "workers", 1, 1, 100000, 0, &n, d) != SIM_OK)
         return SIM_EINPUT;
     c->nworkers = (int)n;
-    c->w = xcalloc((size_t)n, sizeof *c->w);
+    c->w = xcalloc_aligned(64, (size_t)n, sizeof *c->w);
+    if (times)
+        c->fixed_ns = xcalloc((size_t)n, sizeof *c->fixed_ns);
+    if (speeds)
+        c->speed = xcalloc((size_t)n, sizeof *c->speed);
     free_index_fill(&c->free_workers, (size_t)n);
     for (int i = 0; i < c->nworkers; i++) {
-        c->w[i] = (worker){ .c = c, .index = (uint32_t)i, .fixed_ns = -1, .speed = 1.0 };
+        c->w[i] = (worker){ .c = c, .index = (uint32_t)i };
         sim_timer_init(&c->w[i].end, &ev_end, &c->w[i], NULL);
-        if (times && cfg_read_duration(list->items[i], NULL, 0, &c->w[i].fixed_ns, d) != SIM_OK)
+        if (times && cfg_read_duration(list->items[i], NULL, 0, &c->fixed_ns[i], d) != SIM_OK)
             return SIM_EINPUT;
-        if (speeds && cfg_read_double(list->items[i], NULL, 1e-9, 1e9, &c->w[i].speed, d) != SIM_OK)
+        if (speeds && cfg_read_double(list->items[i], NULL, 1e-9, 1e9, &c->speed[i], d) != SIM_OK)
             return SIM_EINPUT;
     }
     return SIM_OK;

@@ -28,6 +28,20 @@ void *xcalloc(size_t n, size_t size)
     return p;
 }
 
+void *xcalloc_aligned(size_t align, size_t n, size_t size)
+{
+    if (size && n > SIZE_MAX / size)
+        mem_oom(SIZE_MAX);
+    size_t bytes = n * size;
+    if (bytes == 0)
+        bytes = 1;
+    void *p;
+    if (posix_memalign(&p, align, bytes) != 0)
+        mem_oom(bytes);
+    memset(p, 0, bytes);
+    return p;
+}
+
 void *xrealloc(void *p, size_t size)
 {
     void *q = realloc(p, size ? size : 1);
@@ -61,6 +75,17 @@ void xgrow(void **p, size_t *cap, size_t need, size_t size)
     }
     *p = xrealloc(*p, c * size);
     *cap = c;
+}
+
+void xgrow_zeroed(void **p, size_t *n, size_t i, size_t size)
+{
+    size_t old = *n;
+    if (i < old)
+        return;
+    if (i == SIZE_MAX)
+        mem_oom(SIZE_MAX);
+    xgrow(p, n, i + 1, size);
+    memset((char *)*p + old * size, 0, (*n - old) * size);
 }
 
 void sb_addn(strbuf *b, const char *s, size_t n)

@@ -14,11 +14,20 @@
 void mem_oom(size_t size) __attribute__((noreturn));
 void *xmalloc(size_t size);
 void *xcalloc(size_t n, size_t size);
+/* n zeroed elements of `size` bytes starting on a multiple of `align` (a
+ * power of two, a multiple of sizeof(void *)): records of one cache line
+ * each that do not straddle two.  Freed with free(). */
+void *xcalloc_aligned(size_t align, size_t n, size_t size);
 void *xrealloc(void *p, size_t size);
 char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
 /* Grows *p (of *cap elements of `size` bytes) to hold at least `need`. */
 void xgrow(void **p, size_t *cap, size_t need, size_t size);
+/* Grows the zeroed array *p (of *n elements of `size` bytes) to cover index
+ * `i`: the new elements are zero, the old ones kept, *n becomes the new
+ * length.  For tables indexed by a dense id (a group, a key) whose zero
+ * entry means "none yet". */
+void xgrow_zeroed(void **p, size_t *n, size_t i, size_t size);
 
 typedef struct strbuf {
     char *s;                       /* always NUL-terminated once used */

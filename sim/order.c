@@ -13,7 +13,8 @@ void order_init(order_tracker *o)
 void order_fini(order_tracker *o)
 {
     for (uint32_t i = 0; i < o->nkeys; i++)
-        free(o->keys[i].ring);
+        if (o->keys[i].words > 1)
+            free(o->keys[i].flags.ring);
     free(o->keys);
     for (size_t q = 0; q < o->nqueues; q++)
         free(o->slots[q]);
@@ -34,14 +35,7 @@ uint32_t order_key_add(order_tracker *o, int queue, int group)
         }
         o->nqueues = q + 1;
     }
-    if (g >= o->nslots[q]) {
-        size_t n = o->nslots[q] ? o->nslots[q] : 4;
-        while (n <= g)
-            n *= 2;
-        o->slots[q] = xrealloc(o->slots[q], n * sizeof *o->slots[q]);
-        memset(o->slots[q] + o->nslots[q], 0, (n - o->nslots[q]) * sizeof *o->slots[q]);
-        o->nslots[q] = n;
-    }
+    xgrow_zeroed((void **)&o->slots[q], &o->nslots[q], g, sizeof *o->slots[q]);
     if (!o->slots[q][g]) {
         /* 2^31 keys would be 64 GiB of them: out of memory long before. */
         if (o->nkeys == ORDER_KEYS_MAX - 1)
@@ -50,7 +44,7 @@ uint32_t order_key_add(order_tracker *o, int queue, int group)
             o->capkeys = o->capkeys ? o->capkeys * 2 : 16;
             o->keys = xrealloc(o->keys, (size_t)o->capkeys * sizeof *o->keys);
         }
-        o->keys[o->nkeys] = (order_key){ 0 };
+        o->keys[o->nkeys] = (order_key){ .words = 1 };   /* flags in the key */
         o->slots[q][g] = ++o->nkeys;
     }
     return o->slots[q][g] - 1;
@@ -58,13 +52,17 @@ uint32_t order_key_add(order_tracker *o, int queue, int group)
 
 void order_grow(order_key *k)
 {
-    order_key old = *k;
-    k->words = old.words ? old.words * 2 : 1;
-    k->ring = xcalloc(k->words, sizeof *k->ring);
+    order_key old = *k;            /* a copy: words == 1 keeps its flags in it */
+    k->words = old.words ? old.words * 2 : 1;      /* a zeroed key has no flags yet */
+    if (k->words == 1)
+        k->flags.word = 0;
+    else
+        k->flags.ring = xcalloc(k->words, sizeof *k->flags.ring);
     for (uint64_t s = old.low; old.words && s < old.issued; s++)
         if (order_test_ended(&old, s))
             order_put_ended(k, s);
-    free(old.ring);
+    if (old.words > 1)
+        free(old.flags.ring);
 }
 
 void order_mark_ended(order_key *k, uint64_t seq)

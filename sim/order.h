@@ -5,7 +5,10 @@
  * publish order.  The tracker keeps, per key, the lowest sequence number
  * whose listener has not yet returned (`low`) and a ring of "ended" flags
  * for the numbers between `low` and the next to be issued, so memory grows
- * with the messages in flight, not with all messages ever published.
+ * with the messages in flight, not with all messages ever published.  A
+ * key's first 64 flags are kept in the key itself: with a million groups
+ * most keys never have more in flight, and a ring of their own would cost
+ * an allocation and a cache line apart from the key at every message.
  *
  * A message is a violation if, when it begins, an earlier message of its
  * key has not ended (low < seq); an inversion if that is still so when it
@@ -21,8 +24,11 @@
 typedef struct order_key {
     uint64_t issued;               /* the next sequence number */
     uint64_t low;                  /* lowest number not ended */
-    uint64_t *ring;                /* ended flags, bit (s mod capacity) */
-    uint32_t words;                /* ring size in 64-bit words, a power of two */
+    union {                        /* ended flags, bit (s mod capacity): */
+        uint64_t word;             /* words == 1: in the key */
+        uint64_t *ring;            /* words > 1: allocated */
+    } flags;
+    uint32_t words;                /* ring size in 64-bit words, a power of two, >= 1 */
 } order_key;
 
 /* Keys by index, in the order they appeared: an index stays valid for the
@@ -65,16 +71,25 @@ static inline uint64_t order_capacity(const order_key *k)
 {
     return (uint64_t)k->words * 64;
 }
+/* The ring's words, in the key or apart (a select, no branch). */
+static inline uint64_t *order_ring(order_key *k)
+{
+    return k->words == 1 ? &k->flags.word : k->flags.ring;
+}
+static inline const uint64_t *order_ring_c(const order_key *k)
+{
+    return k->words == 1 ? &k->flags.word : k->flags.ring;
+}
 /* Whether number s of k has ended, and marking it so (s in [low, issued)). */
 static inline bool order_test_ended(const order_key *k, uint64_t s)
 {
     uint64_t i = s & (order_capacity(k) - 1);
-    return (k->ring[i >> 6] >> (i & 63)) & 1;
+    return (order_ring_c(k)[i >> 6] >> (i & 63)) & 1;
 }
 static inline void order_put_ended(order_key *k, uint64_t s)
 {
     uint64_t i = s & (order_capacity(k) - 1);
-    k->ring[i >> 6] |= 1ULL << (i & 63);
+    order_ring(k)[i >> 6] |= 1ULL << (i & 63);
 }
 /* The next number of k would not fit its ring. */
 static inline bool order_ring_full(const order_key *k)
@@ -105,9 +120,10 @@ void order_mark_ended(order_key *k, uint64_t seq);
 static inline void order_advance(order_key *k)
 {
     uint64_t s = k->low + 1, mask = order_capacity(k) - 1;
+    uint64_t *ring = order_ring(k);
     while (s < k->issued) {
         uint64_t i = s & mask;
-        uint64_t *w = &k->ring[i >> 6];
+        uint64_t *w = &ring[i >> 6];
         unsigned b = (unsigned)(i & 63);
         uint64_t r = *w >> b;
         uint64_t run = r & ~(r + 1);           /* r's trailing ones */

@@ -497,6 +497,46 @@ static void delayed_start_with_a_consumer_per_receive(void **state)
     }
 }
 
+/* A group's last owner is the broker's, whichever queue assigned it: k1 is
+ * assigned on queue a to its consumer (1), then on queue b to its own (2),
+ * a reassignment; b's second k1 goes to 2, its owner, no assignment.  The
+ * last owners live in queue a's records until b assigns, then move to the
+ * broker's array: kept per queue, b's k1 would not count. */
+static void last_owner_is_broker_wide_across_queues(void **state)
+{
+    (void)state;
+    fixture f;
+    f.dir = tu_tmpdir();
+    f.db = tu_path(f.dir, "x.db");
+    char *a = tu_path(f.dir, "a.csv"), *b = tu_path(f.dir, "b.csv");
+    const char *csv[2] = { "t_ms,msg,group,service_ms\n1,a1,k1,10\n100,a2,k2,10\n",
+                           "t_ms,msg,group,service_ms\n50,b1,k1,10\n150,b2,k1,10\n" };
+    const char *path[2] = { a, b };
+    for (int i = 0; i < 2; i++) {
+        FILE *fp = fopen(path[i], "w");
+        assert_non_null(fp);
+        fputs(csv[i], fp);
+        assert_int_equal(fclose(fp), 0);
+    }
+    char yaml[4096];
+    snprintf(yaml, sizeof yaml,
+             "name: twoq\n"
+             "queues:\n"
+             "  - { name: a, arrivals: { kind: file, path: %s } }\n"
+             "  - { name: b, arrivals: { kind: file, path: %s } }\n"
+             "broker: { kind: activemq }\n"
+             "container: { kind: dmlc, concurrency: \"1-1\", startLatency: 0s }\n", a, b);
+    f.r = tu_run(yaml, f.db, SIM_DETAIL_MESSAGES, &f.doc);
+    tu_expect_rows(f.db, "select queue, consumer, group_concat(grp) from "
+                   "(select * from messages order by msg) group by queue, consumer",
+                   "a|1|k1,k2\nb|2|k1,k1\n");
+    assert_true(tu_metric(f.r, "group_assignments") == 3);
+    assert_true(tu_metric(f.r, "group_reassignments") == 1);
+    free(a);
+    free(b);
+    tu_fixture_done(&f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -514,6 +554,7 @@ int main(void)
         cmocka_unit_test(sequence_one_after_a_waiting_close),
         cmocka_unit_test(delayed_start_shares_the_backlog),
         cmocka_unit_test(delayed_start_with_a_consumer_per_receive),
+        cmocka_unit_test(last_owner_is_broker_wide_across_queues),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -86,7 +86,7 @@ static void cached_map_matches_a_plain_lru(void **state)
 {
     (void)state;
     enum { SIZE = 7, GROUPS = 5000, OWNERS = 4, STEPS = 200000 };
-    amqg_map *g = amqg_create(AMQG_CACHED, SIZE);
+    amqg_map *g = amqg_create(AMQG_CACHED, SIZE, NULL);
     amqg_owner owner[OWNERS] = { { 0 } };
     ref_lru r = { .size = SIZE };
     gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);

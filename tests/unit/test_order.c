@@ -61,6 +61,34 @@ static void ring_grows_past_its_first_word(void **state)
     order_fini(&o);
 }
 
+/* A new key holds its first 64 flags in itself; the 65th open number moves
+ * them to a ring of two words, keeping every flag set out of order. */
+static void flags_move_from_the_key_to_a_ring_intact(void **state)
+{
+    (void)state;
+    order_tracker o;
+    order_init(&o);
+    order_key *k = order_key_of(&o, 0, 5);
+    assert_int_equal(k->words, 1);
+    for (int i = 0; i < 64; i++)
+        order_issue(k);
+    assert_int_equal(k->words, 1);            /* 64 open: still in the key */
+    for (uint64_t s = 1; s < 64; s += 2)
+        order_mark_ended(k, s);
+    for (int i = 0; i < 100; i++)
+        order_issue(k);
+    assert_true(k->words >= 2);
+    for (uint64_t s = 0; s < 64; s++)
+        assert_int_equal(order_test_ended(k, s), s % 2 == 1);
+    for (uint64_t s = 0; s < 64; s += 2)
+        order_mark_ended(k, s);
+    assert_int_equal(k->low, 64);
+    for (uint64_t s = 64; s < 164; s++)
+        order_mark_ended(k, s);
+    assert_int_equal(k->low, 164);
+    order_fini(&o);
+}
+
 /* A message keeps the low 32 bits of its number: rebuilt against the key's
  * lowest open number across the 2^32 boundary, and the window that allows
  * it ends at 2^32 numbers. */
@@ -134,6 +162,7 @@ int main(void)
         cmocka_unit_test(in_order_leaves_nothing_open),
         cmocka_unit_test(out_of_order_is_seen_until_the_earlier_ends),
         cmocka_unit_test(ring_grows_past_its_first_word),
+        cmocka_unit_test(flags_move_from_the_key_to_a_ring_intact),
         cmocka_unit_test(numbers_rebuilt_from_their_low_32_bits),
         cmocka_unit_test(ending_in_any_order_matches_a_plain_list),
     };
