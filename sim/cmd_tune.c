@@ -11,6 +11,7 @@
  * Exit status 4 (CLI_NONE_MEETS) when no point meets every --require.
  */
 #include "cli.h"
+#include "cli_opts.h"
 #include "mem.h"
 #include "sweep_answer.h"
 #include "tune.h"
@@ -30,7 +31,6 @@
 #define DEFAULT_REPS_MAX 100
 #define FINALISTS 6
 #define GRID_REPS 8                /* the grid the runs are compared with */
-#define MAX_JOBS 1024
 
 typedef struct tune_args {
     const char *scenario, *seed;
@@ -38,20 +38,6 @@ typedef struct tune_args {
     double confidence, delta, delta_fraction;
     bool json, quiet;
 } tune_args;
-
-static int parse_whole(const char *option, const char *v, int64_t lo, int64_t hi, int64_t *out)
-{
-    char *end;
-    errno = 0;
-    long long x = strtoll(v, &end, 10);
-    if (errno || *end || end == v || x < lo || x > hi) {
-        fprintf(stderr, "lsim: %s: '%s' is not a whole number from %lld to %lld\n", option, v,
-                (long long)lo, (long long)hi);
-        return CLI_USAGE;
-    }
-    *out = x;
-    return 0;
-}
 
 /* --delta 0.5 (in the objective's unit) or --delta 2% (of the best mean). */
 static int parse_delta(const char *v, tune_args *a)
@@ -84,52 +70,22 @@ static int parse_confidence(const char *v, tune_args *a)
     return 0;
 }
 
-static int set_objective(sweep_spec *s, const char *name, bool maximize)
-{
-    if (s->objective)
-        return cli_bad_usage("%s", "give one objective: --minimize or --maximize, once");
-    s->objective = xstrdup(name);
-    s->maximize = maximize;
-    return 0;
-}
-
 /* One option at argv[*i]; 1 when it is not one of tune's options with a value. */
 static int parse_option(int argc, char **argv, int *i, tune_args *a, sweep_spec *s)
 {
+    int rc = cli_grid_option(argc, argv, i, s, &a->jobs, &a->seed);
+    if (rc != 1)
+        return rc;
     int err = 0;
     const char *v;
-    sim_diag d = { 0 };
-    if ((v = cli_option(argc, argv, i, "--vary", &err))) {
-        vary vy;
-        if (expr_parse_vary(v, &vy, &d) != SIM_OK)
-            return d.is_set ? cli_report(&d) : CLI_USAGE;
-        sweep_spec_add_vary(s, &vy);
-    } else if ((v = cli_option(argc, argv, i, "--require", &err))) {
-        requirement r;
-        if (expr_parse_require(v, &r, &d) != SIM_OK)
-            return d.is_set ? cli_report(&d) : CLI_USAGE;
-        sweep_spec_add_require(s, &r);
-    } else if ((v = cli_option(argc, argv, i, "--set", &err))) {
-        sweep_spec_add_set(s, v);
-    } else if ((v = cli_option(argc, argv, i, "--minimize", &err))) {
-        return set_objective(s, v, false);
-    } else if ((v = cli_option(argc, argv, i, "--maximize", &err))) {
-        return set_objective(s, v, true);
-    } else if ((v = cli_option(argc, argv, i, "-j", &err)) ||
-               (v = cli_option(argc, argv, i, "--jobs", &err))) {
-        return parse_whole("-j", v, 1, MAX_JOBS, &a->jobs);
-    } else if (strncmp(argv[*i], "-j", 2) == 0 && argv[*i][2]) {
-        return parse_whole("-j", argv[*i] + 2, 1, MAX_JOBS, &a->jobs);
-    } else if ((v = cli_option(argc, argv, i, "--budget", &err))) {
-        return parse_whole("--budget", v, 1, SWEEP_MAX_RUNS, &a->budget);
+    if ((v = cli_option(argc, argv, i, "--budget", &err))) {
+        return cli_parse_whole("--budget", v, 1, SWEEP_MAX_RUNS, &a->budget);
     } else if ((v = cli_option(argc, argv, i, "--reps-max", &err))) {
-        return parse_whole("--reps-max", v, DEFAULT_N0, SWEEP_MAX_REPS, &a->reps_max);
+        return cli_parse_whole("--reps-max", v, DEFAULT_N0, SWEEP_MAX_REPS, &a->reps_max);
     } else if ((v = cli_option(argc, argv, i, "--confidence", &err))) {
         return parse_confidence(v, a);
     } else if ((v = cli_option(argc, argv, i, "--delta", &err))) {
         return parse_delta(v, a);
-    } else if ((v = cli_option(argc, argv, i, "--seed", &err))) {
-        a->seed = v;
     } else if (!err) {
         return 1;
     }
@@ -179,23 +135,10 @@ static int parse_args(int argc, char **argv, tune_args *a, sweep_spec *s)
  * (from point 0, one knob at a time), so a bad value names its --vary. */
 static int validate(const tune_args *a, sweep_spec *s)
 {
+    if (cli_grid_base(a->scenario, a->seed, s) != 0)
+        return CLI_USAGE;
     sim_diag d = { 0 };
-    cfg_doc doc = { 0 };
-    int rc = cli_load_scenario(a->scenario, a->seed, (const char *const *)s->sets, s->nsets,
-                               &doc, &d);
-    int64_t seed = 0;
-    const char *name = NULL;
-    if (rc == SIM_OK)
-        rc = cfg_get_int(doc.root, "seed", 1, 0, INT64_MAX, 0, &seed, &d);
-    if (rc == SIM_OK)
-        rc = cfg_get_string(doc.root, "name", NULL, CFG_REQUIRED, &name, &d);
-    if (rc == SIM_OK) {
-        s->seed = (uint64_t)seed;
-        s->name = xstrdup(name);
-    }
-    cfg_doc_free(&doc);
-    if (rc == SIM_OK)
-        rc = sweep_spec_finish(s, &d);
+    int rc = sweep_spec_finish(s, &d);
     if (rc == SIM_OK && s->seed > (uint64_t)INT64_MAX - (uint64_t)a->reps_max)
         rc = diag_file(&d, "--seed", 0, 0, "seed %llu + %lld replications passes 2^63",
                        (unsigned long long)s->seed, (long long)a->reps_max);

@@ -74,6 +74,13 @@ size_t answer_shown_metrics(const sweep_spec *s, const char **out, size_t max);
  * with two or more. */
 void answer_count_identical(const sweep_spec *s, const sweep_answer *a, size_t *same,
                             size_t *cells);
+/* A JSON number, or null when it is not finite. */
+void answer_json_number(strbuf *b, double v);
+/* An interval's members: ,"mean":..,"sd":..,"ci_low":..,"ci_high":.. (null
+ * bounds and sd below two values). */
+void answer_json_ci(strbuf *b, ci c);
+/* What was asked: ,"objective":{"minimize":"m"}|null,"requirements":[..]. */
+void answer_json_question(strbuf *b, const sweep_spec *s);
 /* Four significant digits, but whole numbers below 10^12 in full. */
 void answer_format_number(double v, char *buf, size_t size);
 

@@ -171,14 +171,6 @@ static void print_text(const sweep_spec *s, const tune_store *st, const tune_res
         sweep_spring_print(s, ch->closest->point, false);
 }
 
-static void json_number(strbuf *b, double v)
-{
-    if (isfinite(v))
-        sb_addf(b, "%.17g", v);
-    else
-        sb_add(b, "null");
-}
-
 static const char *status_name(int status)
 {
     static const char *const names[] = { "open", "chosen", "dominated", "fails", "undecided",
@@ -189,14 +181,8 @@ static const char *status_name(int status)
 static void json_metric(strbuf *b, const char *name, ci c)
 {
     sb_add_json_string(b, name);
-    sb_addf(b, ":{\"n\":%zu,\"mean\":", c.n);
-    json_number(b, c.mean);
-    sb_add(b, ",\"sd\":");
-    json_number(b, c.n >= 2 ? c.sd : NAN);
-    sb_add(b, ",\"ci_low\":");
-    json_number(b, c.n >= 2 ? c.mean - c.half : NAN);
-    sb_add(b, ",\"ci_high\":");
-    json_number(b, c.n >= 2 ? c.mean + c.half : NAN);
+    sb_addf(b, ":{\"n\":%zu", c.n);
+    answer_json_ci(b, c);
     sb_add(b, "}");
 }
 
@@ -256,29 +242,18 @@ static void print_json(const sweep_spec *s, const tune_store *st, const tune_res
     sb_addf(&b, ",\"method\":\"%s\",\"points\":%lld,\"finalists\":%zu,\"iterations\":%lld,"
             "\"runs\":%lld,\"messages\":", r->searched ? "COMPASS+KN" : "KN",
             (long long)s->npoints, r->finalists, (long long)r->iterations, (long long)st->runs);
-    json_number(&b, st->messages);
+    answer_json_number(&b, st->messages);
     sb_addf(&b, ",\"grid_replications\":%lld,\"grid_runs\":%.0f,\"grid_messages\":",
             (long long)r->grid_reps, (double)s->npoints * (double)r->grid_reps);
-    json_number(&b, grid_messages(s, st, r));
+    answer_json_number(&b, grid_messages(s, st, r));
     sb_addf(&b, ",\"seed\":%llu,\"confidence\":", (unsigned long long)s->seed);
-    json_number(&b, r->confidence);
+    answer_json_number(&b, r->confidence);
     sb_add(&b, ",\"delta\":");
-    json_number(&b, ch->delta);
-    sb_addf(&b, ",\"interrupted\":%s,\"out_of_budget\":%s,\"objective\":",
+    answer_json_number(&b, ch->delta);
+    sb_addf(&b, ",\"interrupted\":%s,\"out_of_budget\":%s",
             r->interrupted ? "true" : "false", ch->out_of_budget ? "true" : "false");
-    if (s->objective) {
-        sb_addf(&b, "{\"%s\":", s->maximize ? "maximize" : "minimize");
-        sb_add_json_string(&b, s->objective);
-        sb_add(&b, "}");
-    } else {
-        sb_add(&b, "null");
-    }
-    sb_add(&b, ",\"requirements\":[");
-    for (size_t i = 0; i < s->nreqs; i++) {
-        sb_add(&b, i ? "," : "");
-        sb_add_json_string(&b, s->reqs[i].text);
-    }
-    sb_addf(&b, "],\"answer\":%s,\"best\":", kinds[ch->kind]);
+    answer_json_question(&b, s);
+    sb_addf(&b, ",\"answer\":%s,\"best\":", kinds[ch->kind]);
     json_point(&b, s, st, ch->best);
     sb_add(&b, ",\"runner_up\":");
     json_point(&b, s, st, ch->runner_up);
