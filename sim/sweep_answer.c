@@ -257,7 +257,7 @@ static int write_role(sqlite3_stmt *st, const sweep_spec *s, const char *role, i
     return rc;
 }
 
-static int write_answer(sqlite3 *db, const sweep_spec *s, const sweep_answer *a)
+int answer_write_rows(sqlite3 *db, const sweep_spec *s, const sweep_answer *a)
 {
     if (a->kind == ANSWER_NOT_ASKED)
         return 0;
@@ -290,7 +290,7 @@ int answer_write(sqlite3 *db, const sweep_spec *s, const sweep_answer *a)
         return -1;
     if (write_points(db, a) != 0 || write_params(db, s) != 0)
         return -1;
-    return write_answer(db, s, a);
+    return answer_write_rows(db, s, a);
 }
 
 /* ---- printing -------------------------------------------------------------------- */

@@ -55,6 +55,9 @@ int answer_compute(struct sqlite3 *db, const sweep_spec *s, sweep_answer *a, cha
 /* Writes points and point_params, and the answer rows of the sweep table
  * (whose settings rows are already there).  0 or -1. */
 int answer_write(struct sqlite3 *db, const sweep_spec *s, const sweep_answer *a);
+/* The answer rows alone (answer, best_point, best, ...: kind, best,
+ * runner_up, closest and why of a; its points are not read).  0 or -1. */
+int answer_write_rows(struct sqlite3 *db, const sweep_spec *s, const sweep_answer *a);
 /* The answer on standard output: a table (with the metrics of --show as
  * more columns, spec->shows), or one JSON object. */
 void answer_print(const sweep_spec *s, const sweep_answer *a, const char *db_path, bool json);

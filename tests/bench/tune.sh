@@ -37,7 +37,8 @@ echo "$problems" | while IFS='|' read -r name scen flags; do
         "$LSIM" sweep "$scen" $flags --reps 8 --seed "$seed" -j 2 --json --quiet \
             --out "$TMP/$name.db" >"$TMP/grid.json" 2>/dev/null
         # shellcheck disable=SC2086
-        "$LSIM" tune "$scen" $flags --seed "$seed" -j 2 --json --quiet >"$TMP/tune.json" 2>/dev/null
+        "$LSIM" tune "$scen" $flags --seed "$seed" -j 2 --json --quiet --out "$TMP/$name-tune.db" \
+            >"$TMP/tune.json" 2>/dev/null
         $PY - "$TMP/grid.json" "$TMP/tune.json" "$name" "$seed" <<'PY'
 import json, sys
 g = json.load(open(sys.argv[1])); t = json.load(open(sys.argv[2]))
@@ -52,6 +53,6 @@ if row and g['best'] and obj:
 ans = ','.join(f"{k.split('.')[-1]}={v}" for k, v in t['best']['params'].items()) if t['best'] else 'none'
 print(f"{sys.argv[3]:<10} {sys.argv[4]:>5} {t['runs']:>10} {g['runs']:>10} {str(meets):>6} {gap:>9.2f} {ans}")
 PY
-        rm -f "$TMP/$name.db"
+        rm -f "$TMP/$name.db" "$TMP/$name-tune.db"
     done
 done
