@@ -71,22 +71,7 @@ static int write_settings(tune_db *t, const char *settings, char *err, size_t er
     char *sweep = sweep_settings_text(t->s);
     const char *own = settings + strlen(sweep);
     free(sweep);
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(t->db, "INSERT INTO sweep VALUES (?, ?)", -1, &st, NULL) != SQLITE_OK)
-        return db_error(t, err, errsize);
-    int rc = 0;
-    for (const char *line = own, *nl; rc == 0 && (nl = strchr(line, '\n')); line = nl + 1) {
-        const char *eq = strchr(line, '=');
-        sqlite3_bind_text(st, 1, line, (int)(eq - line), SQLITE_TRANSIENT);
-        sqlite3_bind_text(st, 2, eq + 1, (int)(nl - eq - 1), SQLITE_TRANSIENT);
-        if (sqlite3_step(st) != SQLITE_DONE)
-            rc = -1;
-        sqlite3_reset(st);
-    }
-    sqlite3_finalize(st);
-    if (rc)
-        snprintf(err, errsize, "%s: %s", t->part, sqlite3_errmsg(t->db));
-    return rc;
+    return sweep_add_settings_rows(t->db, own) == 0 ? 0 : db_error(t, err, errsize);
 }
 
 /* Whether a settings line is derived from the others (the grid's size). */
