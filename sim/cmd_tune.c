@@ -40,6 +40,9 @@
 #define DEFAULT_REPS_MAX 100
 #define FINALISTS 6
 #define GRID_REPS 8                /* the grid the runs are compared with */
+#define RESTART_POINTS 1000        /* a larger grid is searched ... */
+#define STARTS 3                   /* ... this many times: one search's local optimum
+                                      is not always the others' (bench-tune) */
 
 typedef struct tune_args {
     const char *scenario, *seed, *out;
@@ -269,6 +272,7 @@ static int finalists(tune_store *st, const sweep_spec *s, const tune_args *a, tu
                             .reps_max = a->reps_max, .per_iteration = s->nvaries > 1 ? 2 : 1,
                             .budget = a->budget ? a->budget * 2 / 3 : 0,
                             .finalists = FINALISTS, .seed = s->seed,
+                            .starts = s->npoints > RESTART_POINTS ? STARTS : 1,
                             .interrupted = cli_interrupted() };
     res->searched = true;
     int rc = tune_compass(st, &o, out, n, &res->iterations);
