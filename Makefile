@@ -82,7 +82,7 @@ SIM_OBJ = sim/mem.o sim/config.o sim/config_print.o sim/units.o sim/scenario.o s
           sim/yaml_words.o sim/spring_docs.o sim/spring_props.o sim/cmd_import.o sim/sweep_spring.o \
           sim/record_plan.o sim/record_amqp.o sim/record_publish.o sim/record_consume.o \
           sim/record_observe.o sim/record_log.o sim/cmd_record.o \
-          sim/tune_store.o sim/tune_kn.o sim/tune_compass.o sim/tune_run.o sim/tune_print.o sim/cmd_tune.o
+          sim/cli_opts.o sim/tune_store.o sim/tune_kn.o sim/tune_compass.o sim/tune_run.o sim/tune_print.o sim/tune_db.o sim/cmd_tune.o
 MDL_OBJ = models/registry.o models/world.o models/workload.o models/arrivals.o \
           models/arrivals_replay.o models/groups.o models/host.o models/broker_pull.o \
           models/container_competing.o models/java.o models/amqp_version.o models/rabbitmq_config.o models/broker_rabbitmq.o \

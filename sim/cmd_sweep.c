@@ -19,6 +19,7 @@
  * (sweep_plan.c).
  */
 #include "cli.h"
+#include "cli_opts.h"
 #include "engine.h"
 #include "mem.h"
 #include "outpath.h"
@@ -37,7 +38,6 @@
 #include <unistd.h>
 
 #define DEFAULT_REPS 5
-#define MAX_JOBS 1024
 
 typedef struct sweep_args {
     const char *scenario, *out, *plan, *seed;
@@ -45,77 +45,22 @@ typedef struct sweep_args {
     bool json, quiet, resume;
 } sweep_args;
 
-static int parse_whole(const char *option, const char *v, int64_t lo, int64_t hi, int64_t *out)
-{
-    char *end;
-    errno = 0;
-    long long x = strtoll(v, &end, 10);
-    if (errno || *end || end == v || x < lo || x > hi) {
-        fprintf(stderr, "lsim: %s: '%s' is not a whole number from %lld to %lld\n", option, v,
-                (long long)lo, (long long)hi);
-        return CLI_USAGE;
-    }
-    *out = x;
-    return 0;
-}
-
-static int set_objective(sweep_spec *s, const char *name, bool maximize)
-{
-    if (s->objective)
-        return cli_bad_usage("%s", "give one objective: --minimize or --maximize, once");
-    s->objective = xstrdup(name);
-    s->maximize = maximize;
-    return 0;
-}
-
-/* A sweep's values go into jobs.txt lines and sweep table rows: one line. */
-static int one_line(const char *option, const char *v)
-{
-    for (const char *p = v; *p; p++)
-        if ((unsigned char)*p < 0x20 && *p != '\t') {
-            fprintf(stderr, "lsim: %s: '%s': a sweep's values must be on one line\n", option, v);
-            return CLI_USAGE;
-        }
-    return 0;
-}
-
 /* One option at argv[*i]; 1 when it was not a sweep option. */
 static int parse_option(int argc, char **argv, int *i, sweep_args *a, sweep_spec *s)
 {
+    int rc = cli_grid_option(argc, argv, i, s, &a->jobs, &a->seed);
+    if (rc != 1)
+        return rc;
     int err = 0;
     const char *v;
-    sim_diag d = { 0 };
-    if ((v = cli_option(argc, argv, i, "--vary", &err))) {
-        vary vy;
-        if (one_line("--vary", v) || expr_parse_vary(v, &vy, &d) != SIM_OK)
-            return d.is_set ? cli_report(&d) : CLI_USAGE;
-        sweep_spec_add_vary(s, &vy);
-    } else if ((v = cli_option(argc, argv, i, "--require", &err))) {
-        requirement r;
-        if (one_line("--require", v) || expr_parse_require(v, &r, &d) != SIM_OK)
-            return d.is_set ? cli_report(&d) : CLI_USAGE;
-        sweep_spec_add_require(s, &r);
-    } else if ((v = cli_option(argc, argv, i, "--set", &err))) {
-        if (one_line("--set", v))
-            return CLI_USAGE;
-        sweep_spec_add_set(s, v);
-    } else if ((v = cli_option(argc, argv, i, "--show", &err))) {
-        if (one_line("--show", v))
+    if ((v = cli_option(argc, argv, i, "--show", &err))) {
+        if (cli_one_line("--show", v))
             return CLI_USAGE;
         sweep_spec_add_shows(s, v);
-    } else if ((v = cli_option(argc, argv, i, "--minimize", &err))) {
-        return set_objective(s, v, false);
-    } else if ((v = cli_option(argc, argv, i, "--maximize", &err))) {
-        return set_objective(s, v, true);
     } else if ((v = cli_option(argc, argv, i, "--reps", &err))) {
-        return parse_whole("--reps", v, 1, SWEEP_MAX_REPS, &s->reps);
-    } else if ((v = cli_option(argc, argv, i, "-j", &err)) ||
-               (v = cli_option(argc, argv, i, "--jobs", &err))) {
-        return parse_whole("-j", v, 1, MAX_JOBS, &a->jobs);
-    } else if (strncmp(argv[*i], "-j", 2) == 0 && argv[*i][2]) {
-        return parse_whole("-j", argv[*i] + 2, 1, MAX_JOBS, &a->jobs);
+        return cli_parse_whole("--reps", v, 1, SWEEP_MAX_REPS, &s->reps);
     } else if ((v = cli_option(argc, argv, i, "--shard", &err))) {
-        return parse_whole("--shard", v, 1, SWEEP_MAX_RUNS, &a->shard);
+        return cli_parse_whole("--shard", v, 1, SWEEP_MAX_RUNS, &a->shard);
     } else if ((v = cli_option(argc, argv, i, "--detail", &err))) {
         static const char *const names[] = { "summary", "samples", "messages" };
         for (int k = 0; k < 3; k++)
@@ -124,8 +69,6 @@ static int parse_option(int argc, char **argv, int *i, sweep_args *a, sweep_spec
                 return 0;
             }
         return cli_bad_usage("--detail: '%s' is not one of summary, samples, messages", v);
-    } else if ((v = cli_option(argc, argv, i, "--seed", &err))) {
-        a->seed = v;
     } else if ((v = cli_option(argc, argv, i, "--out", &err)) ||
                (v = cli_option(argc, argv, i, "-o", &err))) {
         a->out = v;
@@ -250,37 +193,7 @@ static int check_metrics(const sweep_spec *s, const sim_ctx *engine, const sim_c
 /* The scenario's name and the seed of replication 0 (after --seed, --set). */
 static int read_base(const sweep_args *a, sweep_spec *s)
 {
-    sim_diag d = { 0 };
-    cfg_doc doc = { 0 };
-    int rc = cfg_load_file(a->scenario, &doc, &d);
-    if (rc == SIM_OK && doc.root->kind != CFG_MAP)
-        rc = diag_at(&d, doc.root, "the scenario must be a mapping (key: value)");
-    if (rc == SIM_OK && a->seed) {
-        char *end;
-        errno = 0;
-        unsigned long long v = strtoull(a->seed, &end, 10);
-        char assign[64];
-        snprintf(assign, sizeof assign, "seed=%llu", v);
-        if (errno || *end || a->seed[0] == '-' || !a->seed[0] || v > INT64_MAX)
-            rc = diag_file(&d, "--seed", 0, 0, "'%s' is not a seed (a whole number >= 0)",
-                           a->seed);
-        else
-            rc = cfg_apply_set(&doc, assign, &d);
-    }
-    for (size_t i = 0; rc == SIM_OK && i < s->nsets; i++)
-        rc = cfg_apply_set(&doc, s->sets[i], &d);
-    int64_t seed;
-    const char *name;
-    if (rc == SIM_OK)
-        rc = cfg_get_int(doc.root, "seed", 1, 0, INT64_MAX, 0, &seed, &d);
-    if (rc == SIM_OK)
-        rc = cfg_get_string(doc.root, "name", NULL, CFG_REQUIRED, &name, &d);
-    if (rc == SIM_OK) {
-        s->seed = (uint64_t)seed;
-        s->name = xstrdup(name);
-    }
-    cfg_doc_free(&doc);
-    return rc == SIM_OK ? 0 : cli_report(&d);
+    return cli_grid_base(a->scenario, a->seed, s);
 }
 
 static void note_warnings(const sim_ctx *ctx, strbuf *seen, bool quiet)

@@ -2,18 +2,26 @@
  *
  *   lsim tune SCENARIO --vary KEY=V1,V2,...|KEY=LO..HI:STEP [--vary ...]
  *             [--require EXPR]... [--minimize|--maximize METRIC] [--seed N] [--set KEY=VALUE]...
- *             [-j N] [--budget RUNS] [--confidence P] [--delta D|D%] [--reps-max R] [--json] [--quiet]
+ *             [-j N] [--budget RUNS] [--confidence P] [--delta D|D%] [--reps-max R]
+ *             [--out FILE.db] [--resume] [--plan] [--json] [--quiet]
  *
  * The points and replications are a sweep's (sweep_spec.h: replication r
  * runs with seed + r at every point), so an answer can be checked with
  * `lsim sweep` on the same flags.  A grid of at most ENUMERATE points goes
  * to KN whole; a larger one is searched by COMPASS first (tune.h).
+ * Every run is kept as it comes in (tune_db.h: FILE.db.part, renamed to
+ * FILE.db at the end; default output/NAME-tune.db), so Ctrl-C loses none
+ * and --resume goes on from them.  --plan says what it would spend and runs
+ * one run only (to measure it).
  * Exit status 4 (CLI_NONE_MEETS) when no point meets every --require.
  */
 #include "cli.h"
+#include "cli_opts.h"
 #include "mem.h"
+#include "outpath.h"
 #include "sweep_answer.h"
 #include "tune.h"
+#include "tune_db.h"
 #include "tune_print.h"
 #include "tune_run.h"
 
@@ -22,6 +30,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #define ENUMERATE 12               /* points KN takes whole */
@@ -30,28 +40,21 @@
 #define DEFAULT_REPS_MAX 100
 #define FINALISTS 6
 #define GRID_REPS 8                /* the grid the runs are compared with */
-#define MAX_JOBS 1024
+#define RESTART_POINTS 1000        /* a larger grid is searched ... */
+#define STARTS 3                   /* ... this many times: one search's local optimum
+                                      is not always the others' (bench-tune) */
 
 typedef struct tune_args {
-    const char *scenario, *seed;
+    const char *scenario, *seed, *out;
     int64_t jobs, budget, reps_max;
     double confidence, delta, delta_fraction;
-    bool json, quiet;
+    bool json, quiet, resume, plan;
 } tune_args;
 
-static int parse_whole(const char *option, const char *v, int64_t lo, int64_t hi, int64_t *out)
-{
-    char *end;
-    errno = 0;
-    long long x = strtoll(v, &end, 10);
-    if (errno || *end || end == v || x < lo || x > hi) {
-        fprintf(stderr, "lsim: %s: '%s' is not a whole number from %lld to %lld\n", option, v,
-                (long long)lo, (long long)hi);
-        return CLI_USAGE;
-    }
-    *out = x;
-    return 0;
-}
+/* What one run of point 0 took (check_metrics): for --plan. */
+typedef struct probe {
+    double seconds, messages;
+} probe;
 
 /* --delta 0.5 (in the objective's unit) or --delta 2% (of the best mean). */
 static int parse_delta(const char *v, tune_args *a)
@@ -84,52 +87,25 @@ static int parse_confidence(const char *v, tune_args *a)
     return 0;
 }
 
-static int set_objective(sweep_spec *s, const char *name, bool maximize)
-{
-    if (s->objective)
-        return cli_bad_usage("%s", "give one objective: --minimize or --maximize, once");
-    s->objective = xstrdup(name);
-    s->maximize = maximize;
-    return 0;
-}
-
 /* One option at argv[*i]; 1 when it is not one of tune's options with a value. */
 static int parse_option(int argc, char **argv, int *i, tune_args *a, sweep_spec *s)
 {
+    int rc = cli_grid_option(argc, argv, i, s, &a->jobs, &a->seed);
+    if (rc != 1)
+        return rc;
     int err = 0;
     const char *v;
-    sim_diag d = { 0 };
-    if ((v = cli_option(argc, argv, i, "--vary", &err))) {
-        vary vy;
-        if (expr_parse_vary(v, &vy, &d) != SIM_OK)
-            return d.is_set ? cli_report(&d) : CLI_USAGE;
-        sweep_spec_add_vary(s, &vy);
-    } else if ((v = cli_option(argc, argv, i, "--require", &err))) {
-        requirement r;
-        if (expr_parse_require(v, &r, &d) != SIM_OK)
-            return d.is_set ? cli_report(&d) : CLI_USAGE;
-        sweep_spec_add_require(s, &r);
-    } else if ((v = cli_option(argc, argv, i, "--set", &err))) {
-        sweep_spec_add_set(s, v);
-    } else if ((v = cli_option(argc, argv, i, "--minimize", &err))) {
-        return set_objective(s, v, false);
-    } else if ((v = cli_option(argc, argv, i, "--maximize", &err))) {
-        return set_objective(s, v, true);
-    } else if ((v = cli_option(argc, argv, i, "-j", &err)) ||
-               (v = cli_option(argc, argv, i, "--jobs", &err))) {
-        return parse_whole("-j", v, 1, MAX_JOBS, &a->jobs);
-    } else if (strncmp(argv[*i], "-j", 2) == 0 && argv[*i][2]) {
-        return parse_whole("-j", argv[*i] + 2, 1, MAX_JOBS, &a->jobs);
-    } else if ((v = cli_option(argc, argv, i, "--budget", &err))) {
-        return parse_whole("--budget", v, 1, SWEEP_MAX_RUNS, &a->budget);
+    if ((v = cli_option(argc, argv, i, "--budget", &err))) {
+        return cli_parse_whole("--budget", v, 1, SWEEP_MAX_RUNS, &a->budget);
     } else if ((v = cli_option(argc, argv, i, "--reps-max", &err))) {
-        return parse_whole("--reps-max", v, DEFAULT_N0, SWEEP_MAX_REPS, &a->reps_max);
+        return cli_parse_whole("--reps-max", v, DEFAULT_N0, SWEEP_MAX_REPS, &a->reps_max);
     } else if ((v = cli_option(argc, argv, i, "--confidence", &err))) {
         return parse_confidence(v, a);
     } else if ((v = cli_option(argc, argv, i, "--delta", &err))) {
         return parse_delta(v, a);
-    } else if ((v = cli_option(argc, argv, i, "--seed", &err))) {
-        a->seed = v;
+    } else if ((v = cli_option(argc, argv, i, "--out", &err)) ||
+               (v = cli_option(argc, argv, i, "-o", &err))) {
+        a->out = v;
     } else if (!err) {
         return 1;
     }
@@ -154,11 +130,14 @@ static int parse_args(int argc, char **argv, tune_args *a, sweep_spec *s)
             a->json = true;
         } else if (strcmp(argv[i], "--quiet") == 0) {
             a->quiet = true;
-        } else if (strcmp(argv[i], "--resume") == 0 || strcmp(argv[i], "--out") == 0 ||
-                   strcmp(argv[i], "--plan") == 0) {
-            return cli_bad_usage("%s: lsim tune keeps its runs in memory and writes no "
-                                 "database; run lsim sweep on the answer's neighbourhood for one",
-                                 argv[i]);
+        } else if (strcmp(argv[i], "--resume") == 0) {
+            a->resume = true;
+        } else if (strcmp(argv[i], "--plan") == 0) {
+            a->plan = true;
+        } else if (strncmp(argv[i], "--plan=", 7) == 0) {
+            return cli_bad_usage("%s: tune's --plan takes no folder: it prints what tune would "
+                                 "spend (a tune's runs depend on the ones before: no jobs to "
+                                 "ship)", argv[i]);
         } else if (argv[i][0] == '-' && argv[i][1]) {
             return cli_bad_usage("unknown option '%s'", argv[i]);
         } else if (!a->scenario) {
@@ -171,6 +150,10 @@ static int parse_args(int argc, char **argv, tune_args *a, sweep_spec *s)
         return cli_bad_usage("%s", "which scenario? (lsim tune SCENARIO --vary KEY=V1,V2,...)");
     if (s->nvaries == 0)
         return cli_bad_usage("%s", "what to tune? give --vary KEY=VALUES");
+    if (a->plan && a->resume)
+        return cli_bad_usage("%s", "--plan runs nothing: there is nothing to --resume");
+    if (a->out && outpath_same(a->out, a->scenario))
+        return cli_bad_usage("%s: the output would overwrite the scenario", a->out);
     s->scenario_path = xstrdup(a->scenario);
     return 0;
 }
@@ -179,23 +162,10 @@ static int parse_args(int argc, char **argv, tune_args *a, sweep_spec *s)
  * (from point 0, one knob at a time), so a bad value names its --vary. */
 static int validate(const tune_args *a, sweep_spec *s)
 {
+    if (cli_grid_base(a->scenario, a->seed, s) != 0)
+        return CLI_USAGE;
     sim_diag d = { 0 };
-    cfg_doc doc = { 0 };
-    int rc = cli_load_scenario(a->scenario, a->seed, (const char *const *)s->sets, s->nsets,
-                               &doc, &d);
-    int64_t seed = 0;
-    const char *name = NULL;
-    if (rc == SIM_OK)
-        rc = cfg_get_int(doc.root, "seed", 1, 0, INT64_MAX, 0, &seed, &d);
-    if (rc == SIM_OK)
-        rc = cfg_get_string(doc.root, "name", NULL, CFG_REQUIRED, &name, &d);
-    if (rc == SIM_OK) {
-        s->seed = (uint64_t)seed;
-        s->name = xstrdup(name);
-    }
-    cfg_doc_free(&doc);
-    if (rc == SIM_OK)
-        rc = sweep_spec_finish(s, &d);
+    int rc = sweep_spec_finish(s, &d);
     if (rc == SIM_OK && s->seed > (uint64_t)INT64_MAX - (uint64_t)a->reps_max)
         rc = diag_file(&d, "--seed", 0, 0, "seed %llu + %lld replications passes 2^63",
                        (unsigned long long)s->seed, (long long)a->reps_max);
@@ -221,7 +191,16 @@ static int validate(const tune_args *a, sweep_spec *s)
 }
 
 /* The metric names: a run of point 0 has them all (the engine's and the models'). */
-static int check_metrics(const sweep_spec *s)
+static double now_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* ... and the database must not be a file the scenario reads; pr: what
+ * the run took. */
+static int check_metrics(const sweep_spec *s, const char *out, probe *pr)
 {
     cfg_doc doc = { 0 };
     run *r = NULL;
@@ -229,12 +208,21 @@ static int check_metrics(const sweep_spec *s)
     char err[SIM_ERROR_SIZE];
     if (sweep_build_run(s, sweep_run_id(s, 0, 0), &doc, &r, &d) != SIM_OK)
         return cli_report(&d);
-    r->ctx->interrupted = cli_interrupted();
+    const char *outs[] = { out };
     int rc = 0;
-    if (run_execute(r, NULL, NULL, err, sizeof err) != SIM_OK) {
+    if (run_check_outputs(r, s->scenario_path, outs, 1, err, sizeof err) != 0) {
+        fprintf(stderr, "lsim: %s\n", err);
+        rc = CLI_USAGE;
+    }
+    r->ctx->interrupted = cli_interrupted();
+    double t0 = now_seconds();
+    if (rc == 0 && run_execute(r, NULL, NULL, err, sizeof err) != SIM_OK) {
         fprintf(stderr, "lsim: %s\n", err);
         rc = CLI_FAILURE;
     }
+    pr->seconds = now_seconds() - t0;
+    const metric *pub = rc == 0 ? sim_find_metric(r->ctx, "published") : NULL;
+    pr->messages = pub ? pub->value : 0;
     for (size_t i = 0; rc == 0 && i <= s->nreqs; i++) {
         const char *name = i < s->nreqs ? s->reqs[i].metric : s->objective;
         if (!name || sim_find_metric(r->ctx, name))
@@ -284,6 +272,7 @@ static int finalists(tune_store *st, const sweep_spec *s, const tune_args *a, tu
                             .reps_max = a->reps_max, .per_iteration = s->nvaries > 1 ? 2 : 1,
                             .budget = a->budget ? a->budget * 2 / 3 : 0,
                             .finalists = FINALISTS, .seed = s->seed,
+                            .starts = s->npoints > RESTART_POINTS ? STARTS : 1,
                             .interrupted = cli_interrupted() };
     res->searched = true;
     int rc = tune_compass(st, &o, out, n, &res->iterations);
@@ -322,10 +311,106 @@ static void best_so_far(tune_store *st, tune_result *res)
         best->status = TUNE_CHOSEN;
 }
 
-static int tune(const tune_args *a, const sweep_spec *s)
+/* --plan: what tune would do and spend, against the grid. */
+static void print_plan(const tune_args *a, const sweep_spec *s, const probe *pr, const char *db)
 {
+    bool whole = s->npoints <= ENUMERATE;
+    int64_t first = (whole ? s->npoints : 2 * FINALISTS) * DEFAULT_N0;
+    int64_t most = a->budget ? a->budget : s->npoints * a->reps_max;
+    double grid = (double)s->npoints * GRID_REPS;
+    double jobs = (double)a->jobs;
+    if (a->json) {
+        strbuf b = { 0 };
+        sb_add(&b, "{\"scenario\":");
+        sb_add_json_string(&b, s->name);
+        sb_add(&b, ",\"database\":");
+        sb_add_json_string(&b, db);
+        sb_addf(&b, ",\"method\":\"%s\",\"points\":%lld,\"finalists\":%lld,\"first_stage_runs\""
+                ":%lld,\"budget\":%lld,\"reps_max\":%lld,\"max_runs\":%lld,\"grid_replications\""
+                ":%d,\"grid_runs\":%.0f,\"grid_messages\":", whole ? "KN" : "COMPASS+KN",
+                (long long)s->npoints, (long long)(whole ? s->npoints : FINALISTS),
+                (long long)first, (long long)a->budget, (long long)a->reps_max, (long long)most,
+                GRID_REPS, grid);
+        answer_json_number(&b, pr->messages * grid);
+        sb_add(&b, ",\"run_seconds\":");
+        answer_json_number(&b, pr->seconds);
+        sb_add(&b, ",\"grid_seconds\":");
+        answer_json_number(&b, pr->seconds * grid / jobs);
+        answer_json_question(&b, s);
+        sb_add(&b, "}\n");
+        fputs(b.s, stdout);
+        sb_free(&b);
+        return;
+    }
+    char m[32], gm[32];
+    answer_format_number(pr->messages, m, sizeof m);
+    answer_format_number(pr->messages * grid, gm, sizeof gm);
+    printf("tune %s: %lld points (", s->name, (long long)s->npoints);
+    for (size_t v = 0; v < s->nvaries; v++)
+        printf("%s%s: %zu values", v ? ", " : "", s->varies[v].key, s->varies[v].n);
+    printf(")\n");
+    if (whole)
+        printf("method: KN on every point (a grid of at most %d points), %d replications each "
+               "first: %lld runs\n", ENUMERATE, DEFAULT_N0, (long long)first);
+    else
+        printf("method: a COMPASS search (%d replications a new point), then KN on its %d best "
+               "(%d replications each first): at least %lld runs\n", SEARCH_N0, FINALISTS,
+               DEFAULT_N0, (long long)first);
+    if (a->budget)
+        printf("budget: at most %lld runs (--budget; KN's guarantee only if it ends within it)\n",
+               (long long)a->budget);
+    else
+        printf("budget: none: KN runs until it has decided, at most %lld replications a point "
+               "(--reps-max; %lld runs at the very most)\n", (long long)a->reps_max,
+               (long long)most);
+    printf("one run (point 0): %.3g s, %s messages\n", pr->seconds, m);
+    printf("the grid at %d replications: %.0f runs, about %s messages, about %.3g s on -j %lld\n",
+           GRID_REPS, grid, gm, pr->seconds * grid / jobs, (long long)a->jobs);
+    printf("database: %s (nothing run yet)\n", db);
+}
+
+static void say_resuming(const tune_args *a, const tune_db *db, bool resumed)
+{
+    if (a->quiet || !a->resume)
+        return;
+    if (resumed)
+        fprintf(stderr, "lsim: resuming the tune in %s: %lld runs stored, not run again\n",
+                tune_db_part(db), (long long)tune_db_count(db));
+    else
+        fprintf(stderr, "lsim: --resume: no unfinished tune at %s: starting afresh\n",
+                tune_db_part(db));
+}
+
+static tune_db *open_db(const tune_args *a, const sweep_spec *s, const char *path)
+{
+    char err[SIM_ERROR_SIZE] = "";
+    char *settings = tune_db_settings(s, a->confidence, a->delta, a->delta_fraction, a->budget);
+    bool resumed = false;
+    tune_db *db = tune_db_open(path, s, settings, a->resume, &resumed, err, sizeof err);
+    free(settings);
+    if (!db)
+        fprintf(stderr, "lsim: %s\n", err);
+    else
+        say_resuming(a, db, resumed);
+    return db;
+}
+
+/* After a stop: where the runs are, for --resume. */
+static void say_kept(tune_db *db)
+{
+    int64_t kept = tune_db_count(db);
+    if (kept > 0)
+        fprintf(stderr, "lsim: %lld runs are kept in %s: run the same command with --resume to "
+                "go on\n", (long long)kept, tune_db_part(db));
+}
+
+static int tune(const tune_args *a, const sweep_spec *s, const char *path)
+{
+    tune_db *db = open_db(a, s, path);
+    if (!db)
+        return CLI_USAGE;
     tune_exec x = { .s = s, .jobs = (int)a->jobs, .progress = !a->quiet && isatty(2),
-                    .interrupted = cli_interrupted() };
+                    .interrupted = cli_interrupted(), .db = db };
     tune_store st;
     tune_store_init(&st, s->reqs, s->nreqs, a->confidence, tune_run_batch, &x, a->budget);
     x.st = &st;
@@ -344,20 +429,28 @@ static int tune(const tune_args *a, const sweep_spec *s)
     tune_progress_end(&x);
     res.interrupted = *cli_interrupted() != 0;
     int status = CLI_OK;
-    if (rc != TUNE_OK || res.interrupted) {
-        if (!res.interrupted || st.runs == 0) {
-            status = CLI_FAILURE;
-            goto done;
-        }
-        fprintf(stderr, "lsim: interrupted after %lld runs: printing the best so far\n",
-                (long long)st.runs);
-        best_so_far(&st, &res);
+    bool done = rc == TUNE_OK && !res.interrupted && !tune_db_error(db);
+    char err[SIM_ERROR_SIZE] = "";
+    if (done && tune_db_finish(db, &st, &res, err, sizeof err) != 0) {
+        fprintf(stderr, "lsim: %s\n", err);
         status = CLI_FAILURE;
+    } else if (done) {
+        tune_print(s, &st, &res, path, a->json);
+        if (res.choice.kind == ANSWER_NONE_MEETS)
+            status = CLI_NONE_MEETS;
+    } else {
+        if (tune_db_error(db))
+            fprintf(stderr, "lsim: %s\n", tune_db_error(db));
+        status = CLI_FAILURE;
+        if (res.interrupted && st.runs > 0) {
+            fprintf(stderr, "lsim: interrupted after %lld runs: printing the best so far\n",
+                    (long long)st.runs);
+            best_so_far(&st, &res);
+            tune_print(s, &st, &res, NULL, a->json);
+        }
+        say_kept(db);
     }
-    tune_print(s, &st, &res, a->json);
-    if (status == CLI_OK && res.choice.kind == ANSWER_NONE_MEETS)
-        status = CLI_NONE_MEETS;
-done:
+    tune_db_close(db, true);
     free(cands);
     tune_store_fini(&st);
     return status;
@@ -367,15 +460,28 @@ int cmd_tune(int argc, char **argv)
 {
     tune_args a;
     sweep_spec s = { 0 };
+    probe pr = { 0 };
+    strbuf out = { 0 };
     int rc = parse_args(argc, argv, &a, &s);
     if (rc == 0)
         rc = validate(&a, &s);
-    if (rc == 0)
+    if (rc == 0) {
+        if (a.out)
+            sb_add(&out, a.out);
+        else
+            sb_addf(&out, "output/%s-tune.db", s.name);
         rc = check_budget(&a, &s);
+    }
     if (rc == 0)
-        rc = check_metrics(&s);
-    if (rc == 0)
-        rc = tune(&a, &s);
+        rc = check_metrics(&s, out.s, &pr);
+    if (rc == 0 && a.plan) {
+        print_plan(&a, &s, &pr, out.s);
+    } else if (rc == 0) {
+        if (!a.out)
+            mkdir("output", 0777);
+        rc = tune(&a, &s, out.s);
+    }
+    sb_free(&out);
     sweep_spec_fini(&s);
     return rc;
 }

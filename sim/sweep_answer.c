@@ -257,7 +257,7 @@ static int write_role(sqlite3_stmt *st, const sweep_spec *s, const char *role, i
     return rc;
 }
 
-static int write_answer(sqlite3 *db, const sweep_spec *s, const sweep_answer *a)
+int answer_write_rows(sqlite3 *db, const sweep_spec *s, const sweep_answer *a)
 {
     if (a->kind == ANSWER_NOT_ASKED)
         return 0;
@@ -290,7 +290,7 @@ int answer_write(sqlite3 *db, const sweep_spec *s, const sweep_answer *a)
         return -1;
     if (write_points(db, a) != 0 || write_params(db, s) != 0)
         return -1;
-    return write_answer(db, s, a);
+    return answer_write_rows(db, s, a);
 }
 
 /* ---- printing -------------------------------------------------------------------- */
@@ -483,12 +483,44 @@ static void print_text(const sweep_spec *s, const sweep_answer *a, const char *d
     printf("database: %s\n", db_path);
 }
 
-static void json_number(strbuf *b, double v)
+void answer_json_number(strbuf *b, double v)
 {
     if (isfinite(v))
         sb_addf(b, "%.10g", v);
     else
         sb_add(b, "null");
+}
+
+/* ,"mean":..,"sd":..,"ci_low":..,"ci_high":.. (no interval below two). */
+void answer_json_ci(strbuf *b, ci c)
+{
+    bool has_ci = c.n >= 2;
+    sb_add(b, ",\"mean\":");
+    answer_json_number(b, c.mean);
+    sb_add(b, ",\"sd\":");
+    answer_json_number(b, has_ci ? c.sd : NAN);
+    sb_add(b, ",\"ci_low\":");
+    answer_json_number(b, has_ci ? c.mean - c.half : NAN);
+    sb_add(b, ",\"ci_high\":");
+    answer_json_number(b, has_ci ? c.mean + c.half : NAN);
+}
+
+void answer_json_question(strbuf *b, const sweep_spec *s)
+{
+    sb_add(b, ",\"objective\":");
+    if (s->objective) {
+        sb_addf(b, "{\"%s\":", s->maximize ? "maximize" : "minimize");
+        sb_add_json_string(b, s->objective);
+        sb_add(b, "}");
+    } else {
+        sb_add(b, "null");
+    }
+    sb_add(b, ",\"requirements\":[");
+    for (size_t i = 0; i < s->nreqs; i++) {
+        sb_add(b, i ? "," : "");
+        sb_add_json_string(b, s->reqs[i].text);
+    }
+    sb_add(b, "]");
 }
 
 static void json_point(strbuf *b, const sweep_spec *s, const sweep_answer *a, int64_t p)
@@ -507,18 +539,10 @@ static void json_point(strbuf *b, const sweep_spec *s, const sweep_answer *a, in
     sb_addf(b, "},\"meets\":%s,\"metrics\":{", a->points[p].meets ? "true" : "false");
     for (size_t i = 0; i < a->points[p].nm; i++) {
         const point_metric *m = &a->points[p].m[i];
-        bool has_ci = m->n >= 2;
         sb_add(b, i ? "," : "");
         sb_add_json_string(b, m->name);
-        sb_addf(b, ":{\"n\":%zu,\"identical\":%s,\"mean\":", m->n,
-                m->identical ? "true" : "false");
-        json_number(b, m->c.mean);
-        sb_add(b, ",\"sd\":");
-        json_number(b, has_ci ? m->c.sd : NAN);
-        sb_add(b, ",\"ci_low\":");
-        json_number(b, has_ci ? m->c.mean - m->c.half : NAN);
-        sb_add(b, ",\"ci_high\":");
-        json_number(b, has_ci ? m->c.mean + m->c.half : NAN);
+        sb_addf(b, ":{\"n\":%zu,\"identical\":%s", m->n, m->identical ? "true" : "false");
+        answer_json_ci(b, m->c);
         sb_add(b, "}");
     }
     sb_add(b, "}}");
@@ -535,20 +559,8 @@ static void print_json(const sweep_spec *s, const sweep_answer *a, const char *d
     sb_addf(&b, ",\"points\":%lld,\"replications\":%lld,\"runs\":%lld,\"seed\":%llu",
             (long long)s->npoints, (long long)s->reps, (long long)s->nruns,
             (unsigned long long)s->seed);
-    sb_add(&b, ",\"objective\":");
-    if (s->objective) {
-        sb_addf(&b, "{\"%s\":", s->maximize ? "maximize" : "minimize");
-        sb_add_json_string(&b, s->objective);
-        sb_add(&b, "}");
-    } else {
-        sb_add(&b, "null");
-    }
-    sb_add(&b, ",\"requirements\":[");
-    for (size_t i = 0; i < s->nreqs; i++) {
-        sb_add(&b, i ? "," : "");
-        sb_add_json_string(&b, s->reqs[i].text);
-    }
-    sb_addf(&b, "],\"answer\":%s,\"best\":", kinds[a->kind]);
+    answer_json_question(&b, s);
+    sb_addf(&b, ",\"answer\":%s,\"best\":", kinds[a->kind]);
     json_point(&b, s, a, a->best);
     sb_add(&b, ",\"runner_up\":");
     json_point(&b, s, a, a->runner_up);

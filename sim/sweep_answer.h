@@ -55,6 +55,9 @@ int answer_compute(struct sqlite3 *db, const sweep_spec *s, sweep_answer *a, cha
 /* Writes points and point_params, and the answer rows of the sweep table
  * (whose settings rows are already there).  0 or -1. */
 int answer_write(struct sqlite3 *db, const sweep_spec *s, const sweep_answer *a);
+/* The answer rows alone (answer, best_point, best, ...: kind, best,
+ * runner_up, closest and why of a; its points are not read).  0 or -1. */
+int answer_write_rows(struct sqlite3 *db, const sweep_spec *s, const sweep_answer *a);
 /* The answer on standard output: a table (with the metrics of --show as
  * more columns, spec->shows), or one JSON object. */
 void answer_print(const sweep_spec *s, const sweep_answer *a, const char *db_path, bool json);
@@ -74,6 +77,13 @@ size_t answer_shown_metrics(const sweep_spec *s, const char **out, size_t max);
  * with two or more. */
 void answer_count_identical(const sweep_spec *s, const sweep_answer *a, size_t *same,
                             size_t *cells);
+/* A JSON number, or null when it is not finite. */
+void answer_json_number(strbuf *b, double v);
+/* An interval's members: ,"mean":..,"sd":..,"ci_low":..,"ci_high":.. (null
+ * bounds and sd below two values). */
+void answer_json_ci(strbuf *b, ci c);
+/* What was asked: ,"objective":{"minimize":"m"}|null,"requirements":[..]. */
+void answer_json_question(strbuf *b, const sweep_spec *s);
 /* Four significant digits, but whole numbers below 10^12 in full. */
 void answer_format_number(double v, char *buf, size_t size);
 

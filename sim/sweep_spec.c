@@ -201,20 +201,28 @@ int sweep_write_settings(sqlite3 *db, const sweep_spec *s)
     if (sqlite3_exec(db, "CREATE TABLE sweep(key TEXT, value TEXT)", NULL, NULL, NULL) !=
         SQLITE_OK)
         return -1;
+    char *text = sweep_settings_text(s);
+    int rc = sweep_add_settings_rows(db, text);
+    free(text);
+    return rc;
+}
+
+int sweep_add_settings_rows(sqlite3 *db, const char *text)
+{
     sqlite3_stmt *st;
     if (sqlite3_prepare_v2(db, "INSERT INTO sweep VALUES (?, ?)", -1, &st, NULL) != SQLITE_OK)
         return -1;
-    char *text = sweep_settings_text(s);
     int rc = 0;
-    for (char *line = text, *nl; rc == 0 && (nl = strchr(line, '\n')); line = nl + 1) {
-        char *eq = strchr(line, '=');
+    for (const char *line = text, *nl; rc == 0 && (nl = strchr(line, '\n')); line = nl + 1) {
+        const char *eq = strchr(line, '=');
+        if (!eq || eq > nl)
+            continue;
         sqlite3_bind_text(st, 1, line, (int)(eq - line), SQLITE_TRANSIENT);
         sqlite3_bind_text(st, 2, eq + 1, (int)(nl - eq - 1), SQLITE_TRANSIENT);
         if (sqlite3_step(st) != SQLITE_DONE)
             rc = -1;
         sqlite3_reset(st);
     }
-    free(text);
     sqlite3_finalize(st);
     return rc;
 }

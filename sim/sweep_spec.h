@@ -80,6 +80,8 @@ int sweep_build_run(const sweep_spec *s, int64_t run_id, cfg_doc *doc, run **out
 char *sweep_settings_text(const sweep_spec *s);
 /* Creates the `sweep` table and writes the settings rows.  0 or -1. */
 int sweep_write_settings(struct sqlite3 *db, const sweep_spec *s);
+/* More rows of the `sweep` table, from "key=value\n" lines.  0 or -1. */
+int sweep_add_settings_rows(struct sqlite3 *db, const char *text);
 /* The settings rows of a database, as "key=value\n" lines (caller frees;
  * NULL if it has no sweep table). */
 char *sweep_read_settings(struct sqlite3 *db);

@@ -131,6 +131,8 @@ typedef struct tune_compass_opts {
     size_t per_iteration;          /* new points each iteration */
     int64_t budget;                /* runs the search may spend; 0: no limit */
     size_t finalists;              /* how many go to KN */
+    size_t starts;                 /* searches, each to its local optimum (0: one); the
+                                      finalists are the best of all they visited */
     uint64_t seed;
     volatile const sig_atomic_t *interrupted;   /* non-zero: stop searching */
 } tune_compass_opts;

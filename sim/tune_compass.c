@@ -17,7 +17,10 @@
  *   3. the new points run n0 replications, x* one more (up to --reps-max).
  * It stops when the area holds no unvisited point near x* (every neighbour
  * visited: x* is a local optimum, where COMPASS converges), or when its
- * budget is spent.  Its best points then go to KN (tune_kn.c), which makes
+ * budget is spent.  With o->starts > 1 it then starts again from random
+ * points, with an area of its own (the runs are shared), as Industrial
+ * Strength COMPASS restarts (Xu, Nelson and Hong 2010): one search's local
+ * optimum is not always another's.  Its best points then go to KN (tune_kn.c), which makes
  * the choice with its guarantee among them: the guarantee is about those
  * finalists, and the search's is convergence to a local optimum.
  */
@@ -30,6 +33,29 @@
 #include <string.h>
 
 #define DRAWS_PER_POINT 64         /* rejection draws per wanted point */
+
+/* The points one search has visited (a restart has its own; the runs are
+ * the store's, shared). */
+typedef struct visited {
+    tune_point **p;
+    size_t n, cap;
+} visited;
+
+static bool has(const visited *v, int64_t point)
+{
+    for (size_t i = 0; i < v->n; i++)
+        if (v->p[i]->point == point)
+            return true;
+    return false;
+}
+
+static void add(visited *v, tune_point *p)
+{
+    if (has(v, p->point))
+        return;
+    xgrow((void **)&v->p, &v->cap, v->n + 1, sizeof *v->p);
+    v->p[v->n++] = p;
+}
 #define MAX_ITERATIONS 100000
 
 static void coords_of(const tune_compass_opts *o, int64_t p, int64_t *x)
@@ -87,16 +113,16 @@ static int rank_cmp(const rank *a, const rank *b)
     return (a->point > b->point) - (a->point < b->point);
 }
 
-static tune_point *best_visited(const tune_store *st)
+static tune_point *best_visited(const tune_store *st, const visited *v)
 {
     tune_point *best = NULL;
     rank rb = { 0 };
-    for (size_t i = 0; i < st->npts; i++) {
-        if (st->pts[i]->n == 0)
+    for (size_t i = 0; i < v->n; i++) {
+        if (v->p[i]->n == 0)
             continue;
-        rank r = rank_of(st, st->pts[i]);
+        rank r = rank_of(st, v->p[i]);
         if (!best || rank_cmp(&r, &rb) < 0) {
-            best = st->pts[i];
+            best = v->p[i];
             rb = r;
         }
     }
@@ -104,14 +130,14 @@ static tune_point *best_visited(const tune_store *st)
 }
 
 /* Whether x lies in the most promising area of `star` (and is unvisited). */
-static bool in_area(const tune_store *st, const tune_compass_opts *o, const int64_t *x,
+static bool in_area(const visited *v, const tune_compass_opts *o, const int64_t *x,
                     const int64_t *star, int64_t *y)
 {
-    if (tune_store_find(st, point_of(o, x)))
+    if (has(v, point_of(o, x)))
         return false;
     double to_star = dist2(x, star, o->dims);
-    for (size_t i = 0; i < st->npts; i++) {
-        coords_of(o, st->pts[i]->point, y);
+    for (size_t i = 0; i < v->n; i++) {
+        coords_of(o, v->p[i]->point, y);
         if (dist2(x, y, o->dims) < to_star)
             return false;
     }
@@ -127,7 +153,7 @@ static bool already(const int64_t *list, size_t n, int64_t p)
 }
 
 /* Up to `want` new points of the area into out; returns how many. */
-static size_t draw_area(const tune_store *st, const tune_compass_opts *o, gsl_rng *rng,
+static size_t draw_area(const visited *v, const tune_compass_opts *o, gsl_rng *rng,
                         const tune_point *star, size_t want, int64_t *out)
 {
     int64_t *s = xmalloc(3 * o->dims * sizeof *s), *x = s + o->dims, *y = x + o->dims;
@@ -137,7 +163,7 @@ static size_t draw_area(const tune_store *st, const tune_compass_opts *o, gsl_rn
         for (size_t d = 0; d < o->dims; d++)
             x[d] = (int64_t)gsl_rng_uniform_int(rng, (unsigned long)o->sizes[d]);
         int64_t p = point_of(o, x);
-        if (!already(out, n, p) && in_area(st, o, x, s, y))
+        if (!already(out, n, p) && in_area(v, o, x, s, y))
             out[n++] = p;
     }
     /* The neighbours, from a random knob on: in the area whenever unvisited. */
@@ -149,7 +175,7 @@ static size_t draw_area(const tune_store *st, const tune_compass_opts *o, gsl_rn
         if (x[d] < 0 || x[d] >= o->sizes[d])
             continue;
         int64_t p = point_of(o, x);
-        if (!already(out, n, p) && !tune_store_find(st, p))
+        if (!already(out, n, p) && !has(v, p))
             out[n++] = p;
     }
     free(s);
@@ -181,23 +207,59 @@ static tune_point **ranked(const tune_store *st)
     return v;
 }
 
-static int first_points(tune_store *st, const tune_compass_opts *o, gsl_rng *rng)
+/* The first search starts from the grid's middle and random points; a
+ * restart from random points alone. */
+static int first_points(tune_store *st, const tune_compass_opts *o, gsl_rng *rng, bool middle,
+                        visited *v)
 {
     int64_t *x = xmalloc(o->dims * sizeof *x);
     for (size_t d = 0; d < o->dims; d++)
         x[d] = o->sizes[d] / 2;
     tune_point **p = xmalloc((o->per_iteration + 1) * sizeof *p);
     size_t n = 0;
-    p[n++] = tune_store_get(st, point_of(o, x));
+    if (middle) {
+        p[n++] = tune_store_get(st, point_of(o, x));
+        add(v, p[0]);
+    }
     for (size_t t = 0; n < o->per_iteration + 1 && t < DRAWS_PER_POINT * o->per_iteration; t++) {
         for (size_t d = 0; d < o->dims; d++)
             x[d] = (int64_t)gsl_rng_uniform_int(rng, (unsigned long)o->sizes[d]);
-        if (!tune_store_find(st, point_of(o, x)))
+        if (!has(v, point_of(o, x))) {
             p[n++] = tune_store_get(st, point_of(o, x));
+            add(v, p[n - 1]);
+        }
     }
     int rc = tune_store_need(st, p, n, o->n0);
     free(p);
     free(x);
+    return rc;
+}
+
+/* One search, until x* is a local optimum (or the budget, or a signal). */
+static int search(tune_store *st, const tune_compass_opts *o, gsl_rng *rng, bool middle,
+                  int64_t *iterations)
+{
+    visited v = { 0 };
+    int rc = first_points(st, o, rng, middle, &v);
+    int64_t *fresh = xmalloc(o->per_iteration * sizeof *fresh);
+    tune_point **batch = xmalloc(o->per_iteration * sizeof *batch);
+    while (rc == TUNE_OK && *iterations < MAX_ITERATIONS && !(o->interrupted && *o->interrupted)) {
+        tune_point *star = best_visited(st, &v);
+        size_t n = draw_area(&v, o, rng, star, o->per_iteration, fresh);
+        if (n == 0)
+            break;                 /* every neighbour visited: a local optimum */
+        for (size_t i = 0; i < n; i++) {
+            batch[i] = tune_store_get(st, fresh[i]);
+            add(&v, batch[i]);
+        }
+        rc = tune_store_need(st, batch, n, o->n0);
+        if (rc == TUNE_OK && star->n < o->reps_max)
+            rc = tune_store_need(st, &star, 1, star->n + 1);
+        ++*iterations;
+    }
+    free(fresh);
+    free(batch);
+    free(v.p);
     return rc;
 }
 
@@ -212,23 +274,10 @@ int tune_compass(tune_store *st, const tune_compass_opts *o, tune_point ***out, 
     int64_t outer_budget = st->budget;
     if (o->budget > 0 && (outer_budget == 0 || o->budget < outer_budget))
         st->budget = o->budget;
-    int rc = first_points(st, o, rng);
-    int64_t *fresh = xmalloc(o->per_iteration * sizeof *fresh);
-    tune_point **batch = xmalloc(o->per_iteration * sizeof *batch);
-    while (rc == TUNE_OK && *iterations < MAX_ITERATIONS && !(o->interrupted && *o->interrupted)) {
-        tune_point *star = best_visited(st);
-        size_t n = draw_area(st, o, rng, star, o->per_iteration, fresh);
-        if (n == 0)
-            break;                 /* every neighbour visited: a local optimum */
-        for (size_t i = 0; i < n; i++)
-            batch[i] = tune_store_get(st, fresh[i]);
-        rc = tune_store_need(st, batch, n, o->n0);
-        if (rc == TUNE_OK && star->n < o->reps_max)
-            rc = tune_store_need(st, &star, 1, star->n + 1);
-        ++*iterations;
-    }
-    free(fresh);
-    free(batch);
+    int rc = TUNE_OK;
+    size_t starts = o->starts ? o->starts : 1;
+    for (size_t k = 0; rc == TUNE_OK && k < starts && !(o->interrupted && *o->interrupted); k++)
+        rc = search(st, o, rng, k == 0, iterations);
     st->budget = outer_budget;
     gsl_rng_free(rng);
     if (rc == TUNE_FAILED)

@@ -10,7 +10,7 @@
 #include <string.h>
 
 /* Value j of a point as the user sees it (the objective un-negated). */
-static ci shown_ci(const sweep_spec *s, const tune_store *st, const tune_point *p, size_t j)
+ci tune_shown_ci(const sweep_spec *s, const tune_store *st, const tune_point *p, size_t j)
 {
     ci c = tune_point_ci(st, p, j, p->n);
     if (j == 0 && s->maximize)
@@ -36,12 +36,12 @@ static void text_metrics(const sweep_spec *s, const tune_store *st, const tune_p
     char cell[128];
     const char *sep = "  ";
     if (s->objective) {
-        format_ci(shown_ci(s, st, p, 0), cell, sizeof cell);
+        format_ci(tune_shown_ci(s, st, p, 0), cell, sizeof cell);
         printf("%s%s %s", sep, s->objective, cell);
         sep = "; ";
     }
     for (size_t i = 0; i < s->nreqs; i++) {
-        format_ci(shown_ci(s, st, p, 1 + i), cell, sizeof cell);
+        format_ci(tune_shown_ci(s, st, p, 1 + i), cell, sizeof cell);
         printf("%s%s %s", sep, s->reqs[i].metric, cell);
         sep = "; ";
     }
@@ -60,7 +60,7 @@ static void text_point(const char *head, const sweep_spec *s, const tune_store *
 }
 
 /* Why a point was ruled out, in words (strbuf). */
-static void why(strbuf *b, const sweep_spec *s, const tune_point *p)
+void tune_why(strbuf *b, const sweep_spec *s, const tune_point *p)
 {
     char num[32];
     switch (p->status) {
@@ -109,7 +109,8 @@ static void text_binding(const sweep_spec *s, const tune_store *st, const tune_p
     printf("the binding constraint: %s (the closest point's bound %s)\n", s->reqs[req].text, num);
 }
 
-static void print_text(const sweep_spec *s, const tune_store *st, const tune_result *r)
+static void print_text(const sweep_spec *s, const tune_store *st, const tune_result *r,
+                       const char *db_path)
 {
     const tune_choice *ch = &r->choice;
     printf("tune %s: %lld points; %s%zu finalists by KN\n", s->name, (long long)s->npoints,
@@ -151,7 +152,7 @@ static void print_text(const sweep_spec *s, const tune_store *st, const tune_res
             printf("ruled out:\n");
         char *label = sweep_point_label(s, p->point);
         strbuf b = { 0 };
-        why(&b, s, p);
+        tune_why(&b, s, p);
         printf("  point %lld (%s): %s\n", (long long)p->point, label, b.s);
         sb_free(&b);
         free(label);
@@ -169,17 +170,11 @@ static void print_text(const sweep_spec *s, const tune_store *st, const tune_res
         sweep_spring_print(s, ch->best->point, true);
     else if (ch->closest)
         sweep_spring_print(s, ch->closest->point, false);
+    if (db_path)
+        printf("database: %s\n", db_path);
 }
 
-static void json_number(strbuf *b, double v)
-{
-    if (isfinite(v))
-        sb_addf(b, "%.17g", v);
-    else
-        sb_add(b, "null");
-}
-
-static const char *status_name(int status)
+const char *tune_status_name(int status)
 {
     static const char *const names[] = { "open", "chosen", "dominated", "fails", "undecided",
                                          "within_zone", "searched" };
@@ -189,14 +184,8 @@ static const char *status_name(int status)
 static void json_metric(strbuf *b, const char *name, ci c)
 {
     sb_add_json_string(b, name);
-    sb_addf(b, ":{\"n\":%zu,\"mean\":", c.n);
-    json_number(b, c.mean);
-    sb_add(b, ",\"sd\":");
-    json_number(b, c.n >= 2 ? c.sd : NAN);
-    sb_add(b, ",\"ci_low\":");
-    json_number(b, c.n >= 2 ? c.mean - c.half : NAN);
-    sb_add(b, ",\"ci_high\":");
-    json_number(b, c.n >= 2 ? c.mean + c.half : NAN);
+    sb_addf(b, ":{\"n\":%zu", c.n);
+    answer_json_ci(b, c);
     sb_add(b, "}");
 }
 
@@ -217,9 +206,9 @@ static void json_point(strbuf *b, const sweep_spec *s, const tune_store *st, con
         sb_add_json_string(b, sweep_value(s, p->point, v));
     }
     sb_addf(b, "},\"meets\":%s,\"replications\":%lld,\"status\":\"%s\",\"why\":",
-            meets ? "true" : "false", (long long)p->n, status_name(p->status));
+            meets ? "true" : "false", (long long)p->n, tune_status_name(p->status));
     strbuf w = { 0 };
-    why(&w, s, p);
+    tune_why(&w, s, p);
     if (w.len)
         sb_add_json_string(b, w.s);
     else
@@ -228,7 +217,7 @@ static void json_point(strbuf *b, const sweep_spec *s, const tune_store *st, con
     sb_add(b, ",\"metrics\":{");
     bool any = false;
     if (s->objective) {
-        json_metric(b, s->objective, shown_ci(s, st, p, 0));
+        json_metric(b, s->objective, tune_shown_ci(s, st, p, 0));
         any = true;
     }
     for (size_t i = 0; i < s->nreqs; i++) {
@@ -240,45 +229,40 @@ static void json_point(strbuf *b, const sweep_spec *s, const tune_store *st, con
         if (dup)
             continue;
         sb_add(b, any ? "," : "");
-        json_metric(b, s->reqs[i].metric, shown_ci(s, st, p, 1 + i));
+        json_metric(b, s->reqs[i].metric, tune_shown_ci(s, st, p, 1 + i));
         any = true;
     }
     sb_add(b, "}}");
 }
 
-static void print_json(const sweep_spec *s, const tune_store *st, const tune_result *r)
+static void print_json(const sweep_spec *s, const tune_store *st, const tune_result *r,
+                       const char *db_path)
 {
     static const char *const kinds[] = { "null", "\"best\"", "\"none\"" };
     const tune_choice *ch = &r->choice;
     strbuf b = { 0 };
     sb_add(&b, "{\"scenario\":");
     sb_add_json_string(&b, s->name);
+    sb_add(&b, ",\"database\":");
+    if (db_path)
+        sb_add_json_string(&b, db_path);
+    else
+        sb_add(&b, "null");
     sb_addf(&b, ",\"method\":\"%s\",\"points\":%lld,\"finalists\":%zu,\"iterations\":%lld,"
             "\"runs\":%lld,\"messages\":", r->searched ? "COMPASS+KN" : "KN",
             (long long)s->npoints, r->finalists, (long long)r->iterations, (long long)st->runs);
-    json_number(&b, st->messages);
+    answer_json_number(&b, st->messages);
     sb_addf(&b, ",\"grid_replications\":%lld,\"grid_runs\":%.0f,\"grid_messages\":",
             (long long)r->grid_reps, (double)s->npoints * (double)r->grid_reps);
-    json_number(&b, grid_messages(s, st, r));
+    answer_json_number(&b, grid_messages(s, st, r));
     sb_addf(&b, ",\"seed\":%llu,\"confidence\":", (unsigned long long)s->seed);
-    json_number(&b, r->confidence);
+    answer_json_number(&b, r->confidence);
     sb_add(&b, ",\"delta\":");
-    json_number(&b, ch->delta);
-    sb_addf(&b, ",\"interrupted\":%s,\"out_of_budget\":%s,\"objective\":",
+    answer_json_number(&b, ch->delta);
+    sb_addf(&b, ",\"interrupted\":%s,\"out_of_budget\":%s",
             r->interrupted ? "true" : "false", ch->out_of_budget ? "true" : "false");
-    if (s->objective) {
-        sb_addf(&b, "{\"%s\":", s->maximize ? "maximize" : "minimize");
-        sb_add_json_string(&b, s->objective);
-        sb_add(&b, "}");
-    } else {
-        sb_add(&b, "null");
-    }
-    sb_add(&b, ",\"requirements\":[");
-    for (size_t i = 0; i < s->nreqs; i++) {
-        sb_add(&b, i ? "," : "");
-        sb_add_json_string(&b, s->reqs[i].text);
-    }
-    sb_addf(&b, "],\"answer\":%s,\"best\":", kinds[ch->kind]);
+    answer_json_question(&b, s);
+    sb_addf(&b, ",\"answer\":%s,\"best\":", kinds[ch->kind]);
     json_point(&b, s, st, ch->best);
     sb_add(&b, ",\"runner_up\":");
     json_point(&b, s, st, ch->runner_up);
@@ -303,10 +287,11 @@ static void print_json(const sweep_spec *s, const tune_store *st, const tune_res
     sb_free(&b);
 }
 
-void tune_print(const sweep_spec *s, const tune_store *st, const tune_result *r, bool json)
+void tune_print(const sweep_spec *s, const tune_store *st, const tune_result *r,
+                const char *db_path, bool json)
 {
     if (json)
-        print_json(s, st, r);
+        print_json(s, st, r, db_path);
     else
-        print_text(s, st, r);
+        print_text(s, st, r, db_path);
 }

@@ -21,6 +21,14 @@ typedef struct tune_result {
     int64_t grid_reps;             /* the grid it is compared with: replications a point */
 } tune_result;
 
-void tune_print(const sweep_spec *s, const tune_store *st, const tune_result *r, bool json);
+/* The answer on standard output; db_path: the database (NULL: none). */
+void tune_print(const sweep_spec *s, const tune_store *st, const tune_result *r,
+                const char *db_path, bool json);
+/* Value j of a point as the user sees it (the objective un-negated). */
+ci tune_shown_ci(const sweep_spec *s, const tune_store *st, const tune_point *p, size_t j);
+/* Why a point was ruled out, in words ("" for an open or chosen point). */
+void tune_why(strbuf *b, const sweep_spec *s, const tune_point *p);
+/* "open", "chosen", "dominated", "fails", "undecided", "within_zone", "searched". */
+const char *tune_status_name(int status);
 
 #endif

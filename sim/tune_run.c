@@ -65,13 +65,21 @@ void tune_progress_end(const tune_exec *x)
         fputc('\n', stderr);
 }
 
+/* A run that came in: into the database, when there is one. */
+static int keep(const tune_exec *x, int64_t point, int64_t rep, const double *vals,
+                double messages)
+{
+    return x->db ? tune_db_add(x->db, point, rep, vals, messages) : 0;
+}
+
 static int run_here(const tune_exec *x, const int64_t *points, const int64_t *reps, size_t n,
                     double *out, double *messages)
 {
     size_t nvals = 1 + x->s->nreqs;
     for (size_t i = 0; i < n; i++) {
         double m = 0;
-        if (run_one(x, points[i], reps[i], out + i * nvals, &m) != 0)
+        if (run_one(x, points[i], reps[i], out + i * nvals, &m) != 0 ||
+            keep(x, points[i], reps[i], out + i * nvals, m) != 0)
             return -1;
         *messages += m;
         progress(x, i + 1, n);
@@ -138,10 +146,9 @@ static void worker(const tune_exec *x, const int64_t *points, const int64_t *rep
     _exit(status);
 }
 
-int tune_run_batch(void *user, const int64_t *points, const int64_t *reps, size_t n, double *out,
-                   double *messages)
+static int run_fresh(const tune_exec *x, const int64_t *points, const int64_t *reps, size_t n,
+                     double *out, double *messages)
 {
-    const tune_exec *x = user;
     size_t nw = x->jobs > 1 ? (size_t)x->jobs : 1;
     if (nw > n)
         nw = n;
@@ -182,6 +189,9 @@ int tune_run_batch(void *user, const int64_t *points, const int64_t *reps, size_
             if (rec.index >= n || read_all(fds[k], out + rec.index * nvals, nvals * sizeof *out))
                 break;
             *messages += rec.messages;
+            if (keep(x, points[rec.index], reps[rec.index], out + rec.index * nvals,
+                     rec.messages) != 0)
+                rc = -1;
             progress(x, ++got, n);
         }
         close(fds[k]);
@@ -195,5 +205,36 @@ int tune_run_batch(void *user, const int64_t *points, const int64_t *reps, size_
         rc = -1;
     free(fds);
     free(pids);
+    return rc;
+}
+
+/* The runs the database holds are answered from it; the others run. */
+int tune_run_batch(void *user, const int64_t *points, const int64_t *reps, size_t n, double *out,
+                   double *messages)
+{
+    const tune_exec *x = user;
+    if (!x->db)
+        return run_fresh(x, points, reps, n, out, messages);
+    size_t nvals = 1 + x->s->nreqs, m = 0;
+    int64_t *mp = xmalloc((n + 1) * sizeof *mp), *mr = xmalloc((n + 1) * sizeof *mr);
+    size_t *at = xmalloc((n + 1) * sizeof *at);
+    for (size_t i = 0; i < n; i++) {
+        double msg;
+        if (tune_db_lookup(x->db, points[i], reps[i], out + i * nvals, &msg)) {
+            *messages += msg;
+            continue;
+        }
+        mp[m] = points[i];
+        mr[m] = reps[i];
+        at[m++] = i;
+    }
+    double *mo = xmalloc((m * nvals + 1) * sizeof *mo);
+    int rc = m ? run_fresh(x, mp, mr, m, mo, messages) : 0;
+    for (size_t k = 0; rc == 0 && k < m; k++)
+        memcpy(out + at[k] * nvals, mo + k * nvals, nvals * sizeof *mo);
+    free(mp);
+    free(mr);
+    free(at);
+    free(mo);
     return rc;
 }

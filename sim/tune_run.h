@@ -6,6 +6,7 @@
 
 #include "sweep_spec.h"
 #include "tune.h"
+#include "tune_db.h"
 
 #include <signal.h>
 #include <stdbool.h>
@@ -16,9 +17,12 @@ typedef struct tune_exec {
     bool progress;                 /* a progress line on standard error */
     const tune_store *st;          /* for the progress line */
     volatile const sig_atomic_t *interrupted;
+    tune_db *db;                   /* the runs kept (--out), answered from it when it
+                                      holds them; each new one stored as it comes in */
 } tune_exec;
 
-/* A tune_runner (tune.h); user is a tune_exec. */
+/* A tune_runner (tune.h); user is a tune_exec.  A write error of the
+ * database stops it (-1; tune_db_error says why). */
 int tune_run_batch(void *user, const int64_t *points, const int64_t *reps, size_t n, double *out,
                    double *messages);
 /* Ends the progress line. */

@@ -5,7 +5,9 @@
 # alone is searched (COMPASS) and its answer meets the requirement in a
 # sweep of it; no point meeting exits 4 naming the binding constraint;
 # --budget is kept; the JSON has a sweep's keys; a Spring scenario gets
-# its property lines; bad input exits 2; Ctrl-C prints the best so far.
+# its property lines; bad input exits 2; Ctrl-C prints the best so far and
+# keeps its runs, --resume goes on from them to the answer of a run never
+# stopped; --out is a sweep database; --plan runs nothing.
 # Run from the top of the repository.
 set -u
 LSIM=${1:-build/lsim}
@@ -28,7 +30,7 @@ REQ='p99_wait_ms<=2500'
 "$LSIM" sweep "$TMP/mmc.yaml" --vary container.workers=8..15 --reps 8 --require "$REQ" \
     --minimize consumers_max --json --quiet --out "$TMP/s.db" >"$TMP/s.json"
 sweep_best=$($PY -c "import json,sys; print(json.load(open(sys.argv[1]))['best']['params']['container.workers'])" "$TMP/s.json")
-expect_status 0 -- "$LSIM" tune "$TMP/mmc.yaml" --vary container.workers=8..15 --require "$REQ" \
+expect_status 0 -- "$LSIM" tune "$TMP/mmc.yaml" --out "$TMP/t.db" --vary container.workers=8..15 --require "$REQ" \
     --minimize consumers_max --quiet
 cp "$TMP/stdout" "$TMP/t1.txt"
 check "tune's answer is the sweep's ($sweep_best)" grep -q "^answer: container.workers=$sweep_best (point" "$TMP/t1.txt"
@@ -38,15 +40,15 @@ runs=$(sed -n 's/^spent: \([0-9]*\) runs, .* the grid at 8 replications: 64 runs
 check "tune spends fewer runs than the grid (${runs:-none} < 64)" [ "${runs:-99}" -lt 64 ]
 
 # 2. -j 2 and a second run: the same output.
-expect_status 0 -- "$LSIM" tune "$TMP/mmc.yaml" --vary container.workers=8..15 --require "$REQ" \
+expect_status 0 -- "$LSIM" tune "$TMP/mmc.yaml" --out "$TMP/t.db" --vary container.workers=8..15 --require "$REQ" \
     --minimize consumers_max --quiet -j 2
 check "-j 2 prints what -j 1 prints" cmp -s "$TMP/stdout" "$TMP/t1.txt"
-"$LSIM" tune "$TMP/mmc.yaml" --vary container.workers=8..15 --require "$REQ" \
+"$LSIM" tune "$TMP/mmc.yaml" --out "$TMP/t.db" --vary container.workers=8..15 --require "$REQ" \
     --minimize consumers_max --quiet >"$TMP/t2.txt" 2>/dev/null
 check "the same command twice: the same output" cmp -s "$TMP/t2.txt" "$TMP/t1.txt"
 
 # 3. JSON: a sweep's keys.
-expect_status 0 -- "$LSIM" tune "$TMP/mmc.yaml" --vary container.workers=8..15 --require "$REQ" \
+expect_status 0 -- "$LSIM" tune "$TMP/mmc.yaml" --out "$TMP/t.db" --vary container.workers=8..15 --require "$REQ" \
     --minimize consumers_max --quiet --json
 check "--json has answer, best, runner_up, closest, table, runs" $PY -c "
 import json,sys
@@ -58,7 +60,7 @@ assert all('status' in p and 'why' in p for p in d['table'])
 " "$TMP/stdout" "$sweep_best"
 
 # 4. A grid too large for KN alone: COMPASS, then KN; the answer meets in a sweep of it.
-expect_status 0 -- "$LSIM" tune "$TMP/mmc.yaml" --vary container.workers=6..30 \
+expect_status 0 -- "$LSIM" tune "$TMP/mmc.yaml" --out "$TMP/t.db" --vary container.workers=6..30 \
     --vary container.startLatency=0ms,100ms,200ms --require "$REQ" --minimize consumers_max --quiet --json
 check "a 75-point grid is searched" $PY -c "
 import json,sys
@@ -74,12 +76,12 @@ check "the searched answer (${1:-none} workers, ${2:-}) meets in a sweep at 8 re
 import json,sys; assert json.load(open(sys.argv[1]))['best']['meets']" "$TMP/check.json"
 
 # 5. No point meets: exit 4, the binding constraint named; JSON's closest.
-expect_status 4 -- "$LSIM" tune "$TMP/mmc.yaml" --vary container.workers=8..10 --require 'p99_wait_ms<=1' \
+expect_status 4 -- "$LSIM" tune "$TMP/mmc.yaml" --out "$TMP/t.db" --vary container.workers=8..10 --require 'p99_wait_ms<=1' \
     --require 'consumers_max<=100' --minimize consumers_max --quiet
 check "none meets: says so" grep -q "^no point meets every requirement" "$TMP/stdout"
 check "none meets: the binding constraint" grep -q "^the binding constraint: p99_wait_ms<=1 (the closest point's bound" "$TMP/stdout"
 check "none meets: the closest is the most workers" grep -q "^closest: container.workers=10 (point 2)" "$TMP/stdout"
-expect_status 4 -- "$LSIM" tune "$TMP/mmc.yaml" --vary container.workers=8..10 --require 'p99_wait_ms<=1' --quiet --json
+expect_status 4 -- "$LSIM" tune "$TMP/mmc.yaml" --out "$TMP/t.db" --vary container.workers=8..10 --require 'p99_wait_ms<=1' --quiet --json
 check "none meets: JSON answer none, closest, binding" $PY -c "
 import json,sys
 d = json.load(open(sys.argv[1]))
@@ -87,18 +89,18 @@ assert d['answer'] == 'none' and d['best'] is None and d['closest']['point'] == 
 " "$TMP/stdout"
 
 # 6. --budget: never more runs.
-expect_status 0 -- "$LSIM" tune "$TMP/mmc.yaml" --vary container.workers=8..15 --require "$REQ" \
+expect_status 0 -- "$LSIM" tune "$TMP/mmc.yaml" --out "$TMP/t.db" --vary container.workers=8..15 --require "$REQ" \
     --minimize consumers_max --budget 42 --quiet --json
 check "--budget 42 keeps to 42 runs" $PY -c "
 import json,sys
 d = json.load(open(sys.argv[1])); assert d['runs'] <= 42 and d['out_of_budget'], d['runs']" "$TMP/stdout"
 expect_status 2 "lsim: --budget: 30 runs is less than KN's first stage needs here (40: every point, 5 replications each)" -- \
-    "$LSIM" tune "$TMP/mmc.yaml" --vary container.workers=8..15 --require "$REQ" --budget 30
+    "$LSIM" tune "$TMP/mmc.yaml" --out "$TMP/t.db" --vary container.workers=8..15 --require "$REQ" --budget 30
 
 # 7. A Spring scenario: the answer as the application's property line.
 mkdir -p "$TMP/app/spring-app"
 cp scenarios/spring-orders.yaml "$TMP/app/" && cp scenarios/spring-app/* "$TMP/app/spring-app/"
-expect_status 0 -- "$LSIM" tune "$TMP/app/spring-orders.yaml" --vary container.maxConcurrentConsumers=6,10,14 \
+expect_status 0 -- "$LSIM" tune "$TMP/app/spring-orders.yaml" --out "$TMP/t.db" --vary container.maxConcurrentConsumers=6,10,14 \
     --require 'p99_latency_ms<=2000' --minimize consumers_max --quiet
 best=$(sed -n 's/^answer: container.maxConcurrentConsumers=\([0-9]*\) (point.*/\1/p' "$TMP/stdout")
 check "Spring: the answer's property line (max-concurrency=${best:-none})" \
@@ -106,23 +108,22 @@ check "Spring: the answer's property line (max-concurrency=${best:-none})" \
 
 # 8. Bad input: exit 2, before any run.
 expect_status 2 "lsim: --delta: 'x' is not a positive number or a percentage below 100 (0.5, 2%)" -- \
-    "$LSIM" tune "$TMP/mmc.yaml" --vary container.workers=8..9 --delta x
+    "$LSIM" tune "$TMP/mmc.yaml" --out "$TMP/t.db" --vary container.workers=8..9 --delta x
 expect_status 2 "lsim: --confidence: '1.5' is not a probability from 0.5 to below 1" -- \
-    "$LSIM" tune "$TMP/mmc.yaml" --vary container.workers=8..9 --confidence 1.5
+    "$LSIM" tune "$TMP/mmc.yaml" --out "$TMP/t.db" --vary container.workers=8..9 --confidence 1.5
 expect_status 2 "lsim: --budget: '0' is not a whole number from 1 to 1000000" -- \
-    "$LSIM" tune "$TMP/mmc.yaml" --vary container.workers=8..9 --budget 0
-expect_status 2 "lsim: what to tune? give --vary KEY=VALUES" -- "$LSIM" tune "$TMP/mmc.yaml"
-expect_status 2 -- "$LSIM" tune "$TMP/mmc.yaml" --vary container.workers=8..9 --minimize no_such_metric
+    "$LSIM" tune "$TMP/mmc.yaml" --out "$TMP/t.db" --vary container.workers=8..9 --budget 0
+expect_status 2 "lsim: what to tune? give --vary KEY=VALUES" -- "$LSIM" tune "$TMP/mmc.yaml" --out "$TMP/t.db"
+expect_status 2 -- "$LSIM" tune "$TMP/mmc.yaml" --out "$TMP/t.db" --vary container.workers=8..9 --minimize no_such_metric
 check "an unknown metric is named" grep -q "^--minimize: unknown metric 'no_such_metric'; the summary metrics are: " "$TMP/stderr"
-expect_status 2 -- "$LSIM" tune "$TMP/mmc.yaml" --vary container.workers=8,-1
+expect_status 2 -- "$LSIM" tune "$TMP/mmc.yaml" --out "$TMP/t.db" --vary container.workers=8,-1
 check "a bad value names its --vary" grep -q "vary container.workers" "$TMP/stderr"
 
-# 9. Ctrl-C: the best so far, exit 1.  The signal comes after 20 times what
-# one run takes with this build (an ASan build is 3 to 10 times slower), and
-# at least 2 s: the search's first batch (some 10 runs on -j workers) is
-# then in, and the search, some 40 runs, is not over (a fixed wait failed
-# both ways: the search over before it on a quiet machine, no run in yet
-# under ASan).
+# 9. Ctrl-C: the best so far, exit 1, the runs kept.  The signal comes once
+# 13 runs are stored in the part database: the search's first batch (some 10
+# runs) is then in, and the search, some 46 runs, is not over, however fast
+# the build and the machine (a wait timed from one run failed both ways: the
+# search over before it on a loaded machine, no run in yet under ASan).
 cat >"$TMP/long.yaml" <<'YAML'
 name: long
 queue:
@@ -131,14 +132,19 @@ queue:
   service: { kind: exponential, mean: 1s }
 container: { kind: competing, workers: 10 }
 YAML
-"$LSIM" tune "$TMP/long.yaml" --vary container.workers=9..40 --require "$REQ" --quiet \
-    >"$TMP/int.txt" 2>"$TMP/int.err" &
+LONG='--vary container.workers=9..40 --require p99_wait_ms<=2500 --quiet'
+# shellcheck disable=SC2086
+"$LSIM" tune "$TMP/long.yaml" $LONG --out "$TMP/int.db" >"$TMP/int.txt" 2>"$TMP/int.err" &
 pid=$!
-t0=$(date +%s.%N)
-"$LSIM" run "$TMP/long.yaml" --set container.workers=9 --detail summary --out "$TMP/one.db" --quiet \
-    >/dev/null 2>&1
-t1=$(date +%s.%N)
-sleep "$(awk -v a="$t0" -v b="$t1" 'BEGIN {w = 20 * (b - a); print (w < 2 ? 2 : w)}')"
+stored() {       # -readonly: the poll must not create the file before tune does
+    [ -s "$TMP/int.db.part" ] && sqlite3 -readonly "$TMP/int.db.part" 'SELECT count(*) FROM runs' \
+        2>/dev/null || echo 0
+}
+waited=0
+while [ "$(stored)" -lt 13 ] && [ $waited -lt 3000 ] && kill -0 $pid 2>/dev/null; do
+    sleep 0.1
+    waited=$((waited + 1))
+done
 kill -INT $pid 2>/dev/null
 wait $pid
 st=$?
@@ -146,6 +152,52 @@ count=$((count + 1))
 [ "$st" -eq 1 ] || fail "Ctrl-C: exit $st, expected 1: $(cat "$TMP/int.err")"
 check "Ctrl-C: says it keeps what it has" grep -q "^lsim: interrupted after [0-9]* runs: printing the best so far" "$TMP/int.err"
 check "Ctrl-C: prints the best so far" grep -q "^interrupted: the best so far, not the procedure's answer" "$TMP/int.txt"
+check "Ctrl-C: the runs are kept for --resume" grep -q "^lsim: [0-9]* runs are kept in $TMP/int.db.part: run the same command with --resume to go on" "$TMP/int.err"
+
+# 10. --resume: goes on from the kept runs (none run again) to the answer of
+# a run never stopped; other flags, or no --resume, are refused.
+# shellcheck disable=SC2086
+expect_status 2 "lsim: $TMP/int.db.part holds an unfinished tune: run the same command with --resume to go on, or remove it" -- \
+    "$LSIM" tune "$TMP/long.yaml" $LONG --out "$TMP/int.db"
+expect_status 2 "lsim: --resume: $TMP/int.db.part was made with other flags (it has 'vary=container.workers=9..40', this command 'vary=container.workers=9..41'): run the command it was made with, or remove it" -- \
+    "$LSIM" tune "$TMP/long.yaml" --vary container.workers=9..41 --require p99_wait_ms\<=2500 --quiet --out "$TMP/int.db" --resume
+# shellcheck disable=SC2086
+"$LSIM" tune "$TMP/long.yaml" $LONG -j 2 --out "$TMP/whole.db" >"$TMP/whole.txt" 2>/dev/null
+expect_status 0 -- "$LSIM" tune "$TMP/long.yaml" --out "$TMP/int.db" --resume \
+    --vary container.workers=9..40 --require 'p99_wait_ms<=2500'
+check "--resume: says how many runs it took up" grep -q "^lsim: resuming the tune in $TMP/int.db.part: [1-9][0-9]* runs stored, not run again" "$TMP/stderr"
+sed "s|$TMP/int.db|$TMP/whole.db|" "$TMP/stdout" >"$TMP/resumed.txt"
+check "--resume: the answer of a run never stopped" cmp -s "$TMP/resumed.txt" "$TMP/whole.txt"
+check "--resume: the database finished, its part gone" [ -f "$TMP/int.db" -a ! -e "$TMP/int.db.part" ]
+check "--resume: the database holds every run once" [ "$(sqlite3 "$TMP/int.db" 'SELECT count(*) FROM runs')" = \
+    "$(sed -n 's/^spent: \([0-9]*\) runs.*/\1/p' "$TMP/whole.txt")" ]
+
+# 11. --out: a sweep database of the runs; lsim plot --kind sweep draws it.
+expect_status 0 -- "$LSIM" tune "$TMP/mmc.yaml" --out "$TMP/o.db" --vary container.workers=8..15 \
+    --require "$REQ" --minimize consumers_max --quiet
+check "--out: the database named" grep -qx "database: $TMP/o.db" "$TMP/stdout"
+check "--out: the answer row is tune's" [ "$(sqlite3 "$TMP/o.db" "SELECT value FROM sweep WHERE key = 'best'")" = \
+    "$(sed -n 's/^answer: \(.*\) (point .*/\1/p' "$TMP/stdout")" ]
+check "--out: every point's status" [ "$(sqlite3 "$TMP/o.db" "SELECT count(*) FROM tune_points WHERE status = 'fails'")" -ge 1 ]
+expect_status 0 -- "$LSIM" plot "$TMP/o.db" --kind sweep -o "$TMP/o.svg"
+check "--out: plot --kind sweep draws it" grep -q "<svg" "$TMP/o.svg"
+
+# 12. --plan: what it would spend, against the grid; nothing run, no database.
+expect_status 0 -- "$LSIM" tune "$TMP/mmc.yaml" --out "$TMP/p.db" --vary container.workers=8..15 \
+    --require "$REQ" --minimize consumers_max --plan
+check "--plan: the space" grep -qx "tune mmc: 8 points (container.workers: 8 values)" "$TMP/stdout"
+check "--plan: the first stage" grep -q "^method: KN on every point .*: 40 runs" "$TMP/stdout"
+check "--plan: the grid's cost" grep -q "^the grid at 8 replications: 64 runs, about 192000 messages" "$TMP/stdout"
+check "--plan: no database" [ ! -e "$TMP/p.db" -a ! -e "$TMP/p.db.part" ]
+expect_status 0 -- "$LSIM" tune "$TMP/mmc.yaml" --vary container.workers=6..30 --vary container.startLatency=0ms,100ms \
+    --require "$REQ" --budget 200 --plan --json
+check "--plan --json: a search, its budget, the grid" $PY -c "
+import json,sys
+d = json.load(open(sys.argv[1]))
+assert d['method'] == 'COMPASS+KN' and d['points'] == 50 and d['budget'] == 200 and d['grid_runs'] == 400, d
+" "$TMP/stdout"
+expect_status 2 "lsim: --plan=dir: tune's --plan takes no folder: it prints what tune would spend (a tune's runs depend on the ones before: no jobs to ship)" -- \
+    "$LSIM" tune "$TMP/mmc.yaml" --vary container.workers=8..9 --plan=dir
 
 echo "$count tune checks, $failures failed"
 [ "$failures" -eq 0 ]
