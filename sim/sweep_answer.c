@@ -8,6 +8,7 @@
 #include "sweep_answer.h"
 #include "sweep_spring.h"
 #include "mem.h"
+#include "numfmt.h"
 
 #include <math.h>
 #include <sqlite3.h>
@@ -302,7 +303,7 @@ void answer_format_number(double v, char *buf, size_t size)
     if (fabs(v) >= 1e4 && fabs(v) < 1e12)
         snprintf(buf, size, "%.0f", v);
     else
-        snprintf(buf, size, "%.4g", v);
+        num_format(buf, size, v, 4);   /* a count in full, however large */
 }
 
 /* "412.3 [398.1, 426.5]", or the mean alone without an interval (one
@@ -485,10 +486,9 @@ static void print_text(const sweep_spec *s, const sweep_answer *a, const char *d
 
 static void json_number(strbuf *b, double v)
 {
-    if (isfinite(v))
-        sb_addf(b, "%.10g", v);
-    else
-        sb_add(b, "null");
+    char t[40];
+    num_format(t, sizeof t, v, 10);
+    sb_add(b, isfinite(v) ? t : "null");
 }
 
 static void json_point(strbuf *b, const sweep_spec *s, const sweep_answer *a, int64_t p)

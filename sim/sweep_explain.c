@@ -1,6 +1,7 @@
 /* sweep_explain.c -- why no point meets the requirements (see sweep_explain.h). */
 #include "sweep_explain.h"
 #include "mem.h"
+#include "numfmt.h"
 #include "sweep_answer.h"
 
 #include <math.h>
@@ -312,10 +313,9 @@ void explain_print(const sweep_spec *s, const sweep_explanation *e)
 
 static void json_num(strbuf *b, double v)
 {
-    if (isfinite(v))
-        sb_addf(b, "%.10g", v);
-    else
-        sb_add(b, "null");
+    char t[40];
+    num_format(t, sizeof t, v, 10);
+    sb_add(b, isfinite(v) ? t : "null");
 }
 
 static void json_limit(strbuf *b, const explain_limit *l)
