@@ -174,6 +174,12 @@ expect_error 2 "$S/bad/application.yml:1:1: this is a Spring Boot configuration,
     "$LSIM" run $S/bad/application.yml --out "$TMP/out/x.db"
 expect_error 2 "$S/bad/multidoc/application.yml:4:1: this is a Spring Boot configuration (documents split by ---), not an lsim scenario: \`lsim import $S/bad/multidoc/application.yml\` prints the scenario's broker and container from it (or name it in a scenario's container.spring.files)" -- \
     "$LSIM" run $S/bad/multidoc/application.yml --out "$TMP/out/x.db"
+#   decided from the YAML, not from the loader's words: quoted Spring keys, and
+#   several documents without Spring keys get no hint
+expect_error 2 "$S/bad/multidoc-quoted/application.yml:8:1: this is a Spring Boot configuration (documents split by ---), not an lsim scenario: \`lsim import $S/bad/multidoc-quoted/application.yml\` prints the scenario's broker and container from it (or name it in a scenario's container.spring.files)" -- \
+    "$LSIM" run $S/bad/multidoc-quoted/application.yml --out "$TMP/out/x.db"
+expect_error 2 "$S/bad/multidoc-scenario.yaml:4:1: expected one YAML document, found more" -- \
+    "$LSIM" run $S/bad/multidoc-scenario.yaml --out "$TMP/out/x.db"
 expect_error 2 "$S/e1/application.properties: this is a Spring Boot configuration, not an lsim scenario: \`lsim import $S/e1/application.properties\` prints the scenario's broker and container from it (or name it in a scenario's container.spring.files)" -- \
     "$LSIM" run $S/e1/application.properties --out "$TMP/out/x.db"
 count=$((count + 1))
