@@ -278,7 +278,7 @@ static const struct cli_command {
       "SCENARIO --vary KEY=V1,V2,...|KEY=LO..HI:STEP [--vary ...] [--reps R] [-j N]\n"
       "         [--require 'METRIC<=X']... [--minimize|--maximize METRIC] [--show METRIC,...]\n"
       "         [--seed N] [--set KEY=VALUE]... [--detail summary|samples|messages]\n"
-      "         [--out FILE.db | --plan DIR] [--resume] [--json] [--quiet]",
+      "         [--out FILE.db | --plan DIR] [--resume] [--skip-invalid] [--json] [--quiet]",
       "run a grid of settings and find the best point that meets the requirements",
       "  --vary KEY=VALUES        values of a key: a list (1,2,4) or a range (2..10:2, 1s..5s:1s)\n"
       "  --reps R                 replications per point (default 5), seeds S, S+1, ...\n"
@@ -293,6 +293,7 @@ static const struct cli_command {
       "  --out FILE.db            the database (default output/<name>-sweep.db)\n"
       "  --plan DIR               write jobs.txt and slurm.sh instead of running\n"
       "  --resume                 finish an interrupted sweep from its OUT.parts folder\n"
+      "  --skip-invalid           leave out the points whose settings are refused\n"
       "  --json                   print the answer as one JSON object\n"
       "  --quiet                  no progress, no warnings\n",
       "lsim sweep scenarios/tune-bursty-workers.yaml --vary container.workers=6..20:2 "

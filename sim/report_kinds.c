@@ -189,7 +189,7 @@ static void sweep_table(report *r, const sweep_spec *s, const sweep_answer *a)
         }
         if (s->nreqs)
             report_html(r, "<td class=\"%s\">%s</td>", a->points[p].meets ? "ok" : "outside",
-                        a->points[p].meets ? "yes" : "no");
+                        a->points[p].nm == 0 ? "skipped" : a->points[p].meets ? "yes" : "no");
         report_html(r, "</tr>\n");
     }
     report_html(r, "</tbody></table>\n");

@@ -76,6 +76,11 @@ double answer_bound(const point_metric *m, const requirement *r)
 
 static void judge(point_stats *p, const sweep_spec *s)
 {
+    if (p->nm == 0) {              /* no runs: a point --skip-invalid left out */
+        p->meets = false;
+        p->shortfall = INFINITY;
+        return;
+    }
     p->meets = true;
     p->shortfall = 0;
     for (size_t i = 0; i < s->nreqs; i++) {
@@ -135,6 +140,8 @@ static void choose(sweep_answer *a, const sweep_spec *s)
     if (a->kind == ANSWER_BEST)
         return;
     for (int64_t p = 0; p < a->npoints; p++) {
+        if (a->points[p].nm == 0)
+            continue;              /* skipped: never the closest */
         double sp = a->points[p].shortfall;
         double sc = a->closest >= 0 ? a->points[a->closest].shortfall : INFINITY;
         if (a->closest < 0 || sp < sc || (sp == sc && ranks_before(a, s, p, a->closest)))
@@ -411,7 +418,8 @@ static void print_table(const sweep_spec *s, const sweep_answer *a)
             answer_format_cell(answer_metric(&a->points[p], names[i]), cell, sizeof cell);
             printf("  %-*s", i + 1 < n || s->nreqs ? widths[i] : 0, cell);
         }
-        printf("%s\n", !s->nreqs ? "" : a->points[p].meets ? "  yes" : "  no");
+        printf("%s\n", !s->nreqs ? "" : a->points[p].nm == 0 ? "  skipped"
+                         : a->points[p].meets ? "  yes" : "  no");
     }
 }
 
@@ -452,6 +460,10 @@ static void print_text(const sweep_spec *s, const sweep_answer *a, const char *d
            "\n", s->name, (long long)s->npoints, s->npoints == 1 ? "" : "s", (long long)s->reps,
            s->reps == 1 ? "" : "s", (long long)s->nruns, s->nruns == 1 ? "" : "s",
            (unsigned long long)s->seed);
+    if (s->nskipped)
+        printf("skipped (--skip-invalid): %lld point%s whose settings are refused, %lld runs not "
+               "run\n", (long long)s->nskipped, s->nskipped == 1 ? "" : "s",
+               (long long)(s->nskipped * s->reps));
     for (size_t i = 0; i < s->nreqs; i++)
         printf("require %s (the 95 %% interval's %s bound)\n", s->reqs[i].text,
                req_is_upper(&s->reqs[i]) ? "upper" : "lower");
@@ -535,6 +547,13 @@ static void print_json(const sweep_spec *s, const sweep_answer *a, const char *d
     sb_addf(&b, ",\"points\":%lld,\"replications\":%lld,\"runs\":%lld,\"seed\":%llu",
             (long long)s->npoints, (long long)s->reps, (long long)s->nruns,
             (unsigned long long)s->seed);
+    if (s->skip_invalid) {         /* the points --skip-invalid left out */
+        sb_add(&b, ",\"skipped\":[");
+        for (int64_t p = 0, k = 0; p < s->npoints; p++)
+            if (sweep_point_skipped(s, p))
+                sb_addf(&b, "%s%lld", k++ ? "," : "", (long long)p);
+        sb_add(&b, "]");
+    }
     sb_add(&b, ",\"objective\":");
     if (s->objective) {
         sb_addf(&b, "{\"%s\":", s->maximize ? "maximize" : "minimize");
