@@ -285,6 +285,12 @@ static int write_answer(sqlite3 *db, const sweep_spec *s, const sweep_answer *a)
         rc = write_answer_row(st, "explanation", b.s);
         sb_free(&b);
     }
+    /* The property lines as printed, for `lsim report` (which has no scenario file). */
+    char *lines = sweep_spring_text(s, a->kind == ANSWER_BEST ? a->best : a->closest,
+                                    a->kind == ANSWER_BEST);
+    if (rc == 0 && lines)
+        rc = write_answer_row(st, "application_files", lines);
+    free(lines);
     sqlite3_finalize(st);
     return rc;
 }

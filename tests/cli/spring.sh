@@ -357,6 +357,28 @@ grep -q "^closest, still fails: in the application's files (point [0-9]*):$" "$T
 grep -q "^in the application's files" "$TMP/sweep-none.txt" &&
     fail "sweep with no answer: property lines given as an answer"
 
+# The sweep's HTML report carries the same answer and property lines (the
+# report has no scenario file: the sweep keeps them in its sweep table).
+# html_lines FILE: the text of its <pre id="application-files">, unescaped.
+html_lines() {
+    sed -n '/<pre id="application-files">/,/<\/pre>/p' "$1" |
+        sed 's/<pre id="application-files">//; s/<\/pre>//; s/&quot;/"/g; s/&#39;/'"'"'/g; s/&lt;/</g; s/&gt;/>/g; s/&amp;/\&/g' |
+        sed '/^$/d'
+}
+"$LSIM" report "$TMP/sweep.db" -o "$TMP/sweep.html" >/dev/null 2>&1
+sed -n '/application.s files/,$p' "$TMP/sweep.txt" | sed '/^database: /d' >"$TMP/sweep.lines"
+check "report of a sweep: the property lines as the sweep printed them" \
+    [ "$(html_lines "$TMP/sweep.html")" = "$(cat "$TMP/sweep.lines")" ]
+check "report of a sweep: the best point as the sweep said it" \
+    grep -q "<p><b>best</b>: point $(sed -n 's/^best: point \([0-9]*\):.*/\1/p' "$TMP/sweep.txt"): " "$TMP/sweep.html"
+"$LSIM" report "$TMP/sweep-none.db" -o "$TMP/sweep-none.html" >/dev/null 2>&1
+sed -n '/application.s files/,$p' "$TMP/sweep-none.txt" | sed '/^database: /d' >"$TMP/sweep-none.lines"
+check "report of a sweep with no answer: the lines labelled 'closest, still fails'" \
+    [ "$(html_lines "$TMP/sweep-none.html" | head -1)" = "$(head -1 "$TMP/sweep-none.lines")" ]
+check "... and the same lines" \
+    [ "$(html_lines "$TMP/sweep-none.html")" = "$(cat "$TMP/sweep-none.lines")" ]
+check "... headed as the sweep heads them" grep -q '^closest, still fails: in the application' "$TMP/sweep-none.lines"
+
 # A setting fed by one placeholder names what filled it: the environment
 # variable, or the default when the variable is not set (not only the file).
 mkdir -p "$TMP/ph"
