@@ -195,6 +195,7 @@ cli-tests: $(BUILD)/lsim
 	tests/cli/summary_figures.sh $(BUILD)/lsim
 	tests/cli/traces.sh $(BUILD)/lsim
 	tests/cli/help.sh $(BUILD)/lsim
+	tests/cli/readme_synopsis.sh $(BUILD)/lsim
 	tests/cli/sweep_explain.sh $(BUILD)/lsim
 	tests/cli/report.sh $(BUILD)/lsim
 	tests/cli/long_runs.sh $(BUILD)/lsim
