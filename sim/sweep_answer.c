@@ -171,6 +171,8 @@ int answer_compute(sqlite3 *db, const sweep_spec *s, sweep_answer *a, char *err,
     explain_compute(s, a, &a->why);
     if (a->why.is_set)
         floor_find(db, s, a->why.point, &a->why.floor);
+    if (a->why.is_set && !a->why.floor.is_set)   /* the service time says it all */
+        fullcon_find(db, s, a->why.point, &a->why.full);
     return 0;
 }
 
