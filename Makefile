@@ -71,10 +71,10 @@ PGO_FLAGS = -fprofile-generate -fprofile-update=prefer-atomic
 endif
 
 SIM_OBJ = sim/mem.o sim/config.o sim/config_print.o sim/units.o sim/scenario.o sim/calendar.o sim/random.o sim/dist.o \
-          sim/stats.o sim/order.o sim/names.o sim/engine.o sim/message.o sim/waiting.o sim/summary.o sim/timeline.o sim/timeline_insert.o sim/outpath.o sim/dbpath.o \
+          sim/stats.o sim/order.o sim/names.o sim/engine.o sim/message.o sim/waiting.o sim/summary.o sim/numfmt.o sim/timeline.o sim/timeline_insert.o sim/outpath.o sim/dbpath.o \
           sim/trace.o sim/workload_file.o sim/run.o sim/cli.o sim/cmd_run.o \
           sim/timeline_data.o sim/compare.o sim/compare_band.o sim/cmd_compare.o sim/fit.o sim/fit_measure.o sim/fit_replay.o sim/fit_tracemeta.o sim/fit_metacheck.o sim/fit_pool.o sim/cmd_fit.o \
-          sim/expr.o sim/sweep_spec.o sim/sweep_exec.o sim/stop_signals.o sim/shell_word.o sim/sweep_merge.o sim/sweep_answer.o sim/sweep_explain.o sim/sweep_floor.o \
+          sim/expr.o sim/sweep_spec.o sim/sweep_exec.o sim/stop_signals.o sim/shell_word.o sim/sweep_merge.o sim/sweep_answer.o sim/sweep_explain.o sim/sweep_floor.o sim/sweep_skip.o \
           sim/sweep_plan.o sim/plan_missing.o sim/plan_estimate.o \
           sim/plan_readme.o sim/plan_resume.o sim/sweep_parts.o sim/cmd_sweep.o sim/cmd_merge.o \
           sim/svg.o sim/plot.o sim/plot_timeline.o sim/plot_gantt.o sim/plot_groups.o sim/plot_sweep.o \
@@ -101,7 +101,7 @@ UNIT_TESTS = test_calendar test_config test_stats test_order test_random test_tr
              test_fingerprints test_plan test_engine_pins test_fit_measure test_rabbitmq_failures \
              test_spring test_waiting test_activemq_window test_list \
              test_trace_arrivals test_free_index test_stall test_container_pool test_names test_tune \
-             test_mem
+             test_mem test_numfmt
 UNIT_BIN = $(addprefix $(BUILD)/tests/,$(UNIT_TESTS))
 
 # clang and libclang-rt-14-dev (libFuzzer, clang's sanitizers: only recommended
@@ -189,10 +189,13 @@ unit: $(UNIT_BIN)
 cli-tests: $(BUILD)/lsim
 	tests/cli/run_all.sh $(BUILD)/lsim
 	tests/cli/sweep.sh $(BUILD)/lsim
+	tests/cli/sweep_skip.sh $(BUILD)/lsim
 	tests/cli/plot_test.sh $(BUILD)/lsim
 	tests/cli/plot_png.sh $(BUILD)/lsim
+	tests/cli/summary_figures.sh $(BUILD)/lsim
 	tests/cli/traces.sh $(BUILD)/lsim
 	tests/cli/help.sh $(BUILD)/lsim
+	tests/cli/readme_synopsis.sh $(BUILD)/lsim
 	tests/cli/sweep_explain.sh $(BUILD)/lsim
 	tests/cli/report.sh $(BUILD)/lsim
 	tests/cli/long_runs.sh $(BUILD)/lsim

@@ -12,6 +12,7 @@
 #include "mem.h"
 #include "outpath.h"
 #include "sim.h"
+#include "spring_docs.h"
 #include "stop_signals.h"
 
 #include <errno.h>
@@ -158,21 +159,17 @@ int cli_write_text(const char *path, const char *text)
     return rc == -1 ? CLI_USAGE : CLI_FAILURE;
 }
 
-/* A line at the left margin starting "spring:" or "spring.": a Spring Boot
- * file, whose profiles may be YAML documents apart (---). */
-static bool has_spring_line(const char *path)
+/* A scenario that did not load and is a Spring Boot .yml of several
+ * documents (profiles apart, ---), decided from the file's text whatever
+ * the loader's error was: where its second document begins. */
+static bool is_spring_multidoc(const char *path, int *line, int *col)
 {
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return false;
-    char *line = NULL;
-    size_t cap = 0;
-    bool found = false;
-    while (!found && getline(&line, &cap, f) >= 0)
-        found = strncmp(line, "spring:", 7) == 0 || strncmp(line, "spring.", 7) == 0;
-    free(line);
-    fclose(f);
-    return found;
+    strbuf text = { 0 };
+    sim_diag ignored = { 0 };
+    bool multi = cfg_read_text(path, 64, "scenario", &text, &ignored) == SIM_OK &&
+                 spring_docs_yaml_is_multidoc(path, text.s ? text.s : "", text.len, line, col);
+    sb_free(&text);
+    return multi;
 }
 
 int cli_load_scenario(const char *scenario, const char *seed, const char *const *sets,
@@ -185,8 +182,8 @@ int cli_load_scenario(const char *scenario, const char *seed, const char *const 
                          "from it (or name it in a scenario's container.spring.files)",
                          scenario);
     if (cfg_load_file(scenario, doc, d) != SIM_OK) {
-        if (strstr(d->msg, "expected one YAML document, found more") && has_spring_line(scenario)) {
-            int line = d->line, col = d->col;
+        int line, col;
+        if (is_spring_multidoc(scenario, &line, &col)) {
             *d = (sim_diag){ 0 };
             diag_file(d, scenario, line, col, "this is a Spring Boot configuration (documents "
                       "split by ---), not an lsim scenario: `lsim import %s` prints the "
@@ -282,7 +279,7 @@ static const struct cli_command {
       "SCENARIO --vary KEY=V1,V2,...|KEY=LO..HI:STEP [--vary ...] [--reps R] [-j N]\n"
       "         [--require 'METRIC<=X']... [--minimize|--maximize METRIC] [--show METRIC,...]\n"
       "         [--seed N] [--set KEY=VALUE]... [--detail summary|samples|messages]\n"
-      "         [--out FILE.db | --plan DIR] [--resume] [--json] [--quiet]",
+      "         [--out FILE.db | --plan DIR] [--resume] [--skip-invalid] [--json] [--quiet]",
       "run a grid of settings and find the best point that meets the requirements",
       "  --vary KEY=VALUES        values of a key: a list (1,2,4) or a range (2..10:2, 1s..5s:1s)\n"
       "  --reps R                 replications per point (default 5), seeds S, S+1, ...\n"
@@ -297,6 +294,7 @@ static const struct cli_command {
       "  --out FILE.db            the database (default output/<name>-sweep.db)\n"
       "  --plan DIR               write jobs.txt and slurm.sh instead of running\n"
       "  --resume                 finish an interrupted sweep from its OUT.parts folder\n"
+      "  --skip-invalid           leave out the points whose settings are refused\n"
       "  --json                   print the answer as one JSON object\n"
       "  --quiet                  no progress, no warnings\n",
       "lsim sweep scenarios/tune-bursty-workers.yaml --vary container.workers=6..20:2 "

@@ -16,6 +16,7 @@
 #include "compare.h"
 #include "fit.h"
 #include "mem.h"
+#include "numfmt.h"
 #include "registry.h"
 #include "run.h"
 #include "trace.h"
@@ -395,10 +396,9 @@ static int write_events(sqlite3 *db, const run_data *real, const cmp_bands *b)
 
 static void json_number(strbuf *b, double v)
 {
-    if (isnan(v) || isinf(v))
-        sb_add(b, "null");
-    else
-        sb_addf(b, "%.10g", v);
+    char t[40];
+    num_format(t, sizeof t, v, 10);
+    sb_add(b, isnan(v) || isinf(v) ? "null" : t);
 }
 
 static void print_json(const compare_args *a, const char *name, const char *db,
@@ -456,10 +456,9 @@ static void print_json(const compare_args *a, const char *name, const char *db,
 
 static void cell(double v)
 {
-    if (isnan(v))
-        printf(" %11s", "-");
-    else
-        printf(" %11.4g", v);
+    char t[40];
+    num_format(t, sizeof t, v, 4);   /* a count in full: 12000, not 1.2e+04 */
+    printf(" %11s", isnan(v) ? "-" : t);
 }
 
 static const char *verdict_cell(verdict v)

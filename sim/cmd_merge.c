@@ -69,7 +69,7 @@ static int merge(const char *dir, char **paths, size_t n, const char *out, bool 
         /* err says why */
     } else if (sweep_spec_from_settings(sv.settings, &s, &d) != SIM_OK) {
         diag_format(&d, err, errsize);
-    } else if (merge_check_complete(&sv, s.nruns, err, errsize) != 0) {
+    } else if (merge_check_complete(&sv, &s, err, errsize) != 0) {
         size_t len = strlen(err);
         snprintf(err + len, errsize - len, ": run those lines of %s/jobs.txt again", dir);
         plan_missing_advice(&sv, s.nruns, dir, err, errsize);

@@ -3,6 +3,7 @@
 #include "container_origins.h"
 #include "fit.h"
 #include "mem.h"
+#include "numfmt.h"
 #include "registry.h"
 #include "run.h"
 #include "spring_boot.h"
@@ -116,9 +117,9 @@ static void format_metric(const char *name, double v, char *buf, size_t size)
 {
     if (is_quantile(name) && v != 0 && isfinite(v)) {
         double scale = pow(10, 3 - floor(log10(fabs(v))));
-        snprintf(buf, size, "%.10g", round(v * scale) / scale);
+        num_format(buf, size, round(v * scale) / scale, 10);
     } else {
-        snprintf(buf, size, "%.10g", v);
+        num_format(buf, size, v, 10);
     }
 }
 
@@ -137,7 +138,9 @@ static void print_summary(const run *r, const char *db, bool json)
         for (size_t i = 0; i < ctx->nmetrics; i++) {
             sb_addf(&b, ",");
             sb_add_json_string(&b, ctx->metrics[i].name);
-            sb_addf(&b, ":%.10g", ctx->metrics[i].value);
+            char v[64];
+            num_format(v, sizeof v, ctx->metrics[i].value, 10);
+            sb_addf(&b, ":%s", v);
         }
         sb_add(&b, "}\n");
         fputs(b.s, stdout);

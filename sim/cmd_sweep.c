@@ -3,7 +3,7 @@
  *   lsim sweep SCENARIO --vary KEY=V1,V2,... [--vary ...] [--reps R] [-j N]
  *              [--require EXPR]... [--minimize METRIC | --maximize METRIC] [--show METRIC,...]
  *              [--seed N] [--set KEY=VALUE]... [--detail summary|samples|messages]
- *              [--out FILE.db | --plan DIR] [--resume] [--json] [--quiet]
+ *              [--out FILE.db | --plan DIR] [--resume] [--skip-invalid] [--json] [--quiet]
  *   lsim sweep ... --shard K --out FILE.db      (one run: what a plan's job runs)
  *
  * Exit status 4 (CLI_NONE_MEETS) when no point meets every --require.
@@ -28,6 +28,7 @@
 #include "sweep_merge.h"
 #include "sweep_parts.h"
 #include "sweep_plan.h"
+#include "sweep_skip.h"
 #include "stop_signals.h"
 
 #include <errno.h>
@@ -110,6 +111,8 @@ static int parse_args(int argc, char **argv, sweep_args *a, sweep_spec *s)
             a->json = true;
         } else if (strcmp(argv[i], "--quiet") == 0) {
             a->quiet = true;
+        } else if (strcmp(argv[i], "--skip-invalid") == 0) {
+            s->skip_invalid = true;
         } else if (strcmp(argv[i], "--resume") == 0) {
             a->resume = true;
         } else if (argv[i][0] == '-' && argv[i][1]) {
@@ -125,6 +128,9 @@ static int parse_args(int argc, char **argv, sweep_args *a, sweep_spec *s)
                              "lsim merge -o, not --out or --shard here");
     if (a->shard && !a->out)
         return cli_bad_usage("%s", "--shard needs --out FILE.db");
+    if (s->skip_invalid && (a->plan || a->shard))
+        return cli_bad_usage("%s", "--skip-invalid runs a sweep here, not with --plan or "
+                             "--shard (a plan's jobs and lsim merge run every point)");
     if (a->resume && a->shard)
         return cli_bad_usage("%s", "--resume continues a sweep or a plan; a plan's job can "
                              "simply be run again");
@@ -235,6 +241,8 @@ static int check_points(const sweep_spec *s, const char *out, bool quiet, run **
             rc = CLI_FAILURE;
             break;
         }
+        if (sweep_point_skipped(s, p))
+            continue;
         cfg_doc doc;
         run *r;
         sim_diag d = { 0 };
@@ -242,7 +250,7 @@ static int check_points(const sweep_spec *s, const char *out, bool quiet, run **
             rc = cli_report(&d);
         else if ((rc = check_out(r, s, out)) == 0)
             note_warnings(r->ctx, &seen, quiet);
-        if (rc == 0 && p == 0 && probe) {
+        if (rc == 0 && probe && !*probe) {
             char err[SIM_ERROR_SIZE];
             r->ctx->interrupted = cli_interrupted();
             if (run_execute(r, NULL, NULL, err, sizeof err) != SIM_OK) {
@@ -289,6 +297,8 @@ static int validate(const sweep_args *a, sweep_spec *s, strbuf *out)
         rc = cli_report(&d);
     if (rc == 0 && a->shard)
         return check_shard(a, s);
+    if (rc == 0 && s->skip_invalid && sweep_skip_find(s, a->quiet, &d) != SIM_OK)
+        rc = cli_report(&d);
     if (rc)
         return rc;
     sim_ctx *engine = empty_summary();
@@ -373,7 +383,7 @@ static int fold_parts(const sweep_spec *s, const sweep_parts *p, const char *out
     shard_survey sv = { 0 };
     int rc = SIM_EIO;
     if (merge_survey(paths, n, &sv, err, errsize) == 0 &&
-        merge_check_complete(&sv, s->nruns, err, errsize) == 0)
+        merge_check_complete(&sv, s, err, errsize) == 0)
         rc = sweep_fold(s, &sv, out, json, none_meets, err, errsize);
     merge_survey_fini(&sv);
     for (size_t i = 0; i < n; i++)

@@ -165,6 +165,8 @@ struct sim_ctx {
     /* ---- statistics ---- */
     uint64_t published, completed, requeues, violations, inversions;
     uint64_t dropped, dead_lettered, duplicates, redeliveries, consumer_timeouts;
+    sim_time first_publish;        /* the flow window (throughput_per_s): the first publish ... */
+    sim_time last_completed;       /* ... to the last message completed; valid once completed > 0 */
     histogram latency, wait;
     order_tracker order;
     node_state *nodes;

@@ -251,7 +251,8 @@ static inline void publish_in(sim_ctx *ctx, sim_msg *m, order_key *k, uint32_t k
     m->key_seq = order_seq_low32(k->issued++);
     m->delivery = MSG_DELIVERY_KEY | key;
     ctx->live++;
-    ctx->published++;
+    if (ctx->published++ == 0)
+        ctx->first_publish = ctx->now;
 }
 
 static __attribute__((noinline)) void published_general(sim_ctx *ctx, sim_msg *m)
@@ -567,6 +568,7 @@ static inline __attribute__((always_inline)) void done_stats(sim_ctx *ctx, const
 {
     if (d->t_end >= 0) {
         ctx->completed++;
+        ctx->last_completed = ctx->now;
         if (m->t_publish >= ctx->warmup) {
             hist_add(&ctx->latency, d->t_end - m->t_publish);
             hist_add(&ctx->wait, d->t_begin - m->t_publish);

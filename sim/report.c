@@ -3,6 +3,7 @@
 #include "dbpath.h"
 #include "cli.h"
 #include "report.h"
+#include "numfmt.h"
 
 #include <math.h>
 #include <sqlite3.h>
@@ -64,10 +65,7 @@ void report_section(report *r, const char *id, const char *title)
 
 void report_number(char *buf, size_t size, double v)
 {
-    if (fabs(v) >= 1e5 && fabs(v) < 1e15 && v == floor(v))
-        snprintf(buf, size, "%.0f", v);
-    else
-        snprintf(buf, size, "%.6g", v);
+    num_format(buf, size, v, 6);      /* a count in full, however large */
 }
 
 bool report_has_table(report *r, const char *table)

@@ -121,6 +121,22 @@ static void point_line(report *r, const sweep_spec *s, const char *role, int64_t
     free(label);
 }
 
+/* The answer's lines for the application's files, as the sweep printed
+ * them (its `application_files` row: the report has no scenario file). */
+static void application_lines(report *r)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(r->db, "SELECT value FROM sweep WHERE key = 'application_files'", -1,
+                           &st, NULL) != SQLITE_OK)
+        return;
+    if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0)) {
+        report_html(r, "<pre id=\"application-files\">");
+        report_text(r, (const char *)sqlite3_column_text(st, 0));
+        report_html(r, "</pre>\n");
+    }
+    sqlite3_finalize(st);
+}
+
 static void sweep_answer_box(report *r, const sweep_spec *s, const sweep_answer *a)
 {
     report_html(r, "<div class=\"answer-box\" id=\"answer\">\n");
@@ -128,6 +144,7 @@ static void sweep_answer_box(report *r, const sweep_spec *s, const sweep_answer 
         point_line(r, s, "best", a->best);
         if (a->runner_up >= 0)
             point_line(r, s, "runner-up", a->runner_up);
+        application_lines(r);
     } else if (a->kind == ANSWER_NONE_MEETS) {
         report_html(r, "<p><b>no point meets the requirement%s</b></p>\n",
                     s->nreqs > 1 ? "s" : "");
@@ -151,6 +168,7 @@ static void sweep_answer_box(report *r, const sweep_spec *s, const sweep_answer 
         }
         report_html(r, "</ul>\n");
         sb_free(&why);
+        application_lines(r);
     } else {
         report_html(r, "<p>nothing was asked of the points (no --require, no objective)</p>\n");
     }
@@ -189,7 +207,7 @@ static void sweep_table(report *r, const sweep_spec *s, const sweep_answer *a)
         }
         if (s->nreqs)
             report_html(r, "<td class=\"%s\">%s</td>", a->points[p].meets ? "ok" : "outside",
-                        a->points[p].meets ? "yes" : "no");
+                        a->points[p].nm == 0 ? "skipped" : a->points[p].meets ? "yes" : "no");
         report_html(r, "</tr>\n");
     }
     report_html(r, "</tbody></table>\n");

@@ -417,6 +417,8 @@ int spring_docs_read_yaml(const char *file, const char *text, size_t len, doc_li
             break;
         case YAML_DOCUMENT_START_EVENT:
             b.doc = docs_new(docs, file);
+            b.doc->start_line = line;
+            b.doc->start_col = col;
             break;
         case YAML_DOCUMENT_END_EVENT:
             find_gate(b.doc);
@@ -453,3 +455,30 @@ int spring_docs_read_yaml(const char *file, const char *text, size_t len, doc_li
     return rc;
 }
 
+
+/* A property of the Spring namespace: the top-level key `spring` (its
+ * names are flattened, so `spring.x...`), however the key was written. */
+static bool is_spring_name(const char *name)
+{
+    return strcmp(name, "spring") == 0 || strncmp(name, "spring.", 7) == 0;
+}
+
+bool spring_docs_yaml_is_multidoc(const char *file, const char *text, size_t len, int *line,
+                                  int *col)
+{
+    doc_list docs = { 0 };
+    sim_diag ignored = { 0 };
+    spring_docs_read_yaml(file, text, len, &docs, &ignored);   /* the documents read before
+                                                                  any error count too */
+    bool springy = false;
+    for (size_t i = 0; i < docs.n && !springy; i++)
+        for (size_t k = 0; k < docs.v[i].props.n && !springy; k++)
+            springy = is_spring_name(docs.v[i].props.v[k].name);
+    bool multi = springy && docs.n > 1;
+    if (multi) {
+        *line = docs.v[1].start_line;
+        *col = docs.v[1].start_col;
+    }
+    spring_docs_free(&docs);
+    return multi;
+}

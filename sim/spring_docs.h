@@ -20,6 +20,7 @@ typedef struct sdoc {
     char *on_profile;              /* NULL: every profile */
     bool is_legacy;                /* gated by `spring.profiles:` */
     int line;                      /* where the gate is */
+    int start_line, start_col;     /* where the document begins (its `---`, if any) */
     const char *file;
 } sdoc;
 
@@ -33,6 +34,12 @@ int spring_docs_read_properties(const char *file, const char *text, size_t len, 
 int spring_docs_read_yaml(const char *file, const char *text, size_t len, doc_list *docs,
                           sim_diag *d);
 void spring_docs_free(doc_list *l);
+/* Whether a .yml text is a Spring Boot file of several documents, decided
+ * from the text (what of it parses): more than one document, and a Spring
+ * key (`spring`, `spring.*`) at the top of one of them.  When it is, *line
+ * and *col are where its second document begins. */
+bool spring_docs_yaml_is_multidoc(const char *file, const char *text, size_t len, int *line,
+                                  int *col);
 void spring_prop_free(spring_prop *p);
 
 #endif

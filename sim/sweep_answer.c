@@ -8,6 +8,7 @@
 #include "sweep_answer.h"
 #include "sweep_spring.h"
 #include "mem.h"
+#include "numfmt.h"
 
 #include <math.h>
 #include <sqlite3.h>
@@ -75,6 +76,11 @@ double answer_bound(const point_metric *m, const requirement *r)
 
 static void judge(point_stats *p, const sweep_spec *s)
 {
+    if (p->nm == 0) {              /* no runs: a point --skip-invalid left out */
+        p->meets = false;
+        p->shortfall = INFINITY;
+        return;
+    }
     p->meets = true;
     p->shortfall = 0;
     for (size_t i = 0; i < s->nreqs; i++) {
@@ -134,6 +140,8 @@ static void choose(sweep_answer *a, const sweep_spec *s)
     if (a->kind == ANSWER_BEST)
         return;
     for (int64_t p = 0; p < a->npoints; p++) {
+        if (a->points[p].nm == 0)
+            continue;              /* skipped: never the closest */
         double sp = a->points[p].shortfall;
         double sc = a->closest >= 0 ? a->points[a->closest].shortfall : INFINITY;
         if (a->closest < 0 || sp < sc || (sp == sc && ranks_before(a, s, p, a->closest)))
@@ -163,6 +171,8 @@ int answer_compute(sqlite3 *db, const sweep_spec *s, sweep_answer *a, char *err,
     explain_compute(s, a, &a->why);
     if (a->why.is_set)
         floor_find(db, s, a->why.point, &a->why.floor);
+    if (a->why.is_set && !a->why.floor.is_set)   /* the service time says it all */
+        fullcon_find(db, s, a->why.point, &a->why.full);
     return 0;
 }
 
@@ -277,6 +287,12 @@ int answer_write_rows(sqlite3 *db, const sweep_spec *s, const sweep_answer *a)
         rc = write_answer_row(st, "explanation", b.s);
         sb_free(&b);
     }
+    /* The property lines as printed, for `lsim report` (which has no scenario file). */
+    char *lines = sweep_spring_text(s, a->kind == ANSWER_BEST ? a->best : a->closest,
+                                    a->kind == ANSWER_BEST);
+    if (rc == 0 && lines)
+        rc = write_answer_row(st, "application_files", lines);
+    free(lines);
     sqlite3_finalize(st);
     return rc;
 }
@@ -302,7 +318,7 @@ void answer_format_number(double v, char *buf, size_t size)
     if (fabs(v) >= 1e4 && fabs(v) < 1e12)
         snprintf(buf, size, "%.0f", v);
     else
-        snprintf(buf, size, "%.4g", v);
+        num_format(buf, size, v, 4);   /* a count in full, however large */
 }
 
 /* "412.3 [398.1, 426.5]", or the mean alone without an interval (one
@@ -410,7 +426,8 @@ static void print_table(const sweep_spec *s, const sweep_answer *a)
             answer_format_cell(answer_metric(&a->points[p], names[i]), cell, sizeof cell);
             printf("  %-*s", i + 1 < n || s->nreqs ? widths[i] : 0, cell);
         }
-        printf("%s\n", !s->nreqs ? "" : a->points[p].meets ? "  yes" : "  no");
+        printf("%s\n", !s->nreqs ? "" : a->points[p].nm == 0 ? "  skipped"
+                         : a->points[p].meets ? "  yes" : "  no");
     }
 }
 
@@ -451,6 +468,10 @@ static void print_text(const sweep_spec *s, const sweep_answer *a, const char *d
            "\n", s->name, (long long)s->npoints, s->npoints == 1 ? "" : "s", (long long)s->reps,
            s->reps == 1 ? "" : "s", (long long)s->nruns, s->nruns == 1 ? "" : "s",
            (unsigned long long)s->seed);
+    if (s->nskipped)
+        printf("skipped (--skip-invalid): %lld point%s whose settings are refused, %lld runs not "
+               "run\n", (long long)s->nskipped, s->nskipped == 1 ? "" : "s",
+               (long long)(s->nskipped * s->reps));
     for (size_t i = 0; i < s->nreqs; i++)
         printf("require %s (the 95 %% interval's %s bound)\n", s->reqs[i].text,
                req_is_upper(&s->reqs[i]) ? "upper" : "lower");
@@ -485,10 +506,9 @@ static void print_text(const sweep_spec *s, const sweep_answer *a, const char *d
 
 void answer_json_number(strbuf *b, double v)
 {
-    if (isfinite(v))
-        sb_addf(b, "%.10g", v);
-    else
-        sb_add(b, "null");
+    char t[40];
+    num_format(t, sizeof t, v, 10);
+    sb_add(b, isfinite(v) ? t : "null");
 }
 
 /* ,"mean":..,"sd":..,"ci_low":..,"ci_high":.. (no interval below two). */
@@ -559,6 +579,13 @@ static void print_json(const sweep_spec *s, const sweep_answer *a, const char *d
     sb_addf(&b, ",\"points\":%lld,\"replications\":%lld,\"runs\":%lld,\"seed\":%llu",
             (long long)s->npoints, (long long)s->reps, (long long)s->nruns,
             (unsigned long long)s->seed);
+    if (s->skip_invalid) {         /* the points --skip-invalid left out */
+        sb_add(&b, ",\"skipped\":[");
+        for (int64_t p = 0, k = 0; p < s->npoints; p++)
+            if (sweep_point_skipped(s, p))
+                sb_addf(&b, "%s%lld", k++ ? "," : "", (long long)p);
+        sb_add(&b, "]");
+    }
     answer_json_question(&b, s);
     sb_addf(&b, ",\"answer\":%s,\"best\":", kinds[a->kind]);
     json_point(&b, s, a, a->best);

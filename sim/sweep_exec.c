@@ -362,7 +362,7 @@ int sweep_execute(const sweep_spec *s, const sweep_todo *todo, const sweep_exec_
     sigprocmask(SIG_BLOCK, &stop_set, &old);
     fflush(stdout);                /* the children must not write it out again */
     fflush(stderr);
-    watch w = { .pids = xcalloc((size_t)jobs, sizeof *w.pids), .sh = sh, .nruns = s->nruns,
+    watch w = { .pids = xcalloc((size_t)jobs, sizeof *w.pids), .sh = sh, .nruns = s->nruns - s->nskipped * s->reps,
                 .done_before = todo->done_before, .progress = opts->progress,
                 .started = wall_seconds(), .err = err, .errsize = errsize };
     /* A signal before the block went to the command line's handler. */

@@ -1,6 +1,7 @@
 /* sweep_explain.c -- why no point meets the requirements (see sweep_explain.h). */
 #include "sweep_explain.h"
 #include "mem.h"
+#include "numfmt.h"
 #include "sweep_answer.h"
 
 #include <math.h>
@@ -270,6 +271,14 @@ void explain_text(strbuf *out, const sweep_spec *s, const sweep_explanation *e)
                 "container setting meets it, only a faster listener or another limit\n",
                 f->queue, lvl, v, s->reqs[f->req].text);
     }
+    if (e->full.is_set) {         /* next: no scaling key below can move it */
+        char v[32];
+        num(v, sizeof v, e->full.value);
+        sb_addf(b, "  the floor at full concurrency: even with all %ld consumers from the start "
+                "(concurrentConsumers = maxConcurrentConsumers) the run has %s %s, beyond %s: no "
+                "scaling setting meets it, only a larger maximum or a faster listener\n",
+                e->full.consumers, s->reqs[e->full.req].metric, v, s->reqs[e->full.req].text);
+    }
     for (size_t i = 0; i < e->nmisses; i++) {
         const explain_miss *m = &e->misses[i];
         const requirement *r = &s->reqs[m->req];
@@ -312,10 +321,9 @@ void explain_print(const sweep_spec *s, const sweep_explanation *e)
 
 static void json_num(strbuf *b, double v)
 {
-    if (isfinite(v))
-        sb_addf(b, "%.10g", v);
-    else
-        sb_add(b, "null");
+    char t[40];
+    num_format(t, sizeof t, v, 10);
+    sb_add(b, isfinite(v) ? t : "null");
 }
 
 static void json_limit(strbuf *b, const explain_limit *l)
@@ -352,6 +360,16 @@ void explain_json(strbuf *b, const sweep_spec *s, const sweep_explanation *e)
         json_num(b, e->floor.value_ms);
         sb_add(b, ",\"queue\":");
         sb_add_json_string(b, e->floor.queue);
+        sb_add(b, "}");
+    } else {
+        sb_add(b, "null");
+    }
+    sb_add(b, ",\"full_concurrency\":");
+    if (e->full.is_set) {
+        sb_add(b, "{\"requirement\":");
+        sb_add_json_string(b, s->reqs[e->full.req].text);
+        sb_addf(b, ",\"consumers\":%ld,\"value\":", e->full.consumers);
+        json_num(b, e->full.value);
         sb_add(b, "}");
     } else {
         sb_add(b, "null");

@@ -66,6 +66,8 @@ typedef struct sweep_explanation {
     size_t nsuggest;
     sweep_floor floor;             /* a requirement the service time alone breaks:
                                       said first (answer_compute finds it) */
+    sweep_fullcon full;            /* one the container breaks even at its maximum
+                                      from the start: said next (answer_compute) */
 } sweep_explanation;
 
 void explain_compute(const struct sweep_spec *s, const struct sweep_answer *a,

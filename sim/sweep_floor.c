@@ -9,8 +9,11 @@
 #include "dist.h"
 #include "expr.h"
 #include "mem.h"
+#include "registry.h"
+#include "run.h"
 #include "sweep_spec.h"
 
+#include <errno.h>
 #include <math.h>
 #include <sqlite3.h>
 #include <stdlib.h>
@@ -140,4 +143,75 @@ void floor_fini(sweep_floor *f)
 {
     free(f->queue);
     memset(f, 0, sizeof *f);
+}
+
+/* ---- the floor at full concurrency ------------------------------------------------ */
+
+/* A whole number of consumers from a scalar's text; -1 if it is not one. */
+static long consumers_of(const cfg_node *n)
+{
+    if (!n || n->kind != CFG_SCALAR)
+        return -1;
+    char *end;
+    errno = 0;
+    long v = strtol(n->text, &end, 10);
+    return errno || *end || end == n->text || v < 1 ? -1 : v;
+}
+
+/* Sets the container to start at its maximum; the maximum, or -1 when the
+ * container does not scale (another kind, or already at it). */
+static long start_at_maximum(cfg_node *root)
+{
+    cfg_node *c = cfg_peek(root, "container");
+    if (!c || c->kind != CFG_MAP)
+        return -1;
+    const cfg_node *kind = cfg_peek(c, "kind");
+    if (!kind || kind->kind != CFG_SCALAR ||
+        (strcmp(kind->text, "smlc") != 0 && strcmp(kind->text, "dmlc") != 0))
+        return -1;
+    cfg_node *lo = cfg_peek(c, "concurrentConsumers");
+    long min = consumers_of(lo), max = consumers_of(cfg_peek(c, "maxConcurrentConsumers"));
+    if (min < 0 || max <= min)
+        return -1;
+    free(lo->text);
+    lo->text = xstrdup(cfg_peek(c, "maxConcurrentConsumers")->text);
+    return max;
+}
+
+static double metric_of(const sim_ctx *ctx, const char *name)
+{
+    for (size_t i = 0; i < ctx->nmetrics; i++)
+        if (strcmp(ctx->metrics[i].name, name) == 0)
+            return ctx->metrics[i].value;
+    return NAN;
+}
+
+/* Runs doc (summary only) and checks the latency requirements against it. */
+static void run_at_maximum(cfg_doc *doc, const sweep_spec *s, long max, sweep_fullcon *f)
+{
+    run_spec spec = { .root = registry_root(), .doc = doc, .scenario_path = s->scenario_path,
+                      .detail = SIM_DETAIL_SUMMARY, .point = -1, .replication = -1 };
+    run *r = NULL;
+    sim_diag d = { 0 };
+    char err[SIM_ERROR_SIZE];
+    if (run_build(&spec, &r, &d) == SIM_OK && run_execute(r, NULL, NULL, err, sizeof err) == SIM_OK)
+        for (size_t i = 0; i < s->nreqs && !f->is_set; i++) {
+            const requirement *q = &s->reqs[i];
+            double v = metric_of(r->ctx, q->metric);
+            if (latency_level(q->metric) >= 0 && req_is_upper(q) && !isnan(v) && !req_holds(q, v))
+                *f = (sweep_fullcon){ .is_set = true, .req = i, .value = v, .consumers = max };
+        }
+    run_free(r);
+}
+
+void fullcon_find(sqlite3 *db, const sweep_spec *s, int64_t point, sweep_fullcon *f)
+{
+    memset(f, 0, sizeof *f);
+    cfg_doc doc = { 0 };
+    if (point < 0 || !load_point_scenario(db, point, &doc))
+        return;
+    long max = start_at_maximum(doc.root);
+    if (max > 0)
+        run_at_maximum(&doc, s, max, f);
+    cfg_doc_free(&doc);
 }

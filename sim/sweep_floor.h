@@ -30,4 +30,20 @@ typedef struct sweep_floor {
 void floor_find(struct sqlite3 *db, const struct sweep_spec *s, int64_t point, sweep_floor *f);
 void floor_fini(sweep_floor *f);
 
+/* The floor at full concurrency: the point's scenario (runs.parameters, its
+ * first replication's seed) run once more with every consumer from the
+ * start, concurrentConsumers = maxConcurrentConsumers (smlc, dmlc).  No
+ * scaling setting (triggers, intervals, concurrentConsumers) gets more out
+ * of that maximum, so when even this run breaks a latency requirement the
+ * sweep says so first: only a larger maximum, or a faster listener, can. */
+typedef struct sweep_fullcon {
+    bool is_set;
+    size_t req;                    /* index in spec->reqs */
+    double value;                  /* the run's figure of the requirement's metric */
+    long consumers;                /* maxConcurrentConsumers, a node */
+} sweep_fullcon;
+
+void fullcon_find(struct sqlite3 *db, const struct sweep_spec *s, int64_t point,
+                  sweep_fullcon *f);
+
 #endif

@@ -151,19 +151,20 @@ int merge_survey(char *const *paths, size_t npaths, shard_survey *sv, char *err,
     return 0;
 }
 
-int merge_check_complete(const shard_survey *sv, int64_t nruns, char *err, size_t errsize)
+int merge_check_complete(const shard_survey *sv, const sweep_spec *s, char *err, size_t errsize)
 {
+    int64_t nruns = s->nruns, expected = nruns - s->nskipped * s->reps;   /* --skip-invalid */
     if (sv->nruns && (sv->runs[0].run < 1 || sv->runs[sv->nruns - 1].run > nruns)) {
         const shard_run *bad = sv->runs[0].run < 1 ? &sv->runs[0] : &sv->runs[sv->nruns - 1];
         snprintf(err, errsize, "%s: run %lld is not one of the sweep's runs 1..%lld",
                  sv->paths[bad->shard], (long long)bad->run, (long long)nruns);
         return -1;
     }
-    if ((int64_t)sv->nruns == nruns)
+    if ((int64_t)sv->nruns == expected)
         return 0;
     strbuf b = { 0 };
-    sb_addf(&b, "%lld of %lld runs are missing (runs", (long long)(nruns - (int64_t)sv->nruns),
-            (long long)nruns);
+    sb_addf(&b, "%lld of %lld runs are missing (runs", (long long)(expected - (int64_t)sv->nruns),
+            (long long)expected);
     int listed = 0;
     size_t i = 0;
     for (int64_t id = 1; id <= nruns && listed < 5; id++) {
@@ -171,10 +172,12 @@ int merge_check_complete(const shard_survey *sv, int64_t nruns, char *err, size_
             i++;
             continue;
         }
+        if (sweep_run_skipped(s, id))
+            continue;
         sb_addf(&b, "%s %lld", listed ? "," : "", (long long)id);
         listed++;
     }
-    sb_addf(&b, "%s)", nruns - (int64_t)sv->nruns > listed ? ", ..." : "");
+    sb_addf(&b, "%s)", expected - (int64_t)sv->nruns > listed ? ", ..." : "");
     snprintf(err, errsize, "%s", b.s);
     sb_free(&b);
     return -1;

@@ -33,8 +33,9 @@ typedef struct shard_survey {
 /* Opens each shard, checks that they belong to one sweep and that no run is
  * in two of them.  Returns 0, or -1 with the reason in err. */
 int merge_survey(char *const *paths, size_t npaths, shard_survey *sv, char *err, size_t errsize);
-/* Checks that runs 1..nruns are all there.  0 or -1 (err names the missing). */
-int merge_check_complete(const shard_survey *sv, int64_t nruns, char *err, size_t errsize);
+/* Checks that runs 1..nruns are all there but those of a point --skip-invalid
+ * left out.  0 or -1 (err names the missing). */
+int merge_check_complete(const shard_survey *sv, const sweep_spec *s, char *err, size_t errsize);
 void merge_survey_fini(shard_survey *sv);
 
 /* Writes the sweep database `out` from the shards: settings, every run's

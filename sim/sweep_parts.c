@@ -173,7 +173,8 @@ static void list_todo(sweep_parts *p, const sweep_spec *s, const shard_run *have
             i++;
             continue;
         }
-        p->todo[p->ntodo++] = id;
+        if (!sweep_run_skipped(s, id))   /* --skip-invalid */
+            p->todo[p->ntodo++] = id;
     }
     p->ndone = (int64_t)nhave;
 }
@@ -198,7 +199,7 @@ static int take_stock(sweep_parts *p, const sweep_spec *s, char *err, size_t err
                  "remove the folder to start this one", sv.paths[0]);
         rc = SIM_EINPUT;
     } else if (sv.nruns && (sv.runs[0].run < 1 || sv.runs[sv.nruns - 1].run > s->nruns)) {
-        merge_check_complete(&sv, s->nruns, err, errsize);   /* names the run out of range */
+        merge_check_complete(&sv, s, err, errsize);   /* names the run out of range */
         rc = SIM_EINPUT;
     } else {
         list_todo(p, s, sv.runs, sv.nruns);

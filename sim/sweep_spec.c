@@ -37,6 +37,7 @@ void sweep_spec_fini(sweep_spec *s)
     for (size_t i = 0; i < s->nshows; i++)
         free(s->shows[i]);
     free(s->shows);
+    free(s->skipped);
     memset(s, 0, sizeof *s);
 }
 
@@ -105,6 +106,20 @@ int sweep_spec_finish(sweep_spec *s, sim_diag *d)
     s->npoints = points;
     s->nruns = points * s->reps;
     return SIM_OK;
+}
+
+bool sweep_point_skipped(const sweep_spec *s, int64_t point)
+{
+    return s->skipped && point >= 0 && point < s->npoints && s->skipped[point];
+}
+
+bool sweep_run_skipped(const sweep_spec *s, int64_t run_id)
+{
+    int64_t point, replication;
+    if (!s->skipped)
+        return false;
+    sweep_run_place(s, run_id, &point, &replication);
+    return sweep_point_skipped(s, point);
 }
 
 int64_t sweep_run_id(const sweep_spec *s, int64_t point, int64_t replication)

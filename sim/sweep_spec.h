@@ -51,8 +51,13 @@ typedef struct sweep_spec {
                                       setting: the database is the same without) */
     size_t nshows;
 
+    bool skip_invalid;             /* --skip-invalid: points whose settings are refused
+                                      are left out (sweep_skip.c) instead of failing */
     /* ---- derived by sweep_spec_finish() ---- */
     int64_t npoints, nruns;
+    /* ---- derived by sweep_skip_find() (--skip-invalid); NULL: none skipped ---- */
+    bool *skipped;                 /* per point */
+    int64_t nskipped;
 } sweep_spec;
 
 void sweep_spec_fini(sweep_spec *s);
@@ -66,6 +71,9 @@ void sweep_spec_add_require(sweep_spec *s, requirement *r);
 int sweep_spec_finish(sweep_spec *s, sim_diag *d);
 
 int64_t sweep_run_id(const sweep_spec *s, int64_t point, int64_t replication);
+/* Whether `point` is left out (--skip-invalid), and whether run_id is one of its runs. */
+bool sweep_point_skipped(const sweep_spec *s, int64_t point);
+bool sweep_run_skipped(const sweep_spec *s, int64_t run_id);
 void sweep_run_place(const sweep_spec *s, int64_t run_id, int64_t *point, int64_t *replication);
 /* The YAML text of vary v's value at `point`. */
 const char *sweep_value(const sweep_spec *s, int64_t point, size_t v);

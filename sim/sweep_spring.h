@@ -13,5 +13,8 @@
 /* Prints nothing unless the scenario has container.spring.  A point that
  * does not meet the requirements (the closest) is labelled so. */
 void sweep_spring_print(const sweep_spec *s, int64_t point, bool meets);
+/* The same lines as text, its heading first (caller frees); NULL when there
+ * are none (no container.spring, or no scenario file: a merged plan). */
+char *sweep_spring_text(const sweep_spec *s, int64_t point, bool meets);
 
 #endif

@@ -196,7 +196,7 @@ done
 # 10. Sweeps: bad --vary / --require / options, exit status 2 and no file.
 T=scenarios/tune-bursty-workers.yaml
 OUT="--out $TMP/out/x.db"
-METRICS="published, completed, unfinished, duration_s, throughput_per_s, mean_latency_ms, p50_latency_ms, p95_latency_ms, p99_latency_ms, max_latency_ms, mean_wait_ms, p50_wait_ms, p95_wait_ms, p99_wait_ms, max_wait_ms, consumers_max, consumers_mean, consumer_seconds, utilisation, order_violations, order_inversions, requeues, redeliveries, duplicates, dropped, dead_lettered, consumer_timeouts, events, ready_max, prefetched_max, prefetched_mean, unacked_max"
+METRICS="published, completed, unfinished, duration_s, flow_s, throughput_per_s, mean_latency_ms, p50_latency_ms, p95_latency_ms, p99_latency_ms, max_latency_ms, mean_wait_ms, p50_wait_ms, p95_wait_ms, p99_wait_ms, max_wait_ms, consumers_max, consumers_mean, consumer_seconds, utilisation, order_violations, order_inversions, requeues, redeliveries, duplicates, dropped, dead_lettered, consumer_timeouts, events, ready_max, prefetched_max, prefetched_mean, unacked_max"
 expect_error 2 "--vary: 'workers': expected KEY=V1,V2,... or KEY=LO..HI:STEP (for example container.workers=1,2,4)" -- \
     "$LSIM" sweep $T --vary workers $OUT
 expect_error 2 "--vary: 'container.workers=': the list of values is empty" -- \

@@ -174,6 +174,12 @@ expect_error 2 "$S/bad/application.yml:1:1: this is a Spring Boot configuration,
     "$LSIM" run $S/bad/application.yml --out "$TMP/out/x.db"
 expect_error 2 "$S/bad/multidoc/application.yml:4:1: this is a Spring Boot configuration (documents split by ---), not an lsim scenario: \`lsim import $S/bad/multidoc/application.yml\` prints the scenario's broker and container from it (or name it in a scenario's container.spring.files)" -- \
     "$LSIM" run $S/bad/multidoc/application.yml --out "$TMP/out/x.db"
+#   decided from the YAML, not from the loader's words: quoted Spring keys, and
+#   several documents without Spring keys get no hint
+expect_error 2 "$S/bad/multidoc-quoted/application.yml:8:1: this is a Spring Boot configuration (documents split by ---), not an lsim scenario: \`lsim import $S/bad/multidoc-quoted/application.yml\` prints the scenario's broker and container from it (or name it in a scenario's container.spring.files)" -- \
+    "$LSIM" run $S/bad/multidoc-quoted/application.yml --out "$TMP/out/x.db"
+expect_error 2 "$S/bad/multidoc-scenario.yaml:4:1: expected one YAML document, found more" -- \
+    "$LSIM" run $S/bad/multidoc-scenario.yaml --out "$TMP/out/x.db"
 expect_error 2 "$S/e1/application.properties: this is a Spring Boot configuration, not an lsim scenario: \`lsim import $S/e1/application.properties\` prints the scenario's broker and container from it (or name it in a scenario's container.spring.files)" -- \
     "$LSIM" run $S/e1/application.properties --out "$TMP/out/x.db"
 count=$((count + 1))
@@ -350,6 +356,28 @@ grep -q "^closest, still fails: in the application's files (point [0-9]*):$" "$T
     fail "sweep with no answer: property lines not labelled 'closest, still fails': $(cat "$TMP/sweep-none.txt")"
 grep -q "^in the application's files" "$TMP/sweep-none.txt" &&
     fail "sweep with no answer: property lines given as an answer"
+
+# The sweep's HTML report carries the same answer and property lines (the
+# report has no scenario file: the sweep keeps them in its sweep table).
+# html_lines FILE: the text of its <pre id="application-files">, unescaped.
+html_lines() {
+    sed -n '/<pre id="application-files">/,/<\/pre>/p' "$1" |
+        sed 's/<pre id="application-files">//; s/<\/pre>//; s/&quot;/"/g; s/&#39;/'"'"'/g; s/&lt;/</g; s/&gt;/>/g; s/&amp;/\&/g' |
+        sed '/^$/d'
+}
+"$LSIM" report "$TMP/sweep.db" -o "$TMP/sweep.html" >/dev/null 2>&1
+sed -n '/application.s files/,$p' "$TMP/sweep.txt" | sed '/^database: /d' >"$TMP/sweep.lines"
+check "report of a sweep: the property lines as the sweep printed them" \
+    [ "$(html_lines "$TMP/sweep.html")" = "$(cat "$TMP/sweep.lines")" ]
+check "report of a sweep: the best point as the sweep said it" \
+    grep -q "<p><b>best</b>: point $(sed -n 's/^best: point \([0-9]*\):.*/\1/p' "$TMP/sweep.txt"): " "$TMP/sweep.html"
+"$LSIM" report "$TMP/sweep-none.db" -o "$TMP/sweep-none.html" >/dev/null 2>&1
+sed -n '/application.s files/,$p' "$TMP/sweep-none.txt" | sed '/^database: /d' >"$TMP/sweep-none.lines"
+check "report of a sweep with no answer: the lines labelled 'closest, still fails'" \
+    [ "$(html_lines "$TMP/sweep-none.html" | head -1)" = "$(head -1 "$TMP/sweep-none.lines")" ]
+check "... and the same lines" \
+    [ "$(html_lines "$TMP/sweep-none.html")" = "$(cat "$TMP/sweep-none.lines")" ]
+check "... headed as the sweep heads them" grep -q '^closest, still fails: in the application' "$TMP/sweep-none.lines"
 
 # A setting fed by one placeholder names what filled it: the environment
 # variable, or the default when the variable is not set (not only the file).

@@ -118,5 +118,33 @@ check "floor of the mean: 100 ms" [ "$("$PY" -c 'import json,sys; f=json.load(op
     --out "$TMP/i.db" >"$TMP/i.json"
 check "no floor under a limit above it" [ "$("$PY" -c 'import json,sys; print(json.load(open(sys.argv[1]))["explanation"]["floor"])' "$TMP/i.json")" = None ]
 
+# 5. The floor at full concurrency: 200 messages at once, 50 ms each, smlc
+#    1-2.  Scaling from 1 gives p99 9900 ms; even 2 consumers from the start
+#    give 4950 ms, beyond 3000: said after why:, with the figure, before the
+#    keys, in the JSON and in the report.  With a maximum of 5, 5 consumers
+#    from the start would meet it (2 s): no such line, scaling is the limit.
+cat >"$TMP/full.yaml" <<'EOF'
+name: full
+queue:
+  arrivals: { kind: burst, count: 200, at: 0s }
+  service: { kind: constant, value: 50ms }
+container: { kind: smlc, concurrentConsumers: 1, maxConcurrentConsumers: 2 }
+EOF
+FC="--reps 2 --require p99_latency_ms<=3000 --quiet"
+"$LSIM" sweep "$TMP/full.yaml" --vary container.prefetchCount=1,10 $FC --out "$TMP/fc.db" >"$TMP/fc.txt"
+check "full concurrency: exit 4" [ $? -eq 4 ]
+check "full concurrency: the line after why:, with its figure" [ "$(sed -n '/^why:/{n;p;}' "$TMP/fc.txt")" = \
+    "  the floor at full concurrency: even with all 2 consumers from the start (concurrentConsumers = maxConcurrentConsumers) the run has p99_latency_ms 4950, beyond p99_latency_ms<=3000: no scaling setting meets it, only a larger maximum or a faster listener" ]
+"$LSIM" sweep "$TMP/full.yaml" --vary container.prefetchCount=1,10 $FC --json --out "$TMP/fj.db" >"$TMP/fj.json"
+check "full concurrency: JSON 2 consumers, 4950" [ "$("$PY" -c 'import json,sys; f=json.load(open(sys.argv[1]))["explanation"]["full_concurrency"]; print(f["consumers"], f["value"], f["requirement"])' "$TMP/fj.json")" = "2 4950 p99_latency_ms<=3000" ]
+"$LSIM" report "$TMP/fc.db" -o "$TMP/fc.html" >/dev/null 2>&1
+check "full concurrency: the report says it" \
+    grep -q '<li>the floor at full concurrency: even with all 2 consumers from the start' "$TMP/fc.html"
+"$LSIM" sweep "$TMP/full.yaml" --set container.maxConcurrentConsumers=5 --vary container.prefetchCount=1,10 \
+    $FC --json --out "$TMP/fk.db" >"$TMP/fk.json"
+check "full concurrency that would meet: no such floor" [ "$("$PY" -c 'import json,sys; e=json.load(open(sys.argv[1]))["explanation"]; print(e["full_concurrency"], e["misses"][0]["requirement"])' "$TMP/fk.json")" = "None p99_latency_ms<=3000" ]
+#   the service-time floor, when there is one, is said instead
+check "the service-time floor comes alone" [ "$("$PY" -c 'import json,sys; print(json.load(open(sys.argv[1]))["explanation"]["full_concurrency"])' "$TMP/g.json")" = None ]
+
 echo "sweep-explain: $count checks, $failures failures"
 [ "$failures" -eq 0 ]

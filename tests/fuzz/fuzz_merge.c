@@ -37,7 +37,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     int rc = -1;
     if (merge_survey(paths, n, &sv, err, sizeof err) == 0 &&
         sweep_spec_from_settings(sv.settings, &s, &d) == SIM_OK &&
-        s.nruns <= 1000 && merge_check_complete(&sv, s.nruns, err, sizeof err) == 0)
+        s.nruns <= 1000 && merge_check_complete(&sv, &s, err, sizeof err) == 0)
         rc = sweep_fold(&s, &sv, out, false, NULL, err, sizeof err) == SIM_OK ? 0 : -1;
     if (rc != 0 && !err[0] && !d.msg[0])
         abort();                   /* refused without a reason */
