@@ -60,8 +60,8 @@ CIMBA        =
 # The profile-guided build (PGO above).  PGO=gen is the counting build the
 # training runs, made in $(BUILD) itself: gcc names a static function's
 # counts after the object's path, so the counting objects must have the
-# paths of the final ones.  Their counts land beside them ($(BUILD)/sim/x.gcda
-# for $(BUILD)/sim/x.o), where -fprofile-use reads them, and every object
+# paths of the final ones.  Their counts land beside them ($(BUILD)/sim/engine/x.gcda
+# for $(BUILD)/sim/engine/x.o), where -fprofile-use reads them, and every object
 # waits for the stamp, so the final ones are compiled after the training.
 ifeq ($(PGO),1)
 PGO_FLAGS = -fprofile-use -fprofile-partial-training -Wno-missing-profile
@@ -70,29 +70,29 @@ else ifeq ($(PGO),gen)
 PGO_FLAGS = -fprofile-generate -fprofile-update=prefer-atomic
 endif
 
-SIM_OBJ = sim/mem.o sim/config.o sim/config_print.o sim/units.o sim/scenario.o sim/calendar.o sim/random.o sim/dist.o \
-          sim/stats.o sim/order.o sim/names.o sim/engine.o sim/message.o sim/waiting.o sim/summary.o sim/numfmt.o sim/timeline.o sim/timeline_insert.o sim/outpath.o sim/dbpath.o \
-          sim/trace.o sim/workload_file.o sim/run.o sim/cli.o sim/cmd_run.o \
-          sim/timeline_data.o sim/compare.o sim/compare_band.o sim/cmd_compare.o sim/fit.o sim/fit_measure.o sim/fit_replay.o sim/fit_tracemeta.o sim/fit_metacheck.o sim/fit_pool.o sim/cmd_fit.o \
-          sim/expr.o sim/sweep_spec.o sim/sweep_exec.o sim/stop_signals.o sim/shell_word.o sim/sweep_merge.o sim/sweep_answer.o sim/sweep_explain.o sim/sweep_floor.o sim/sweep_skip.o \
-          sim/sweep_plan.o sim/plan_missing.o sim/plan_estimate.o \
-          sim/plan_readme.o sim/plan_resume.o sim/sweep_parts.o sim/cmd_sweep.o sim/cmd_merge.o \
-          sim/svg.o sim/plot.o sim/plot_timeline.o sim/plot_gantt.o sim/plot_groups.o sim/plot_sweep.o \
-          sim/cmd_plot.o sim/report.o sim/report_kinds.o sim/cmd_report.o \
-          sim/yaml_words.o sim/spring_docs.o sim/spring_props.o sim/cmd_import.o sim/sweep_spring.o \
-          sim/record_plan.o sim/record_amqp.o sim/record_publish.o sim/record_consume.o \
-          sim/record_observe.o sim/record_log.o sim/cmd_record.o \
-          sim/cli_opts.o sim/tune_store.o sim/tune_kn.o sim/tune_compass.o sim/tune_run.o sim/tune_print.o sim/tune_db.o sim/cmd_tune.o
-MDL_OBJ = models/registry.o models/world.o models/workload.o models/arrivals.o \
-          models/arrivals_replay.o models/groups.o models/host.o models/broker_pull.o \
-          models/container_competing.o models/java.o models/amqp_version.o models/rabbitmq_config.o models/broker_rabbitmq.o \
-          models/listener_failures.o models/container_smlc.o models/smlc_scaling.o models/smlc_config.o \
-          models/container_direct.o models/container_pool.o models/activemq_groups.o models/activemq_window.o models/broker_activemq.o \
-          models/broker_activemq_stats.o models/dmlc_config.o models/container_dmlc.o \
-          models/spring_boot.o models/spring_result.o models/spring_rules.o models/spring_scenario.o models/container_origins.o \
-          models/workload_export.o
+SIM_OBJ = sim/base/mem.o sim/input/config.o sim/input/config_print.o sim/input/units.o sim/input/scenario.o sim/engine/calendar.o sim/engine/random.o sim/engine/dist.o \
+          sim/engine/stats.o sim/engine/order.o sim/base/names.o sim/engine/engine.o sim/engine/message.o sim/engine/waiting.o sim/engine/summary.o sim/base/numfmt.o sim/store/timeline.o sim/store/timeline_insert.o sim/base/outpath.o sim/base/dbpath.o \
+          sim/store/trace.o sim/store/workload_file.o sim/run/run.o sim/cli/cli.o sim/cli/cmd_run.o \
+          sim/analysis/timeline_data.o sim/analysis/compare.o sim/analysis/compare_band.o sim/cli/cmd_compare.o sim/analysis/fit.o sim/analysis/fit_measure.o sim/analysis/fit_replay.o sim/analysis/fit_tracemeta.o sim/analysis/fit_metacheck.o sim/analysis/fit_pool.o sim/cli/cmd_fit.o \
+          sim/input/expr.o sim/sweep/sweep_spec.o sim/sweep/sweep_exec.o sim/base/stop_signals.o sim/base/shell_word.o sim/sweep/sweep_merge.o sim/sweep/sweep_answer.o sim/sweep/sweep_explain.o sim/sweep/sweep_floor.o sim/sweep/sweep_skip.o \
+          sim/sweep/sweep_plan.o sim/sweep/plan_missing.o sim/sweep/plan_estimate.o \
+          sim/sweep/plan_readme.o sim/sweep/plan_resume.o sim/sweep/sweep_parts.o sim/cli/cmd_sweep.o sim/cli/cmd_merge.o \
+          sim/report/svg.o sim/report/plot.o sim/report/plot_timeline.o sim/report/plot_gantt.o sim/report/plot_groups.o sim/report/plot_sweep.o \
+          sim/cli/cmd_plot.o sim/report/report.o sim/report/report_kinds.o sim/cli/cmd_report.o \
+          sim/input/yaml_words.o models/spring_boot/spring_docs.o models/spring_boot/spring_props.o sim/cli/cmd_import.o sim/sweep/sweep_spring.o \
+          sim/record/record_plan.o sim/record/record_amqp.o sim/record/record_publish.o sim/record/record_consume.o \
+          sim/record/record_observe.o sim/record/record_log.o sim/cli/cmd_record.o \
+          sim/cli/cli_opts.o sim/sweep/tune_store.o sim/sweep/tune_kn.o sim/sweep/tune_compass.o sim/sweep/tune_run.o sim/sweep/tune_print.o sim/sweep/tune_db.o sim/cli/cmd_tune.o
+MDL_OBJ = models/world/registry.o models/world/world.o models/workload/workload.o models/workload/arrivals.o \
+          models/workload/arrivals_replay.o models/workload/groups.o models/core/host.o models/plain/broker_pull.o \
+          models/plain/container_competing.o models/core/java.o models/spring_amqp/amqp_version.o models/rabbitmq/rabbitmq_config.o models/rabbitmq/broker_rabbitmq.o \
+          models/core/listener_failures.o models/spring_amqp/container_smlc.o models/spring_amqp/smlc_scaling.o models/spring_amqp/smlc_config.o \
+          models/spring_amqp/container_direct.o models/rabbitmq/container_pool.o models/activemq/activemq_groups.o models/activemq/activemq_window.o models/activemq/broker_activemq.o \
+          models/activemq/broker_activemq_stats.o models/spring_jms/dmlc_config.o models/spring_jms/container_dmlc.o \
+          models/spring_boot/spring_boot.o models/spring_boot/spring_result.o models/spring_boot/spring_rules.o models/spring_boot/spring_scenario.o models/spring_boot/container_origins.o \
+          models/workload/workload_export.o
 LIB_OBJ = $(addprefix $(BUILD)/,$(SIM_OBJ) $(MDL_OBJ))
-MAIN_OBJ = $(BUILD)/sim/main.o
+MAIN_OBJ = $(BUILD)/sim/cli/main.o
 
 UNIT_TESTS = test_calendar test_config test_stats test_order test_random test_trace \
              test_timeline test_seed_competing test_queueing test_determinism test_compare \
@@ -141,7 +141,7 @@ $(BUILD)/%.o: %.c $(PGO_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c $< -o $@
 
-$(BUILD)/pgo.stamp: $(wildcard sim/*.c sim/*.h models/*.c models/*.h) tests/bench/pgo_train.sh
+$(BUILD)/pgo.stamp: $(wildcard sim/*/*.c sim/*/*.h models/*/*.c models/*/*.h) tests/bench/pgo_train.sh
 	rm -f $(LIB_OBJ:.o=.gcda) $(MAIN_OBJ:.o=.gcda)
 	$(MAKE) -B PGO=gen $(BUILD)/lsim
 	tests/bench/pgo_train.sh $(BUILD)/lsim $(BUILD)

@@ -14,7 +14,7 @@ import pandas as pd
 
 Run = namedtuple("Run", "run scenario seed")
 
-# matplotlib's "tab10" cycle: the same colours as `lsim plot` (sim/svg.c).
+# matplotlib's "tab10" cycle: the same colours as `lsim plot` (sim/report/svg.c).
 PALETTE = [matplotlib.colors.to_hex(c) for c in matplotlib.colormaps["tab10"].colors]
 NO_GROUP = "#b0b0b0"
 

@@ -13,8 +13,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "registry.h"
-#include "run.h"
+#include "world/registry.h"
+#include "run/run.h"
 
 static double now_s(void)
 {

@@ -1,7 +1,7 @@
 #!/bin/sh
 # readme_synopsis.sh LSIM -- the README's synopsis (the block under
 # "## Commands") lists every flag of every command: those `lsim CMD --help`
-# gives and those its option parser (sim/cmd_CMD.c) takes.
+# gives and those its option parser (sim/cli/cmd_CMD.c) takes.
 # Run from the top of the repository.
 set -u
 LSIM=${1:-build/lsim}
@@ -30,7 +30,7 @@ for cmd in $("$LSIM" help --commands); do
     check "README synopsis has lsim $cmd" [ -s "$TMP/$cmd.syn" ]
     flags_in <"$TMP/$cmd.syn" >"$TMP/$cmd.have"
     { "$LSIM" "$cmd" --help | flags_in
-      src=sim/cmd_$cmd.c
+      src=sim/cli/cmd_$cmd.c
       [ "$cmd" = check ] && src=
       [ -n "$src" ] && [ -f "$src" ] && grep -oE '"(-[a-zA-Z]|--[a-z][a-z-]*)"' "$src" | tr -d '"'
     } | sort -u | grep -vx -e '--help' -e '--' >"$TMP/$cmd.want"

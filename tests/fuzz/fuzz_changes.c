@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mem.h"
-#include "registry.h"
-#include "run.h"
+#include "base/mem.h"
+#include "world/registry.h"
+#include "run/run.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

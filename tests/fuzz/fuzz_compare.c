@@ -9,11 +9,11 @@
 #include <unistd.h>
 
 #include "fuzz_input.h"
-#include "compare.h"
-#include "fit.h"
-#include "mem.h"
-#include "timeline_data.h"
-#include "trace.h"
+#include "analysis/compare.h"
+#include "analysis/fit.h"
+#include "base/mem.h"
+#include "analysis/timeline_data.h"
+#include "store/trace.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -11,10 +11,10 @@
 #include <unistd.h>
 
 #include "fuzz_input.h"
-#include "mem.h"
-#include "sweep_merge.h"
-#include "sweep_plan.h"
-#include "sweep_spec.h"
+#include "base/mem.h"
+#include "sweep/sweep_merge.h"
+#include "sweep/sweep_plan.h"
+#include "sweep/sweep_spec.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -9,8 +9,8 @@
 #include <unistd.h>
 
 #include "fuzz_input.h"
-#include "plot.h"
-#include "svg.h"
+#include "report/plot.h"
+#include "report/svg.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -7,8 +7,8 @@
 #include <unistd.h>
 
 #include "fuzz_input.h"
-#include "fit.h"
-#include "timeline_data.h"
+#include "analysis/fit.h"
+#include "analysis/timeline_data.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "registry.h"
-#include "run.h"
+#include "world/registry.h"
+#include "run/run.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "config.h"
-#include "mem.h"
-#include "sim.h"
+#include "input/config.h"
+#include "base/mem.h"
+#include "engine/sim.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

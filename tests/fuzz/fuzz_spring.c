@@ -5,8 +5,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "sim.h"
-#include "spring_props.h"
+#include "engine/sim.h"
+#include "spring_boot/spring_props.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -6,8 +6,8 @@
 #include <unistd.h>
 
 #include "fuzz_input.h"
-#include "trace.h"
-#include "workload_file.h"
+#include "store/trace.h"
+#include "store/workload_file.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

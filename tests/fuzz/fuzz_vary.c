@@ -11,9 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "expr.h"
-#include "mem.h"
-#include "sim.h"
+#include "input/expr.h"
+#include "base/mem.h"
+#include "engine/sim.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -10,7 +10,7 @@
  */
 #include "testutil.h"
 
-#include "activemq_groups.h"
+#include "activemq/activemq_groups.h"
 
 typedef tu_fixture fixture;
 

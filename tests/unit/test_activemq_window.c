@@ -1,6 +1,6 @@
 /* test_activemq_window.c -- the page window's dispatch passes reach the
  * messages they may take stream by stream (amq_window in
- * models/activemq.h), the redelivery list's skip what the last pass skipped
+ * models/activemq/activemq.h), the redelivery list's skip what the last pass skipped
  * (amq_skip), and both must do exactly what a pass over every message does:
  * the same consumer for every message in the same order, the same group map
  * (evictions follow the LRU order the passed-over lookups leave), the same

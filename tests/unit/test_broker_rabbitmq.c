@@ -5,7 +5,7 @@
  * on registration and dispatch latency.
  */
 #include "testutil.h"
-#include "model.h"
+#include "core/model.h"
 
 extern const broker_ops broker_rabbitmq;
 

@@ -3,7 +3,7 @@
  * sorted reference. */
 #include "testutil.h"
 
-#include "calendar.h"
+#include "engine/calendar.h"
 
 static void noop(sim_ctx *ctx, void *self, void *arg)
 {

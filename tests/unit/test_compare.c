@@ -6,8 +6,8 @@
 #include <gsl/gsl_randist.h>
 #include <math.h>
 
-#include "compare.h"
-#include "fit.h"
+#include "analysis/compare.h"
+#include "analysis/fit.h"
 
 static void msg(run_data *rd, double pub, double begin, double end, int group, int node, int cons)
 {

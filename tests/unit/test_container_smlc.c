@@ -8,7 +8,7 @@
  * service 100 ms, a backlog that never runs out within the run.
  */
 #include "testutil.h"
-#include "smlc.h"
+#include "spring_amqp/smlc.h"
 
 /* ---- helpers --------------------------------------------------------------- */
 

@@ -8,7 +8,7 @@
  */
 #include "testutil.h"
 
-#include "dmlc.h"
+#include "spring_jms/dmlc.h"
 
 typedef tu_fixture fixture;
 

@@ -3,7 +3,7 @@
  * The calendar, the message pool, the statistics and the competing
  * container's free-worker lookup are built for speed; these runs pin what
  * they must not change: every event's time and type (the run's
- * fingerprint, sim/engine.c) and the summary's quantiles, as the simpler
+ * fingerprint, sim/engine/engine.c) and the summary's quantiles, as the simpler
  * code before them gave.  The runs reach what the seed scenarios do not: 5,000
  * workers (the free-worker bitmap past one summary word), a host shared by
  * more workers than cores (events cancelled and rescheduled all the time)

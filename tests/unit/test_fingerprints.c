@@ -1,7 +1,7 @@
 /* test_fingerprints.c -- the event sequences of the seed scenarios, pinned.
  *
  * runs.fingerprint hashes the time and the event type of every event a run
- * handles (sim/engine.c), so any change in what happens when -- a model's
+ * handles (sim/engine/engine.c), so any change in what happens when -- a model's
  * rule, the order of ties, a random stream, a default -- changes it.  Each
  * seed scenario is run as `lsim run` runs it (its own seed, the file's
  * folder for relative paths) and its fingerprint, events and completed

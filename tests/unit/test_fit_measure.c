@@ -1,12 +1,12 @@
 /* test_fit_measure.c -- the calibration estimators of `lsim fit --replay`
- * (sim/fit_measure.c) on hand-made runs whose overheads are known, and the
- * prediction band of `compare --reps` (sim/compare_band.c). */
+ * (sim/analysis/fit_measure.c) on hand-made runs whose overheads are known, and the
+ * prediction band of `compare --reps` (sim/analysis/compare_band.c). */
 #include "testutil.h"
 
 #include <math.h>
 
-#include "compare.h"
-#include "fit_measure.h"
+#include "analysis/compare.h"
+#include "analysis/fit_measure.h"
 
 static void msg(run_data *rd, double pub, double begin, double end, int cons, double deliver)
 {

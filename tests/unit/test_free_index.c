@@ -3,7 +3,7 @@
  * against a plain array of flags over a long random walk. */
 #include "testutil.h"
 
-#include "free_index.h"
+#include "base/free_index.h"
 
 #include <gsl/gsl_rng.h>
 

@@ -18,7 +18,7 @@
  */
 #include "testutil.h"
 
-#include "trace.h"
+#include "store/trace.h"
 
 typedef tu_fixture fixture;
 

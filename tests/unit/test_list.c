@@ -1,4 +1,4 @@
-/* test_list.c -- the intrusive lists of sim/list.h: appending keeps the
+/* test_list.c -- the intrusive lists of sim/engine/list.h: appending keeps the
  * order, unlinking takes an item out from the front, the middle, the back or
  * a list of one and leaves both directions consistent, both for messages
  * (msg_list) and for an item type linked through fields of other names. */
@@ -9,7 +9,7 @@
 
 #include <cmocka.h>
 
-#include "list.h"
+#include "engine/list.h"
 
 typedef struct item item;
 struct item {

@@ -5,8 +5,8 @@
  * LRU list of groups does, over a long random walk with a small cache. */
 #include "testutil.h"
 
-#include "activemq_groups.h"
-#include "names.h"
+#include "activemq/activemq_groups.h"
+#include "base/names.h"
 
 #include <gsl/gsl_rng.h>
 

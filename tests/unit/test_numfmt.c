@@ -3,7 +3,7 @@
  * other figures keep the digits asked for. */
 #include "testutil.h"
 
-#include "numfmt.h"
+#include "base/numfmt.h"
 
 #include <math.h>
 

@@ -1,7 +1,7 @@
 /* test_order.c -- order violations and inversions, per key. */
 #include "testutil.h"
 
-#include "order.h"
+#include "engine/order.h"
 
 static void in_order_leaves_nothing_open(void **state)
 {

@@ -3,7 +3,7 @@
  * (one run a task up to 1,000 runs, then blocks). */
 #include "testutil.h"
 
-#include "plan.h"
+#include "sweep/plan.h"
 
 static void ranges_join_consecutive_ids(void **state)
 {

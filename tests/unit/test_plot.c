@@ -4,7 +4,7 @@
  * scaling markers, unfinished messages, folding many groups. */
 #include "testutil.h"
 
-#include "plot.h"
+#include "report/plot.h"
 
 static const char *const schema =
     "CREATE TABLE runs(run INTEGER PRIMARY KEY, scenario TEXT, seed INTEGER, parameters TEXT,"

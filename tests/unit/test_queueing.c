@@ -14,7 +14,7 @@
 
 #include <math.h>
 
-#include "stats.h"
+#include "engine/stats.h"
 
 enum { REPS = 20, MESSAGES = 200000 };
 

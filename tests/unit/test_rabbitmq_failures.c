@@ -9,7 +9,7 @@
  * cases run whole scenarios and read the database.
  */
 #include "testutil.h"
-#include "model.h"
+#include "core/model.h"
 
 extern const broker_ops broker_rabbitmq;
 

@@ -5,10 +5,10 @@
  * that draws them when needed, its stream shared or not. */
 #include "testutil.h"
 
-#include "arrivals.h"
-#include "dist.h"
-#include "engine.h"
-#include "random.h"
+#include "workload/arrivals.h"
+#include "engine/dist.h"
+#include "engine/engine.h"
+#include "engine/random.h"
 
 static void same_name_same_numbers_whatever_else_exists(void **state)
 {

@@ -1,11 +1,11 @@
-/* test_spring.c -- Spring files read as Boot reads them (sim/spring_props.c):
+/* test_spring.c -- Spring files read as Boot reads them (models/spring_boot/spring_props.c):
  * .properties lines, multi-document YAML, profiles, relaxed names,
  * placeholders and Boot's durations; and Boot's formatting of the JMS
- * concurrency (models/spring_boot.c). */
+ * concurrency (models/spring_boot/spring_boot.c). */
 #include "testutil.h"
 
-#include "spring_boot.h"
-#include "spring_props.h"
+#include "spring_boot/spring_boot.h"
+#include "spring_boot/spring_props.h"
 
 static void read_text(spring_env *e, const char *name, const char *text,
                       const char *const *profiles, size_t n)

@@ -3,7 +3,7 @@
  * A run without a duration ends when its last message has ended.  A poison
  * message requeued for ever, or messages nobody takes while timers keep
  * firing, would keep it going for ever; the engine stops such a run with a
- * warning (watch_stall, sim/engine.c).  A run that is merely slow must not
+ * warning (watch_stall, sim/engine/engine.c).  A run that is merely slow must not
  * be stopped.  The poison message's stop is in test_rabbitmq_failures.c,
  * beside GC-13 whose case it runs without the duration.
  */

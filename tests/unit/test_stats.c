@@ -4,7 +4,7 @@
 
 #include <math.h>
 
-#include "stats.h"
+#include "engine/stats.h"
 
 static void exact_below_2048_and_for_equal_values(void **state)
 {

@@ -2,7 +2,7 @@
  * escaping of anything a database can hold, scales, shapes. */
 #include "testutil.h"
 
-#include "svg.h"
+#include "report/svg.h"
 
 static void ticks_step_by_one_two_five(void **state)
 {

@@ -15,9 +15,9 @@
 
 #include <math.h>
 
-#include "cli.h"
-#include "expr.h"
-#include "sweep_parts.h"
+#include "cli/cli.h"
+#include "input/expr.h"
+#include "sweep/sweep_parts.h"
 
 #include <sys/stat.h>
 

@@ -2,7 +2,7 @@
  * and the writer read back by the reader. */
 #include "testutil.h"
 
-#include "trace.h"
+#include "store/trace.h"
 
 typedef struct counts {
     int publish, begin, end, start, stop, deliver;

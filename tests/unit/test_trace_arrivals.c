@@ -1,5 +1,5 @@
 /* test_trace_arrivals.c -- `arrivals: { kind: trace }` gives each publish
- * the service time of its own end (models/arrivals_replay.c), found through
+ * the service time of its own end (models/workload/arrivals_replay.c), found through
  * the index of unended publishes: a publish a millisecond, each served 1 to
  * 3,000 ms in no order, so up to 3,000 are in flight while ends are looked
  * up (the ring and the index grow and rebuild meanwhile, and keys leave

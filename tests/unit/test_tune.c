@@ -14,8 +14,8 @@
 #include <gsl/gsl_rng.h>
 #include <math.h>
 
-#include "sweep_answer.h"
-#include "tune.h"
+#include "sweep/sweep_answer.h"
+#include "sweep/tune.h"
 
 #define LAMBDA 4.0
 #define MU 1.0

@@ -1,4 +1,4 @@
-/* test_waiting.c -- where messages wait (sim/waiting.c), as the samples show
+/* test_waiting.c -- where messages wait (sim/engine/waiting.c), as the samples show
  * it: ready in the broker per queue, prefetched and unacknowledged per node
  * and queue.  The engine's account must agree with what the messages table
  * says happened, whatever the broker and the container.
@@ -82,7 +82,7 @@ static void pull_broker_messages_are_never_prefetched(void **state)
 }
 
 /* Where a delivered message waits is its delivery record's node (a record
- * from a pool of 1,024-record blocks, sim/message.c): 3,000 messages
+ * from a pool of 1,024-record blocks, sim/engine/message.c): 3,000 messages
  * delivered at once to two nodes take three blocks, and every count and
  * row still agrees with what happened to each message. */
 static void deliveries_beyond_a_block_of_records(void **state)

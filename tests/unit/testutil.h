@@ -17,9 +17,9 @@
 #include <cmocka.h>
 #include <sqlite3.h>
 
-#include "mem.h"
-#include "registry.h"
-#include "run.h"
+#include "base/mem.h"
+#include "world/registry.h"
+#include "run/run.h"
 
 /* A fresh temporary folder; the caller frees the string. */
 static inline char *tu_tmpdir(void)
