@@ -3,7 +3,10 @@
 #   make            build build/lsim
 #   make deps       install the Debian packages the build and the tests need
 #   make run        run the seed scenario and print its summary
-#   make test       every test (unit, golden, analytical, command line)
+#   make test       every test (unit, golden, analytical, command line, layers)
+#   make check-layers  no include or call up a layer, no two files using each
+#                   other (tests/layers/layers.txt); make layers-doc redraws
+#                   docs/LAYERS.md
 #   make asan       the tests under AddressSanitizer + UBSan
 #   make valgrind   a representative subset under valgrind (memcheck, leaks)
 #   make cluster-tests  a sweep's plan on a single-node Slurm and over ssh (root)
@@ -71,21 +74,21 @@ PGO_FLAGS = -fprofile-generate -fprofile-update=prefer-atomic
 endif
 
 SIM_OBJ = sim/base/mem.o sim/input/config.o sim/input/config_print.o sim/input/units.o sim/input/scenario.o sim/engine/calendar.o sim/engine/random.o sim/engine/dist.o \
-          sim/engine/stats.o sim/engine/order.o sim/base/names.o sim/engine/engine.o sim/engine/message.o sim/engine/waiting.o sim/engine/summary.o sim/base/numfmt.o sim/store/timeline.o sim/store/timeline_insert.o sim/base/outpath.o sim/base/dbpath.o \
-          sim/store/trace.o sim/store/workload_file.o sim/run/run.o sim/cli/cli.o sim/cli/cmd_run.o \
-          sim/analysis/timeline_data.o sim/analysis/compare.o sim/analysis/compare_band.o sim/cli/cmd_compare.o sim/analysis/fit.o sim/analysis/fit_measure.o sim/analysis/fit_replay.o sim/analysis/fit_tracemeta.o sim/analysis/fit_metacheck.o sim/analysis/fit_pool.o sim/cli/cmd_fit.o \
-          sim/input/expr.o sim/sweep/sweep_spec.o sim/sweep/sweep_exec.o sim/base/stop_signals.o sim/base/shell_word.o sim/sweep/sweep_merge.o sim/sweep/sweep_answer.o sim/sweep/sweep_explain.o sim/sweep/sweep_floor.o sim/sweep/sweep_skip.o \
+          sim/engine/stats.o sim/engine/order.o sim/base/names.o sim/engine/engine.o sim/engine/context.o sim/engine/message.o sim/engine/waiting.o sim/engine/summary.o sim/base/numfmt.o sim/store/timeline.o sim/store/timeline_insert.o sim/base/outpath.o sim/base/dbpath.o \
+          sim/store/trace.o sim/store/workload_file.o sim/run/run.o sim/cli/cli.o sim/cli/commands.o sim/cli/cmd_run.o \
+          sim/analysis/timeline_data.o sim/analysis/compare.o sim/analysis/compare_band.o sim/cli/cmd_compare.o sim/analysis/fit.o sim/analysis/fit_measure.o sim/analysis/fit_replay.o sim/analysis/fit_yaml.o sim/analysis/fit_tracemeta.o sim/analysis/fit_metacheck.o sim/analysis/fit_pool.o sim/cli/cmd_fit.o \
+          sim/input/expr.o sim/sweep/sweep_spec.o sim/sweep/sweep_exec.o sim/base/stop_signals.o sim/base/shell_word.o sim/sweep/sweep_merge.o sim/sweep/sweep_answer.o sim/sweep/sweep_point.o sim/sweep/sweep_explain.o sim/sweep/sweep_floor.o sim/sweep/sweep_skip.o \
           sim/sweep/sweep_plan.o sim/sweep/plan_missing.o sim/sweep/plan_estimate.o \
           sim/sweep/plan_readme.o sim/sweep/plan_resume.o sim/sweep/sweep_parts.o sim/cli/cmd_sweep.o sim/cli/cmd_merge.o \
           sim/report/svg.o sim/report/plot.o sim/report/plot_timeline.o sim/report/plot_gantt.o sim/report/plot_groups.o sim/report/plot_sweep.o \
-          sim/cli/cmd_plot.o sim/report/report.o sim/report/report_kinds.o sim/cli/cmd_report.o \
+          sim/cli/cmd_plot.o sim/report/report.o sim/report/report_build.o sim/report/report_kinds.o sim/cli/cmd_report.o \
           sim/input/yaml_words.o models/spring_boot/spring_docs.o models/spring_boot/spring_props.o sim/cli/cmd_import.o sim/sweep/sweep_spring.o \
           sim/record/record_plan.o sim/record/record_amqp.o sim/record/record_publish.o sim/record/record_consume.o \
           sim/record/record_observe.o sim/record/record_log.o sim/cli/cmd_record.o \
           sim/cli/cli_opts.o sim/sweep/tune_store.o sim/sweep/tune_kn.o sim/sweep/tune_compass.o sim/sweep/tune_run.o sim/sweep/tune_print.o sim/sweep/tune_db.o sim/cli/cmd_tune.o
 MDL_OBJ = models/world/registry.o models/world/world.o models/workload/workload.o models/workload/arrivals.o \
           models/workload/arrivals_replay.o models/workload/groups.o models/core/host.o models/plain/broker_pull.o \
-          models/plain/container_competing.o models/core/java.o models/spring_amqp/amqp_version.o models/rabbitmq/rabbitmq_config.o models/rabbitmq/broker_rabbitmq.o \
+          models/plain/container_competing.o models/core/java.o models/core/version.o models/spring_amqp/amqp_version.o models/rabbitmq/rabbitmq_config.o models/rabbitmq/broker_rabbitmq.o \
           models/core/listener_failures.o models/spring_amqp/container_smlc.o models/spring_amqp/smlc_scaling.o models/spring_amqp/smlc_config.o \
           models/spring_amqp/container_direct.o models/rabbitmq/container_pool.o models/activemq/activemq_groups.o models/activemq/activemq_window.o models/activemq/broker_activemq.o \
           models/activemq/broker_activemq_stats.o models/spring_jms/dmlc_config.o models/spring_jms/container_dmlc.o \
@@ -133,7 +136,7 @@ FUZZ_SAN = -fsanitize=fuzzer-no-link,address,undefined,float-cast-overflow \
            -fno-sanitize-recover=all -fno-omit-frame-pointer
 
 .PHONY: all deps install uninstall run test unit cli-tests cluster-tests live-tests fuzz-regressions asan valgrind \
-        bench bench-tune bench-more notebooks fuzz clean
+        bench bench-tune bench-more notebooks fuzz clean check-layers layers-doc
 
 all: $(BUILD)/lsim
 
@@ -242,7 +245,16 @@ $(BUILD)/tests/fuzz/%: tests/fuzz/%.c tests/fuzz/standalone.c $(BUILD)/liblsim.a
 fuzz-regressions: $(FUZZ_BIN)
 	@set -e; for t in $(FUZZ_TARGETS); do printf '%s: ' $$t; $(BUILD)/tests/fuzz/$$t tests/fuzz/corpus/$$t/*; done
 
-test: all unit cli-tests fuzz-regressions
+test: all unit cli-tests fuzz-regressions check-layers
+
+# The house in layers (tests/layers/layers.txt): every #include of sim/ and
+# models/, and every call between their objects (nm), goes down a layer or
+# stays in its folder, and no two files use each other.
+check-layers: $(LIB_OBJ) $(MAIN_OBJ)
+	$(PYTHON) tests/layers/check.py $(BUILD)
+
+layers-doc: $(LIB_OBJ) $(MAIN_OBJ)
+	$(PYTHON) tests/layers/check.py $(BUILD) --draw >docs/LAYERS.md
 
 # GCC leaves float-cast-overflow out of "undefined": a double too large for
 # its integer is asked for by name.

@@ -4,9 +4,10 @@
 #ifndef LSIM_MODELS_RABBITMQ_H
 #define LSIM_MODELS_RABBITMQ_H
 
+#include "core/version.h"
 #include "engine/sim.h"
 
-#define RMQ_VERSION(a, b, c) ((a) * 10000 + (b) * 100 + (c))
+#define RMQ_VERSION(a, b, c) VERSION_NUMBER(a, b, c)
 #define RMQ_NEWEST "4.1"
 #define RMQ_DEFAULT_VERSION "3.13"
 #define RMQ_CHANNEL_TICK (60 * SIM_S)       /* channel_tick_interval's default */

@@ -1,7 +1,7 @@
 /* rabbitmq_config.c -- broker.version, broker.consumerTimeout and the queue
  * arguments of `broker.kind: rabbitmq`, with their version rules
  * (specs/rabbitmq-failures.md 1.1, 1.4, 3.4 R3.7). */
-#include "spring_amqp/amqp_version.h"
+#include "core/version.h"
 #include "base/mem.h"
 #include "rabbitmq/rabbitmq.h"
 
@@ -14,8 +14,8 @@ int rq_read_broker(cfg_node *cfg, int *version, sim_time *consumer_timeout,
     if (cfg_get_string(cfg, "version", RMQ_DEFAULT_VERSION, 0, &text, d) != SIM_OK)
         return SIM_EINPUT;
     cfg_node *n = cfg_peek(cfg, "version");
-    /* RMQ_VERSION numbers a version as AMQP_VERSION does. */
-    if (!amqp_version_parse(text, version))
+    /* RMQ_VERSION numbers a version as VERSION_NUMBER does. */
+    if (!version_parse(text, version))
         return diag_at(d, n, "version: '%s' is not a RabbitMQ version (like \"3.13\" or "
                        "\"4.0.9\")", text);
     if (*version < RMQ_VERSION(3, 8, 0) || *version > RMQ_VERSION(4, 1, 99))

@@ -8,30 +8,6 @@
 
 #define NEWEST_KNOWN AMQP_VERSION(4, 1, 99)
 
-bool amqp_version_parse(const char *s, int *out)
-{
-    int part[3] = { 0, 0, 0 }, n = 0;
-    const char *p = s;
-    while (n < 3) {
-        if (*p < '0' || *p > '9')
-            return false;
-        int v = 0;
-        while (*p >= '0' && *p <= '9') {
-            v = v * 10 + (*p++ - '0');
-            if (v > 99)
-                return false;
-        }
-        part[n++] = v;
-        if (*p != '.')
-            break;
-        p++;
-    }
-    if (*p || n < 2)
-        return false;
-    *out = AMQP_VERSION(part[0], part[1], part[2]);
-    return true;
-}
-
 void amqp_version_format(int version, char *buf, size_t size)
 {
     snprintf(buf, size, "%d.%d.%d", version / 10000, version / 100 % 100, version % 100);
@@ -43,7 +19,7 @@ int amqp_version_read(cfg_node *cfg, int oldest, const char *why, int *out, sim_
     if (cfg_get_string(cfg, "version", AMQP_NEWEST, 0, &text, d) != SIM_OK)
         return SIM_EINPUT;
     cfg_node *n = cfg_peek(cfg, "version");
-    if (!amqp_version_parse(text, out))
+    if (!version_parse(text, out))
         return diag_at(d, n, "version: '%s' is not a Spring AMQP version (like \"1.7.15\" or "
                        "\"2.4\")", text);
     if (*out < oldest)

@@ -9,9 +9,10 @@
 #ifndef LSIM_MODELS_AMQP_VERSION_H
 #define LSIM_MODELS_AMQP_VERSION_H
 
+#include "core/version.h"
 #include "engine/sim.h"
 
-#define AMQP_VERSION(maj, min, patch) ((maj) * 10000 + (min) * 100 + (patch))
+#define AMQP_VERSION(maj, min, patch) VERSION_NUMBER(maj, min, patch)
 #define AMQP_NEWEST "4.1"
 
 /* setConcurrency("m-n") as each line wrote it (section 1.5). */
@@ -47,10 +48,6 @@ void amqp_smlc_features(int version, smlc_features *f);
 /* Warns (on node 1, once) when `version` was given as "x.y" and a patch
  * release of that line changes the container's behaviour, naming it. */
 void amqp_version_warn(sim_ctx *ctx, cfg_node *cfg, int version, int node);
-/* "4.1" or "4.1.1" (digits and dots, each part below 100, at least two
- * parts) into AMQP_VERSION(maj, min, patch); false when it is not one.
- * RabbitMQ's broker.version is written, and numbered, the same way. */
-bool amqp_version_parse(const char *s, int *out);
 /* "1.7.15" */
 void amqp_version_format(int version, char *buf, size_t size);
 

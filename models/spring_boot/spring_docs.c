@@ -15,6 +15,18 @@
 
 #define MAX_PATH_DEPTH 32
 
+/* ---- names ------------------------------------------------------------------ */
+
+char *spring_relaxed(const char *name)
+{
+    char *r = xmalloc(strlen(name) + 1), *o = r;
+    for (const char *c = name; *c; c++)
+        if (*c != '-' && *c != '_')
+            *o++ = (char)tolower((unsigned char)*c);
+    *o = '\0';
+    return r;
+}
+
 /* ---- documents ---------------------------------------------------------------- */
 
 static void props_add(prop_list *l, const char *name, const char *value, const char *file,

@@ -36,18 +36,6 @@ typedef struct budget {
     const spring_prop *chain[MAX_PLACEHOLDER_DEPTH + 2];
 } budget;
 
-/* ---- names ------------------------------------------------------------------ */
-
-char *spring_relaxed(const char *name)
-{
-    char *r = xmalloc(strlen(name) + 1), *o = r;
-    for (const char *c = name; *c; c++)
-        if (*c != '-' && *c != '_')
-            *o++ = (char)tolower((unsigned char)*c);
-    *o = '\0';
-    return r;
-}
-
 static const char *keep_file(spring_env *e, const char *name)
 {
     for (size_t i = 0; i < e->nfiles; i++)

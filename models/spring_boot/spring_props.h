@@ -57,7 +57,8 @@ int spring_env_read_text(spring_env *e, const char *name, const char *text, size
 void spring_env_add_environment(spring_env *e, const char *name);
 void spring_env_free(spring_env *e);
 
-/* "maxConcurrency", "max_concurrency", "max-concurrency" -> "maxconcurrency". */
+/* "maxConcurrency", "max_concurrency", "max-concurrency" -> "maxconcurrency"
+ * (in spring_docs.c, whose readers give each property its relaxed name). */
 char *spring_relaxed(const char *name);
 /* The property that wins for `name` (any relaxed form), or NULL. */
 const spring_prop *spring_env_find(const spring_env *e, const char *name);

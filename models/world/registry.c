@@ -5,8 +5,6 @@
 
 #include <string.h>
 
-extern const sim_model_ops model_world;
-extern const sim_model_ops model_world_export;
 extern const broker_ops broker_pull;
 extern const broker_ops broker_rabbitmq;
 extern const broker_ops broker_activemq;
@@ -31,16 +29,6 @@ const container_ops *const registry_containers[] = {
     &container_pool,
     NULL,
 };
-
-const sim_model_ops *registry_root(void)
-{
-    return &model_world;
-}
-
-const sim_model_ops *registry_export_root(void)
-{
-    return &model_world_export;
-}
 
 void registry_broker_names(const char *out[])
 {

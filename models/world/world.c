@@ -337,3 +337,16 @@ const export_rows *workload_export_rows(const void *root_self)
 {
     return workload_sink_rows(((const world *)root_self)->sink);
 }
+
+/* ---- the roots (registry.h): here, beside them, so that the list of kinds
+ * needs nothing of the world it is read by ------------------------------------ */
+
+const sim_model_ops *registry_root(void)
+{
+    return &model_world;
+}
+
+const sim_model_ops *registry_export_root(void)
+{
+    return &model_world_export;
+}

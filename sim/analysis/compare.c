@@ -19,7 +19,7 @@
  * the parts poll the signal flag between them and per node: an interrupted
  * comparison ends early, and the caller, seeing the flag, keeps none of it.
  */
-#include "cli/cli.h"
+#include "base/stop_signals.h"
 #include "analysis/compare.h"
 #include "base/mem.h"
 #include "engine/stats.h"
@@ -513,7 +513,7 @@ void compare_runs(const run_data *sim, const run_data *real, const cmp_tolerance
 {
     memset(out, 0, sizeof *out);
     out->pass = true;
-    ctx c = { .out = out, .tols = tols, .ntols = ntols, .stop = cli_interrupted() };
+    ctx c = { .out = out, .tols = tols, .ntols = ntols, .stop = stop_interrupted() };
     double T = real->end_ms;
     int nodes = real->nnodes > sim->nnodes ? real->nnodes : sim->nnodes;
     td_by_node sn, rn;

@@ -9,7 +9,7 @@
  * values (compare_band_of); a real figure inside it is a plausible outcome
  * of the model.  Replication 0 is the single run compare makes without --reps.
  */
-#include "cli/cli.h"
+#include "base/stop_signals.h"
 #include "analysis/compare.h"
 #include "base/mem.h"
 #include "engine/stats.h"
@@ -47,7 +47,7 @@ static void event_bands(const run_data *sims, const td_by_node *sn, size_t reps,
                         cmp_bands *out)
 {
     double T = real->end_ms, *v = xcalloc(reps + 1, sizeof *v);
-    volatile const sig_atomic_t *stop = cli_interrupted();
+    volatile const sig_atomic_t *stop = stop_interrupted();
     times rt, *st = xcalloc(reps + 1, sizeof *st);
     rt.t = cmp_event_times(real, rn, node, stops, T, &rt.n);
     size_t most = rt.n;
@@ -98,7 +98,7 @@ void compare_bands(cmp_result *results, const run_data *sims, size_t reps,
     td_by_node_init(&rn, real, nodes, NULL, NULL);
     for (size_t r = 0; r < reps; r++)
         td_by_node_init(&sn[r], &sims[r], nodes, NULL, NULL);
-    volatile const sig_atomic_t *stop = cli_interrupted();
+    volatile const sig_atomic_t *stop = stop_interrupted();
     for (int node = 0; node < nodes && !*stop; node++) {
         event_bands(sims, sn, reps, real, &rn, node, false, out);
         event_bands(sims, sn, reps, real, &rn, node, true, out);

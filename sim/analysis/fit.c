@@ -15,7 +15,7 @@
  * L(s) = -s sum c_k ln k - n ln H(G, s) over the frequencies c_k sorted by
  * rank (GSL's Brent minimiser).
  */
-#include "cli/cli.h"
+#include "base/stop_signals.h"
 #include "analysis/fit.h"
 #include "base/mem.h"
 #include "engine/stats.h"
@@ -118,7 +118,7 @@ double fit_zipf(const double *counts, size_t ngroups)
     gsl_function f = { .function = zipf_negll, .params = &z };
     /* A coarse scan brackets the minimum for Brent. */
     double step = 0.05, best = 0, fb = zipf_negll(0, &z);
-    for (double x = step; x <= 10 && !*cli_interrupted(); x += step)   /* each reads every group */
+    for (double x = step; x <= 10 && !*stop_interrupted(); x += step)   /* each reads every group */
         if (zipf_negll(x, &z) < fb) {
             fb = zipf_negll(x, &z);
             best = x;
@@ -347,7 +347,7 @@ static void container_yaml(strbuf *b, const run_data *rd,
      * poll the signal flag, per node. */
     td_by_node bn;
     td_by_node_init(&bn, rd, rd->nnodes, NULL, NULL);
-    for (int node = 0; node < rd->nnodes && !*cli_interrupted(); node++) {
+    for (int node = 0; node < rd->nnodes && !*stop_interrupted(); node++) {
         int lo, hi;
         concurrency_seen(rd, &bn, node, &lo, &hi);
         min = lo > min ? lo : min;

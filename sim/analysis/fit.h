@@ -103,6 +103,8 @@ int fit_pool_yaml(strbuf *b, const char *trace_path, const char *arrivals,
  * samples' summary in a comment first: a lognormal when they spread, else
  * (or when as_mean) their mean. */
 void fit_samples_yaml(strbuf *b, const fit_samples *s, const char *key, bool as_mean);
+/* A duration of ms milliseconds as whole microseconds ("1500us"; below 0: 0). */
+void fit_yaml_us(strbuf *b, double ms);
 
 /* The width of the windows of a measured cycleOverhead schedule. */
 #define FIT_WINDOW_MS 5000.0

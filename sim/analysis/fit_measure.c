@@ -48,7 +48,7 @@
  * by the consumer_start of an invoker on the node that started in between:
  * the container asks for one on the receipt, before the listener runs.
  */
-#include "cli/cli.h"
+#include "base/stop_signals.h"
 #include "analysis/fit_measure.h"
 #include "base/mem.h"
 #include "engine/stats.h"
@@ -295,7 +295,7 @@ static size_t start_bound(const seq_ctx *s, size_t lo, size_t hi, double t, bool
 static void seq_init(seq_ctx *s, const run_data *rd)
 {
     s->rd = rd;
-    s->stop = cli_interrupted();
+    s->stop = stop_interrupted();
     keyed *k = xcalloc(rd->nmsgs + 1, sizeof *k);
     s->n = 0;
     for (size_t i = 0; i < rd->nmsgs; i++) {

@@ -28,7 +28,7 @@
  * requeue with no end before it is the broker taking back a closed
  * channel's deliveries, not a failure.
  */
-#include "cli/cli.h"
+#include "base/stop_signals.h"
 #include "analysis/fit.h"
 #include "analysis/fit_measure.h"
 #include "store/trace.h"
@@ -254,7 +254,7 @@ static int read_trace(pool_fit *f, const char *path, sim_diag *d)
         return SIM_EINPUT;
     trace_event ev;
     int rc;
-    while ((rc = trace_reader_next(r, &ev, d)) == 1 && !*cli_interrupted())
+    while ((rc = trace_reader_next(r, &ev, d)) == 1 && !*stop_interrupted())
         on_event(f, &ev);
     trace_reader_close(r);
     fit_sample_summarise(&f->k.dispatch);

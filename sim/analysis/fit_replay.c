@@ -8,7 +8,7 @@
  * is dropped.  A setting the trace does not name is left to the model's
  * default, which is the library's.
  */
-#include "cli/cli.h"
+#include "base/stop_signals.h"
 #include "analysis/fit.h"
 #include "analysis/fit_measure.h"
 #include "base/mem.h"
@@ -33,18 +33,6 @@ typedef struct replay {
     strbuf *b;
     bool is_deterministic;         /* every measured knob its mean, no distribution */
 } replay;
-
-/* A metadata value without its comment (the caller frees it); NULL when
- * absent or empty. */
-char *fit_meta_strip(const char *v)
-{
-    if (!v)
-        return NULL;
-    size_t n = strcspn(v, "(");
-    while (n && isspace((unsigned char)v[n - 1]))
-        n--;
-    return n ? xstrndup(v, n) : NULL;
-}
 
 /* Key's value so. */
 static char *meta_text(const replay *r, const char *key)
@@ -581,7 +569,7 @@ static void nodes_yaml(const replay *r)
                  : f.has_all ? "the trace's containers_started_at_ms"
                              : "its first consumer_start (the trace gives no start time)");
     sb_add(r->b, "\nnodes:\n");
-    for (int k = 0; k < n && !*cli_interrupted(); k++) {   /* each reads node_started_ms */
+    for (int k = 0; k < n && !*stop_interrupted(); k++) {   /* each reads node_started_ms */
         const char *how;
         sb_addf(r->b, "  - { start: %.0fus }\n", node_start(r, &f, k, &how) * 1000);
     }
@@ -590,44 +578,16 @@ static void nodes_yaml(const replay *r)
 
 /* ---- knobs ---------------------------------------------------------------------------- */
 
-static void us(strbuf *b, double ms)
-{
-    sb_addf(b, "%.0fus", fmax(ms, 0) * 1000);
-}
-
-/* A sampled knob: the lognormal of the samples' mean and log-spread, drawn
- * anew for every use (so `compare --reps` shows the outcomes that spread
- * gives), or the mean alone when the samples do not spread (or hold a zero,
- * which no lognormal draws). */
-void fit_samples_yaml(strbuf *b, const fit_samples *s, const char *key, bool as_mean)
-{
-    sb_addf(b, "  #   %zu samples: min %.3f, median %.3f, mean %.3f, max %.3f ms\n", s->n, s->v[0],
-            s->median, s->mean, s->v[s->n - 1]);
-    bool spread = s->n >= 3 && s->v[0] > 0 && s->sigma_log > 0.01;
-    if (!spread || as_mean) {
-        if (spread)
-            sb_addf(b, "  #   --deterministic: their mean (the lognormal of their spread: "
-                       "sigma %.3f)\n", s->sigma_log);
-        sb_addf(b, "  %s: ", key);
-        us(b, s->mean);
-        sb_add(b, "\n");
-        return;
-    }
-    sb_addf(b, "  #   as one value, their mean (delays add up, so it keeps their sum): "
-               "%s: %.0fus\n  %s: { kind: lognormal, mean: %.0fus, sigma: %.3f }\n", key,
-            s->mean * 1000, key, s->mean * 1000, s->sigma_log);
-}
-
 /* A cycle overhead's value: its mean, or the lognormal of that mean and
  * the gaps' spread. */
 static void cycle_value(strbuf *b, double mean_ms, double sigma, bool as_mean)
 {
     if (as_mean || !(sigma > 0.01)) {
-        us(b, mean_ms);
+        fit_yaml_us(b, mean_ms);
         return;
     }
     sb_add(b, "{ kind: lognormal, mean: ");
-    us(b, mean_ms);
+    fit_yaml_us(b, mean_ms);
     sb_addf(b, ", sigma: %.3f }", sigma);
 }
 
@@ -689,7 +649,7 @@ static void idle_yaml(strbuf *b, const fit_knobs *k, const char *key, double rt)
         return;
     }
     sb_addf(b, "; %d stop(s) over %d receives\n  %s: ", k->idle_stops, k->idle_polls, key);
-    us(b, k->idle_ms);
+    fit_yaml_us(b, k->idle_ms);
     sb_add(b, "\n");
 }
 

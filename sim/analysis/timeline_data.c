@@ -1,6 +1,6 @@
 /* timeline_data.c -- loading a run into memory from a trace or a database. */
 #include "analysis/timeline_data.h"
-#include "cli/cli.h"
+#include "base/stop_signals.h"
 #include "base/mem.h"
 #include "store/trace.h"
 
@@ -235,7 +235,7 @@ int run_data_from_trace(const char *path, name_table *groups, run_data *out, sim
     trace_event ev;
     int rc;
     double last = 0;
-    volatile const sig_atomic_t *stop = cli_interrupted();
+    volatile const sig_atomic_t *stop = stop_interrupted();
     uint64_t nevents = 0;
     while ((rc = trace_reader_next(r, &ev, d)) == 1) {
         /* SIGINT and SIGTERM are caught (cli.c): a long load must ask. */

@@ -1,4 +1,5 @@
-/* stop_signals.c -- the signals that stop a command (stop_signals.h). */
+/* stop_signals.c -- the signals that stop a command, and the flag they set
+ * (stop_signals.h). */
 #include "base/stop_signals.h"
 
 #include <string.h>
@@ -35,4 +36,31 @@ const char *stop_signal_name(int sig)
         if (stops[i].sig == sig)
             return stops[i].name;
     return "a signal";
+}
+
+/* The one piece of process-wide state: a signal handler can do no more
+ * than set a flag, which the runs of this process poll. */
+static volatile sig_atomic_t interrupted;
+
+static void on_signal(int sig)
+{
+    interrupted = sig;
+}
+
+void stop_catch_signals(void)
+{
+    stop_signals_handle(on_signal);
+    /* Past a file size limit a write should fail (and be reported, with the
+     * temporary files removed), not kill the process. */
+    signal(SIGXFSZ, SIG_IGN);
+}
+
+volatile const sig_atomic_t *stop_interrupted(void)
+{
+    return &interrupted;
+}
+
+int stop_query_on_signal(void *flag)
+{
+    return flag && *(volatile const sig_atomic_t *)flag;
 }

@@ -4,7 +4,7 @@
  * its temporary files left behind: SIGHUP (a closed terminal), SIGPIPE (a
  * reader that went away: `lsim run --trace /dev/stdout | head -1`),
  * SIGUSR1, SIGUSR2 and SIGALRM (sent by schedulers and scripts).  Each is
- * caught (cli.c) and handled as SIGTERM is: a message, exit status 1,
+ * caught (stop_catch_signals) and handled as SIGTERM is: a message, exit status 1,
  * nothing half-written.
  */
 #ifndef LSIM_SIM_STOP_SIGNALS_H
@@ -18,5 +18,15 @@ void stop_signals_add(sigset_t *set);
 void stop_signals_handle(void (*handler)(int));
 /* "SIGINT", "SIGPIPE", ...; "a signal" for any other. */
 const char *stop_signal_name(int sig);
+
+/* SIGINT, SIGTERM and the other stop signals set a flag that runs poll
+ * (run_spec.interrupted): an interrupted run stops, removes its temporary
+ * files and fails.  The command line catches them (cli_main); what runs
+ * below it (analysis, sweeps, plots) only reads the flag. */
+void stop_catch_signals(void);
+volatile const sig_atomic_t *stop_interrupted(void);
+/* An SQLite progress handler: with flag = stop_interrupted(), a signal stops
+ * the query (SQLITE_INTERRUPT). */
+int stop_query_on_signal(void *flag);
 
 #endif

@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/stop_signals.h"
 #include "input/config.h"
 
 #define CLI_OK       0
@@ -30,14 +31,6 @@ int cmd_report(int argc, char **argv);
 int cmd_import(int argc, char **argv);
 int cmd_record(int argc, char **argv);
 
-/* SIGINT, SIGTERM and the other stop signals (stop_signals.h) set a flag
- * that runs poll (run_spec.interrupted): an interrupted run stops, removes
- * its temporary files and fails. */
-void cli_catch_signals(void);
-volatile const sig_atomic_t *cli_interrupted(void);
-/* An SQLite progress handler: with flag = cli_interrupted(), a signal stops
- * the query (SQLITE_INTERRUPT). */
-int cli_stop_on_signal(void *flag);
 /* --max-memory: "512M", "2G", "100000K" or bytes; 0 on a bad value. */
 size_t cli_parse_size(const char *s);
 /* About 1 GB: a run whose message rows would pass it warns before it gets
@@ -50,7 +43,7 @@ size_t cli_default_memory(void);
 int cli_bad_usage(const char *fmt, const char *arg);
 /* Prints "file:line:col: msg" on stderr; returns CLI_USAGE. */
 int cli_report(const sim_diag *d);
-/* When a signal came (cli_interrupted), prints "lsim: interrupted" and
+/* When a signal came (stop_interrupted), prints "lsim: interrupted" and
  * returns true. */
 bool cli_say_interrupted(void);
 /* cli_report, or, when a signal came, "lsim: interrupted" and CLI_FAILURE:

@@ -263,7 +263,7 @@ static void bind_time(sqlite3_stmt *st, int i, double t)
 static int write_timeline(sqlite3 *db, const char *source, const run_data *rd,
                           const name_table *groups)
 {
-    volatile const sig_atomic_t *stop = cli_interrupted();
+    volatile const sig_atomic_t *stop = stop_interrupted();
     sqlite3_stmt *m, *c;
     if (sqlite3_prepare_v2(db, "INSERT INTO trace_messages VALUES (?,?,?,?,?,?,?,?)", -1, &m,
                            NULL) != SQLITE_OK)
@@ -535,7 +535,7 @@ static int replicate(const compare_args *a, uint64_t seed, long r, timeline *tl,
     if (load_scenario(a, &doc, &took, &d) == SIM_OK && cfg_apply_set(&doc, assign, &d) == SIM_OK) {
         run_spec spec = { .root = registry_root(), .doc = &doc, .scenario_path = a->scenario,
                           .detail = SIM_DETAIL_MESSAGES, .run_id = r + 1, .point = -1,
-                          .replication = r, .interrupted = cli_interrupted(),
+                          .replication = r, .interrupted = stop_interrupted(),
                           .mem_limit = cli_default_memory() };
         if (run_build(&spec, &rr, &d) == SIM_OK &&
             run_execute(rr, tl, NULL, err, errsize) == SIM_OK &&
@@ -604,8 +604,8 @@ static int compare_into(run *r, timeline *tl, const run_data *real, name_table *
     /* From here on the work is compare's own (reading the simulated run
      * back, the metrics, the rows): each long part stops on a signal, and
      * cmd_compare says the command was interrupted. */
-    volatile const sig_atomic_t *stop = cli_interrupted();
-    sqlite3_progress_handler(db, 1000, cli_stop_on_signal, (void *)stop);
+    volatile const sig_atomic_t *stop = stop_interrupted();
+    sqlite3_progress_handler(db, 1000, stop_query_on_signal, (void *)stop);
     size_t reps = (size_t)a->reps;
     run_data *sims = xcalloc(reps, sizeof *sims);
     int rc = 0;
@@ -682,7 +682,7 @@ int cmd_compare(int argc, char **argv)
                           .run_id = 1, .point = -1, .replication = -1,
                           .samples_warn_bytes = a.quiet ? 0 : cli_rows_warn_bytes(),
                           .samples_runs = a.reps,
-                          .interrupted = cli_interrupted(), .mem_limit = cli_default_memory() };
+                          .interrupted = stop_interrupted(), .mem_limit = cli_default_memory() };
         if (run_build(&spec, &r, &d) != SIM_OK)
             rc = cli_report_unless_interrupted(&d);
     }
@@ -712,7 +712,7 @@ int cmd_compare(int argc, char **argv)
     }
     if (tl && timeline_close(tl, rc == 0, err, sizeof err) != 0)
         rc = CLI_FAILURE;
-    if (tl && rc != 0 && *cli_interrupted()) {
+    if (tl && rc != 0 && *stop_interrupted()) {
         snprintf(err, sizeof err, "interrupted");
         rc = CLI_FAILURE;
     }

@@ -122,7 +122,7 @@ int cmd_merge(int argc, char **argv)
         rc = merge(dir, paths, n, out, json, err, sizeof err);
     /* A signal while the shards were surveyed stops a query too: not the
      * shards' fault. */
-    if (rc != CLI_OK && rc != CLI_NONE_MEETS && *cli_interrupted()) {
+    if (rc != CLI_OK && rc != CLI_NONE_MEETS && *stop_interrupted()) {
         snprintf(err, sizeof err, "interrupted: no database written");
         rc = CLI_FAILURE;
     }

@@ -160,16 +160,6 @@ static int write_export(const record_args *a, run *r)
 
 /* ---- the recording ------------------------------------------------------------------- */
 
-void rec_fail(rec_shared *s, const char *err)
-{
-    pthread_mutex_lock(&s->fail_lock);
-    if (!s->failure[0])
-        snprintf(s->failure, sizeof s->failure, "%s", err);
-    pthread_mutex_unlock(&s->fail_lock);
-    s->stop_publish = true;
-    s->stop_consumers = true;
-}
-
 typedef struct recording {
     rec_shared s;
     rec_plan plan;
@@ -276,7 +266,7 @@ static bool is_drained(recording *rc, char *err, size_t errsize)
 static void nap(int64_t ns)
 {
     struct timespec ts = { ns / 1000000000, ns % 1000000000 };
-    while (nanosleep(&ts, &ts) == -1 && errno == EINTR && !*cli_interrupted())
+    while (nanosleep(&ts, &ts) == -1 && errno == EINTR && !*stop_interrupted())
         ;
 }
 
@@ -295,7 +285,7 @@ static void wait_for_end(recording *rc, bool show)
     char err[SIM_ERROR_SIZE];
     int64_t end = rc->plan.duration_ns, next_progress = 1000000000;
     int quiet_polls = 0;
-    volatile const sig_atomic_t *stop = cli_interrupted();
+    volatile const sig_atomic_t *stop = stop_interrupted();
     for (;;) {
         int64_t now = rec_now(&rc->log);
         if (*stop) {
@@ -488,7 +478,7 @@ int cmd_record(int argc, char **argv)
     if (cli_load_scenario(a.scenario, a.seed, a.sets, a.nsets, &doc, &d) == SIM_OK) {
         run_spec spec = { .root = registry_export_root(), .doc = &doc,
                           .scenario_path = a.scenario, .detail = SIM_DETAIL_SUMMARY,
-                          .interrupted = cli_interrupted(), .run_id = 1, .point = -1,
+                          .interrupted = stop_interrupted(), .run_id = 1, .point = -1,
                           .replication = -1 };
         run_build(&spec, &r, &d);
     }

@@ -174,7 +174,7 @@ static int build(const run_args *a, cfg_doc *doc, run **r, bool progress)
     run_spec spec = {
         .root = registry_root(), .doc = doc, .scenario_path = a->scenario,
         .detail = a->detail, .progress = progress, .run_id = 1, .point = -1,
-        .replication = -1, .interrupted = cli_interrupted(), .mem_limit = a->mem_limit,
+        .replication = -1, .interrupted = stop_interrupted(), .mem_limit = a->mem_limit,
         .rows_warn_bytes = a->quiet ? 0 : cli_rows_warn_bytes(),
         .samples_warn_bytes = a->quiet ? 0 : cli_rows_warn_bytes(),
     };

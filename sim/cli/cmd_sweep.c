@@ -234,7 +234,7 @@ static int check_points(const sweep_spec *s, const char *out, bool quiet, run **
     int rc = 0;
     for (int64_t p = 0; rc == 0 && p < s->npoints; p++) {
         /* 20,000 points take seconds (more under a sanitizer): ask. */
-        int sig = *cli_interrupted();
+        int sig = *stop_interrupted();
         if (sig) {
             fprintf(stderr, "lsim: interrupted (%s): no database written\n",
                     stop_signal_name(sig));
@@ -252,7 +252,7 @@ static int check_points(const sweep_spec *s, const char *out, bool quiet, run **
             note_warnings(r->ctx, &seen, quiet);
         if (rc == 0 && probe && !*probe) {
             char err[SIM_ERROR_SIZE];
-            r->ctx->interrupted = cli_interrupted();
+            r->ctx->interrupted = stop_interrupted();
             if (run_execute(r, NULL, NULL, err, sizeof err) != SIM_OK) {
                 fprintf(stderr, "lsim: %s\n", err);
                 rc = CLI_FAILURE;
@@ -330,7 +330,7 @@ static int run_shard(const sweep_args *a, const sweep_spec *s)
         return CLI_USAGE;
     }
     char err[SIM_ERROR_SIZE] = "";
-    int rc = sweep_shard_one(s, a->shard, a->out, cli_interrupted(), err, sizeof err);
+    int rc = sweep_shard_one(s, a->shard, a->out, stop_interrupted(), err, sizeof err);
     if (rc != SIM_OK)
         fprintf(stderr, "lsim: %s\n", err);
     return exit_status(rc);
@@ -419,7 +419,7 @@ static int run_local(const sweep_args *a, const sweep_spec *s, const char *out)
     say_resuming(a, s, &p);
     sweep_todo todo = { .runs = p.todo, .n = p.ntodo, .done_before = p.ndone };
     sweep_exec_opts opts = { .jobs = (int)a->jobs, .progress = !a->quiet && isatty(2),
-                             .dir = p.dir, .interrupted = cli_interrupted() };
+                             .dir = p.dir, .interrupted = stop_interrupted() };
     rc = sweep_execute(s, &todo, &opts, err, sizeof err);
     bool none_meets = false;
     if (rc == SIM_OK)

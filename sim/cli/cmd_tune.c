@@ -214,7 +214,7 @@ static int check_metrics(const sweep_spec *s, const char *out, probe *pr)
         fprintf(stderr, "lsim: %s\n", err);
         rc = CLI_USAGE;
     }
-    r->ctx->interrupted = cli_interrupted();
+    r->ctx->interrupted = stop_interrupted();
     double t0 = now_seconds();
     if (rc == 0 && run_execute(r, NULL, NULL, err, sizeof err) != SIM_OK) {
         fprintf(stderr, "lsim: %s\n", err);
@@ -273,7 +273,7 @@ static int finalists(tune_store *st, const sweep_spec *s, const tune_args *a, tu
                             .budget = a->budget ? a->budget * 2 / 3 : 0,
                             .finalists = FINALISTS, .seed = s->seed,
                             .starts = s->npoints > RESTART_POINTS ? STARTS : 1,
-                            .interrupted = cli_interrupted() };
+                            .interrupted = stop_interrupted() };
     res->searched = true;
     int rc = tune_compass(st, &o, out, n, &res->iterations);
     free(sizes);
@@ -410,7 +410,7 @@ static int tune(const tune_args *a, const sweep_spec *s, const char *path)
     if (!db)
         return CLI_USAGE;
     tune_exec x = { .s = s, .jobs = (int)a->jobs, .progress = !a->quiet && isatty(2),
-                    .interrupted = cli_interrupted(), .db = db };
+                    .interrupted = stop_interrupted(), .db = db };
     tune_store st;
     tune_store_init(&st, s->reqs, s->nreqs, a->confidence, tune_run_batch, &x, a->budget);
     x.st = &st;
@@ -420,14 +420,14 @@ static int tune(const tune_args *a, const sweep_spec *s, const char *path)
     size_t k = 0;
     int rc = finalists(&st, s, a, &res, &cands, &k);
     res.finalists = k;
-    if (rc == TUNE_OK && !*cli_interrupted()) {
+    if (rc == TUNE_OK && !*stop_interrupted()) {
         tune_kn_opts o = { .confidence = a->confidence, .delta = a->delta,
                            .delta_fraction = a->delta_fraction, .n0 = DEFAULT_N0,
                            .reps_max = a->reps_max };
         rc = tune_kn(&st, cands, k, &o, &res.choice);
     }
     tune_progress_end(&x);
-    res.interrupted = *cli_interrupted() != 0;
+    res.interrupted = *stop_interrupted() != 0;
     int status = CLI_OK;
     bool done = rc == TUNE_OK && !res.interrupted && !tune_db_error(db);
     char err[SIM_ERROR_SIZE] = "";

@@ -34,11 +34,6 @@ typedef int64_t sim_time;                  /* virtual nanoseconds */
 #define SIM_S     ((sim_time)1000000000)
 #define SIM_NEVER INT64_MAX
 
-/* Return codes.  Functions return SIM_OK or a negative code. */
-#define SIM_OK     0
-#define SIM_EINPUT (-2)                    /* bad input: a sim_diag says where */
-#define SIM_EIO    (-1)                    /* I/O failure while running */
-
 typedef struct sim_ctx sim_ctx;            /* opaque to models */
 typedef void sim_handler(sim_ctx *ctx, void *self, void *arg);
 

@@ -8,7 +8,6 @@
  */
 #include "input/config.h"
 #include "base/mem.h"
-#include "engine/sim.h"
 
 #include <errno.h>
 #include <math.h>
@@ -65,6 +64,13 @@ void diag_format(const sim_diag *d, char *buf, size_t size)
         snprintf(buf, size, "%s: %s", d->file, d->msg);
     else
         snprintf(buf, size, "%s", d->msg);
+}
+
+void diag_print(const sim_diag *d)
+{
+    char buf[sizeof d->file + sizeof d->msg + 32];
+    diag_format(d, buf, sizeof buf);
+    fprintf(stderr, "%s\n", buf);
 }
 
 /* ---- nodes ------------------------------------------------------------- */

@@ -22,6 +22,11 @@
 
 #include "base/mem.h"
 
+/* Return codes.  Functions return SIM_OK or a negative code. */
+#define SIM_OK     0
+#define SIM_EINPUT (-2)                    /* bad input: a sim_diag says where */
+#define SIM_EIO    (-1)                    /* I/O failure while running */
+
 /* Room for a whole path (PATH_MAX on Linux) in the file and in the message,
  * which may name another file: a deep folder's error is never cut. */
 #define SIM_DIAG_PATH 4096
@@ -76,6 +81,8 @@ int diag_file(sim_diag *d, const char *file, int line, int col, const char *fmt,
     __attribute__((format(printf, 5, 6)));
 /* Writes "file:line:col: msg" (or the parts that are known) into buf. */
 void diag_format(const sim_diag *d, char *buf, size_t size);
+/* Prints it, and a newline, on stderr. */
+void diag_print(const sim_diag *d);
 
 /* ---- documents (scenario.c) ------------------------------------------ */
 

@@ -8,7 +8,7 @@
  */
 #include "input/expr.h"
 #include "base/mem.h"
-#include "engine/sim.h"
+#include "input/config.h"
 
 #include <ctype.h>
 #include <errno.h>

@@ -8,7 +8,6 @@
  */
 #include "input/config.h"
 #include "base/mem.h"
-#include "engine/sim.h"
 #include "input/yaml_words.h"
 
 #include <errno.h>

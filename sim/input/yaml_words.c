@@ -2,7 +2,6 @@
  * yaml_words.h).  The parser's own words follow in parentheses, so nothing
  * it said is lost. */
 #include "input/yaml_words.h"
-#include "engine/sim.h"
 
 #include <string.h>
 

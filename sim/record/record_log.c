@@ -117,3 +117,14 @@ int rec_log_write(rec_log *log, const rec_plan *p, const char *path, const char 
         return -1;
     return trace_writer_close(w, true, err, errsize) == 0 ? 0 : -1;
 }
+
+/* The first failure of any thread, kept, and every thread told to stop. */
+void rec_fail(rec_shared *s, const char *err)
+{
+    pthread_mutex_lock(&s->fail_lock);
+    if (!s->failure[0])
+        snprintf(s->failure, sizeof s->failure, "%s", err);
+    pthread_mutex_unlock(&s->fail_lock);
+    s->stop_publish = true;
+    s->stop_consumers = true;
+}

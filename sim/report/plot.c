@@ -4,7 +4,7 @@
  */
 #include "base/dbpath.h"
 #include "report/plot.h"
-#include "cli/cli.h"
+#include "base/stop_signals.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -218,7 +218,7 @@ int plot_open(plot_src *p, const char *path, int64_t run)
     sqlite3_finalize(st);
     /* lsim's tables are tables: a view of that name (a recursive one never
      * ends) is not read; a long query still stops on a signal. */
-    sqlite3_progress_handler(p->db, 1000, stop_on_signal, (void *)cli_interrupted());
+    sqlite3_progress_handler(p->db, 1000, stop_on_signal, (void *)stop_interrupted());
     if (sqlite3_prepare_v2(p->db, "SELECT name FROM sqlite_master WHERE type != 'table' AND "
                            "name IN ('runs', 'messages', 'consumers', 'scaling', 'samples', "
                            "'summary', 'consumer_metrics')", -1, &st, NULL) != SQLITE_OK) {

@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "engine/sim.h"
+#include "input/config.h"
 #include "report/svg.h"
 
 struct sqlite3;

@@ -7,9 +7,11 @@
  * <body> (data-figures, data-tables), which the tests read back from a
  * headless browser's DOM.
  *
- *   report.c        the page: head, sections, HTML escaping, tables from SQL,
- *                   pictures from the plot kinds
+ *   report_build.c  the page: the database opened, the head and its style,
+ *                   then one of the kinds
  *   report_kinds.c  what a run, a sweep and a comparison show
+ *   report.c        the parts: sections, HTML escaping, tables from SQL,
+ *                   pictures from the plot kinds
  *
  * What the database is: a sweep when it has the `sweep` and `points`
  * tables, a comparison when it has `comparison`, a run otherwise.

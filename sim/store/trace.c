@@ -9,7 +9,7 @@
 #include "store/trace.h"
 #include "base/mem.h"
 #include "base/outpath.h"
-#include "engine/sim.h"
+#include "input/config.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -1,7 +1,7 @@
 /* workload_file.c -- the streaming reader of workload files. */
 #include "store/workload_file.h"
 #include "base/mem.h"
-#include "engine/sim.h"
+#include "input/config.h"
 #include "store/trace.h"
 
 #include <errno.h>

@@ -11,7 +11,7 @@
  * overruns its --time is killed.
  */
 #include "sweep/plan.h"
-#include "cli/cli.h"
+#include "base/stop_signals.h"
 #include "base/mem.h"
 #include "sweep/sweep_exec.h"
 
@@ -47,7 +47,7 @@ static int measure_one(const sweep_spec *s, int64_t run_id, const char *path, do
     }
     if (pid == 0) {
         char cerr[SIM_ERROR_SIZE] = "";
-        int rc = sweep_shard_one(s, run_id, path, cli_interrupted(), cerr, sizeof cerr);
+        int rc = sweep_shard_one(s, run_id, path, stop_interrupted(), cerr, sizeof cerr);
         if (rc != SIM_OK && cerr[0])
             fprintf(stderr, "lsim: %s\n", cerr);
         fflush(stderr);

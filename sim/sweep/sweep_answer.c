@@ -16,14 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-const point_metric *answer_metric(const point_stats *p, const char *name)
-{
-    for (size_t i = 0; i < p->nm; i++)
-        if (strcmp(p->m[i].name, name) == 0)
-            return &p->m[i];
-    return NULL;
-}
-
 static point_metric *metric_slot(point_stats *p, const char *name, int64_t reps)
 {
     point_metric *m = (point_metric *)answer_metric(p, name);
@@ -67,13 +59,6 @@ static int load(sqlite3 *db, const sweep_spec *s, sweep_answer *a, char *err, si
 
 /* The interval's bound that a requirement is judged by (the mean without
  * an interval). */
-double answer_bound(const point_metric *m, const requirement *r)
-{
-    if (m->n < 2)
-        return m->c.mean;
-    return req_is_upper(r) ? m->c.mean + m->c.half : m->c.mean - m->c.half;
-}
-
 static void judge(point_stats *p, const sweep_spec *s)
 {
     if (p->nm == 0) {              /* no runs: a point --skip-invalid left out */
@@ -313,14 +298,6 @@ int answer_write(sqlite3 *db, const sweep_spec *s, const sweep_answer *a)
 
 /* Four significant digits, but whole numbers below 10^12 in full (a p99
  * of 79170 ms reads better than 7.917e+04). */
-void answer_format_number(double v, char *buf, size_t size)
-{
-    if (fabs(v) >= 1e4 && fabs(v) < 1e12)
-        snprintf(buf, size, "%.0f", v);
-    else
-        num_format(buf, size, v, 4);   /* a count in full, however large */
-}
-
 /* "412.3 [398.1, 426.5]", or the mean alone without an interval (one
  * replication, or replications all alike). */
 void answer_format_cell(const point_metric *m, char *buf, size_t size)

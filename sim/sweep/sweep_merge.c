@@ -14,7 +14,7 @@
  */
 #include "base/dbpath.h"
 #include "sweep/sweep_merge.h"
-#include "cli/cli.h"
+#include "base/stop_signals.h"
 #include "base/mem.h"
 #include "sweep/sweep_answer.h"
 #include "store/timeline.h"
@@ -48,7 +48,7 @@ static int open_shard(const char *path, sqlite3 **db, char *err, size_t errsize)
         *db = NULL;
         return -1;
     }
-    sqlite3_progress_handler(*db, 1000, cli_stop_on_signal, (void *)cli_interrupted());
+    sqlite3_progress_handler(*db, 1000, stop_query_on_signal, (void *)stop_interrupted());
     sqlite3_stmt *q;
     int rc = sqlite3_prepare_v2(*db, "SELECT name FROM sqlite_master WHERE type IN "
                                 "('view', 'trigger') OR sql LIKE 'CREATE VIRTUAL%' LIMIT 1",
@@ -382,7 +382,7 @@ static int copy_run(copier *c, size_t k, int64_t run_id)
             int rc = sqlite3_step(t->insert);
             sqlite3_reset(t->insert);
             /* Many short steps never reach the progress handler's count. */
-            if ((++c->rows & 0xfff) == 0 && *cli_interrupted())
+            if ((++c->rows & 0xfff) == 0 && *stop_interrupted())
                 return fail(c, "interrupted%s%s", "", "");
             if (rc != SQLITE_DONE)
                 return fail(c, "cannot write: %s%s", sqlite3_errmsg(c->out), "");
@@ -458,7 +458,7 @@ int sweep_fold(const sweep_spec *s, const shard_survey *sv, const char *out, boo
     }
     bool is_bad_input = false;
     if (rc == 0) {
-        sqlite3_progress_handler(db, 1000, cli_stop_on_signal, (void *)cli_interrupted());
+        sqlite3_progress_handler(db, 1000, stop_query_on_signal, (void *)stop_interrupted());
         rc = merge_copy(sv, db, &is_bad_input, err, errsize);
     }
     if (rc == 0)
@@ -477,7 +477,7 @@ int sweep_fold(const sweep_spec *s, const shard_survey *sv, const char *out, boo
     if (none_meets)
         *none_meets = rc == 0 && a.kind == ANSWER_NONE_MEETS;
     answer_fini(&a);
-    if (rc != 0 && *cli_interrupted())
+    if (rc != 0 && *stop_interrupted())
         snprintf(err, errsize, "interrupted: no database written");
     return rc == 0 ? SIM_OK : is_bad_input ? SIM_EINPUT : SIM_EIO;
 }

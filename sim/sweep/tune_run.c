@@ -3,7 +3,6 @@
  * back one record a run through its pipe, and the parent puts them in the
  * batch's order, so the values do not depend on -j. */
 #include "sweep/tune_run.h"
-#include "cli/cli.h"
 #include "base/mem.h"
 
 #include <errno.h>
@@ -25,7 +24,7 @@ static int run_one(const tune_exec *x, int64_t point, int64_t rep, double *vals,
     char err[SIM_ERROR_SIZE] = "";
     int rc = -1;
     if (sweep_build_run(s, sweep_run_id(s, point, rep), &doc, &r, &d) != SIM_OK) {
-        cli_report(&d);
+        diag_print(&d);
     } else {
         r->ctx->interrupted = x->interrupted;
         if (run_execute(r, NULL, NULL, err, sizeof err) != SIM_OK) {
