@@ -17,8 +17,8 @@ one file to another:
 It fails when an edge goes to a folder its folder may not use, when two
 files have edges both ways (they call or include each other: a .c and a
 header are two files, so a .c including the header of the file it is called
-by is not a pair), when a file lies in a folder the list does not name, or
-when an include names no file.
+by is not a pair), when a file lies in a folder the list does not name,
+when an include names no file, or when a folder has no README.md.
 """
 import os
 import re
@@ -109,6 +109,9 @@ def check(order, uses, files, edges, errors):
     for f in files:
         if place[f] not in uses:
             errors.append('%s: its folder %s is not in %s' % (f, place[f], LAYERS))
+    for d in order:
+        if not os.path.isfile(os.path.join(d, 'README.md')):
+            errors.append('%s: no README.md (what it holds, may use, is used by)' % d)
     both = {}
     for a, b, kind, what in edges:
         fa, fb = place[a], place[b]
