@@ -238,7 +238,7 @@ int run_data_from_trace(const char *path, name_table *groups, run_data *out, sim
     volatile const sig_atomic_t *stop = stop_interrupted();
     uint64_t nevents = 0;
     while ((rc = trace_reader_next(r, &ev, d)) == 1) {
-        /* SIGINT and SIGTERM are caught (cli.c): a long load must ask. */
+        /* SIGINT and SIGTERM are caught (stop_catch_signals): a long load must ask. */
         if ((++nevents & 0xfff) == 0 && *stop) {
             rc = diag_file(d, path, ev.line, 0, "interrupted");
             break;

@@ -1,5 +1,5 @@
 /* cli.h -- the command line.  Each command is `int cmd_<name>(argc, argv)`
- * in a file of its own (sim/cmd_<name>.c) and one line in cli.c's table;
+ * in a file of its own (sim/cli/cmd_<name>.c) and one line in commands.c's table;
  * argv holds the command's own arguments (after "lsim <name>"). */
 #ifndef LSIM_SIM_CLI_H
 #define LSIM_SIM_CLI_H

@@ -310,7 +310,7 @@ static void supervise(watch *w, const sigset_t *stop_set)
 }
 
 /* In a worker the stop signals kill at once, whatever handler the command
- * line installed (cli.c's only sets a flag, which a sweep's runs do not
+ * line installed (stop_signals.c's only sets a flag, which a sweep's runs do not
  * watch: the run under way would go on to its end); what the worker was
  * writing is a temporary file, which the parent removes. */
 static void worker_signals(const sigset_t *old)

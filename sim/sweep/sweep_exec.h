@@ -45,7 +45,7 @@ typedef struct sweep_exec_opts {
     int jobs;                      /* worker processes */
     bool progress;                 /* a progress line on standard error */
     const char *dir;               /* where the shards go */
-    /* A flag a signal handler sets (cli.c's), or NULL: a signal that came
+    /* A flag a signal handler sets (stop_signals.c's), or NULL: a signal that came
      * before the workers started counts as one that came while they ran. */
     volatile const sig_atomic_t *interrupted;
 } sweep_exec_opts;
