@@ -194,5 +194,33 @@ b, c = (json.load(open(p))["metrics"]["consumer_counts_max_rel_error"]["differen
 print("  messages per consumer: bucket replay off by %.4f, the same as a cached map %.4f" % (b, c))
 assert b <= 0.05 < c, (b, c)
 PY
+# 6. RabbitMQ's dispatchLatency from idle consumers: an SMLC run whose
+#    broker takes 1.2 ms to a client, at 5 messages a second (the two
+#    consumers mostly idle), fitted: the replay's broker has it, and
+#    ackLatency 0 (the ack's way is in cycleOverhead).
+cat >"$TMP/idle.yaml" <<YAML
+name: idle-dispatch
+duration: 20s
+queue:
+  name: q
+  arrivals: { kind: poisson, rate: 5/s }
+  service: { kind: constant, value: 20ms }
+broker: { kind: rabbitmq, dispatchLatency: 1200us }
+container: { kind: smlc, concurrency: "2" }
+YAML
+count=$((count + 1))
+if "$LSIM" run "$TMP/idle.yaml" --trace "$TMP/idle.csv" --out "$TMP/idle.db" --quiet \
+    >/dev/null 2>"$TMP/err"; then
+    "$LSIM" fit "$TMP/idle.csv" --replay -o "$TMP/idle-r.yaml" 2>/dev/null || fail "fit --replay of idle-dispatch"
+    has "$TMP/idle-r.yaml" '^  dispatchLatency: 1200us$'
+    has "$TMP/idle-r.yaml" '^  ackLatency: 0ms$'
+    has "$TMP/idle-r.yaml" '#   9[0-9] samples: min 1.200, median 1.200'
+    # S1 is a burst: no consumer is idle at a publish
+    mkdir -p "$TMP/s1"; cp "$D"/smlc-S1-burst.workload.csv "$TMP/s1/"
+    "$LSIM" fit "$D/$S1" --replay -o "$TMP/s1/r.yaml" 2>/dev/null || fail "fit --replay of S1"
+    has "$TMP/s1/r.yaml" '^  #   no such message in the trace: left at 0$'
+else
+    fail "run idle-dispatch: $(cat "$TMP/err")"
+fi
 echo "replay_meta: $count checks, $failures failures"
 [ "$failures" -eq 0 ]
