@@ -222,5 +222,25 @@ if "$LSIM" run "$TMP/idle.yaml" --trace "$TMP/idle.csv" --out "$TMP/idle.db" --q
 else
     fail "run idle-dispatch: $(cat "$TMP/err")"
 fi
+# 7. A replay lsim check would refuse is not written: a setting the trace's
+#    container version lacks is refused at the metadata line that set it
+#    (idleReceivesPerTaskLimit on Spring 4.3), a container its version
+#    lacks at the container line (a Direct container of Spring AMQP 1.7).
+refused() {               # NAME TRACE SED ERROR
+    mkdir -p "$TMP/no-$1"
+    cp "$D"/*.workload.csv "$TMP/no-$1/"
+    sed -e "$3" "$D/$2" >"$TMP/no-$1/t.csv"
+    count=$((count + 1))
+    "$LSIM" fit "$TMP/no-$1/t.csv" --replay -o "$TMP/no-$1/r.yaml" 2>"$TMP/no-$1/err"
+    rc=$?
+    [ "$rc" -eq 2 ] || fail "$1: exit $rc, expected 2"
+    [ ! -e "$TMP/no-$1/r.yaml" ] || fail "$1: a replay was written"
+    grep -qxF "$TMP/no-$1/t.csv:$4" "$TMP/no-$1/err" || fail "$1: not '$4' but: $(cat "$TMP/no-$1/err")"
+}
+refused idle-limit A-burst-run1.csv '1a\
+# idle_receives_per_task_limit: 5' \
+    "2:33: the replay of this trace would not pass lsim check: idleReceivesPerTaskLimit: Spring 4.3 has no such setting (it came in 5.3.5); set version to \"5.3\" or later"
+refused direct-1.7 "$S1" 's/SimpleMessageListenerContainer (spring-rabbit/DirectMessageListenerContainer (spring-rabbit/; s/^# concurrent_consumers: .*/# consumers_per_queue: 3/; /^# max_concurrent_consumers: /d' \
+    "3:14: the replay of this trace would not pass lsim check: version: 1.7.15 is too old: DirectMessageListenerContainer came in Spring AMQP 2.0"
 echo "replay_meta: $count checks, $failures failures"
 [ "$failures" -eq 0 ]
