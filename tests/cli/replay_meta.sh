@@ -133,10 +133,13 @@ fi
 # 5. Every setting TRACE_FORMAT.md lists as honoured reaches the replay:
 #    each one changed in a shared trace (S1: smlc; A-burst: dmlc; S1 as a
 #    direct container), the replay's line for it, and the replay checks.
+edited() {                # DIR TRACE SED: DIR/t.csv, TRACE edited by SED, beside the workloads
+    mkdir -p "$1"
+    cp "$D"/*.workload.csv "$1/"
+    sed -e "$3" "$D/$2" >"$1/t.csv"
+}
 setting() {               # NAME TRACE SED PATTERN
-    mkdir -p "$TMP/set-$1"
-    cp "$D"/*.workload.csv "$TMP/set-$1/"
-    sed -e "$3" "$D/$2" >"$TMP/set-$1/t.csv"
+    edited "$TMP/set-$1" "$2" "$3"
     count=$((count + 1))
     if "$LSIM" fit "$TMP/set-$1/t.csv" --replay -o "$TMP/set-$1/r.yaml" 2>"$TMP/set-$1/err"; then
         has "$TMP/set-$1/r.yaml" "$4"
@@ -227,9 +230,7 @@ fi
 #    (idleReceivesPerTaskLimit on Spring 4.3), a container its version
 #    lacks at the container line (a Direct container of Spring AMQP 1.7).
 refused() {               # NAME TRACE SED ERROR
-    mkdir -p "$TMP/no-$1"
-    cp "$D"/*.workload.csv "$TMP/no-$1/"
-    sed -e "$3" "$D/$2" >"$TMP/no-$1/t.csv"
+    edited "$TMP/no-$1" "$2" "$3"
     count=$((count + 1))
     "$LSIM" fit "$TMP/no-$1/t.csv" --replay -o "$TMP/no-$1/r.yaml" 2>"$TMP/no-$1/err"
     rc=$?
