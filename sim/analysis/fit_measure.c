@@ -993,6 +993,31 @@ static void dmlc_lag(const seq_ctx *s, fit_knobs *k)
 
 /* ---- the two containers -------------------------------------------------------------- */
 
+/* ---- RabbitMQ dispatch latency -------------------------------------------------------- */
+
+/* How long a consumer has been without work before a publish counts as
+ * finding it idle: its last ack and the cycle's overhead are behind it,
+ * and it waits in its poll (or its channel's basic.deliver) for the next.
+ * A message whose wait overlaps a consumer start on its node is left out:
+ * the consumer may have waited for consumersLock, which the model holds. */
+#define IDLE_BEFORE_PUBLISH_MS 5.0
+
+void fit_measure_idle_dispatch(const run_data *rd, fit_samples *out)
+{
+    memset(out, 0, sizeof *out);
+    seq_ctx s;
+    seq_init(&s, rd);
+    for (size_t i = 0; i + 1 < s.n && !*s.stop; i++) {
+        const td_msg *a = seq_msg(&s, i), *b = seq_msg(&s, i + 1);
+        if (same_consumer(a, b) && a->t_end + IDLE_BEFORE_PUBLISH_MS <= b->t_publish &&
+            b->t_begin >= b->t_publish &&
+            !overlaps_start(&s, b->node, b->t_publish, b->t_begin))   /* consumersLock */
+            fit_sample_add(out, b->t_begin - b->t_publish);
+    }
+    fit_sample_summarise(out);
+    seq_fini(&s);
+}
+
 void fit_measure_smlc(const run_data *rd, const fit_smlc_setup *u, fit_knobs *out)
 {
     memset(out, 0, sizeof *out);

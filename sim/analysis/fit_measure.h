@@ -63,6 +63,10 @@ void fit_measure_smlc(const run_data *rd, const fit_smlc_setup *setup, fit_knobs
  * ever, so no overhead of an empty receive can be seen). */
 void fit_measure_dmlc(const run_data *rd, double receive_timeout_ms, fit_knobs *out);
 void fit_knobs_free(fit_knobs *k);
+/* RabbitMQ's broker.dispatchLatency: publish to begin, for a message whose
+ * consumer had been idle a while when it was published (out->n == 0: the
+ * trace has none). */
+void fit_measure_idle_dispatch(const run_data *rd, fit_samples *out);
 
 /* A sample more; then, once all are in, their order and summary. */
 void fit_sample_add(fit_samples *fs, double v);

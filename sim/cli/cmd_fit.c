@@ -11,6 +11,8 @@
 #include "analysis/fit.h"
 #include "base/mem.h"
 #include "base/outpath.h"
+#include "world/registry.h"
+#include "run/run.h"
 #include "store/trace.h"
 
 #include <errno.h>
@@ -118,6 +120,44 @@ static char *arrivals_path(const fit_args *a, sim_diag *d)
     return relative_to(dir, abs);
 }
 
+/* The replay must pass `lsim check`: a trace whose metadata names a
+ * setting its container's version lacks (a Direct container of Spring AMQP
+ * 1.7, a setter newer than the Spring line) gives one it refuses.  Then
+ * nothing is written, and the error names the trace's container line with
+ * check's reason.  The scenario is built at the output's path, so its
+ * relative arrivals path resolves as it will for the user. */
+static int check_replay(const fit_args *a, const run_data *rd, const char *yaml, sim_diag *d)
+{
+    const char *at = a->out ? a->out : "replay.yaml";
+    cfg_doc doc = { 0 };
+    sim_diag built = { 0 };
+    run *r = NULL;
+    int rc = cfg_load_string(at, yaml, strlen(yaml), &doc, &built);
+    if (rc == SIM_OK) {
+        run_spec spec = { .root = registry_root(), .doc = &doc, .scenario_path = at,
+                          .run_id = 1, .point = -1, .replication = -1,
+                          .interrupted = stop_interrupted() };
+        rc = run_build(&spec, &r, &built);
+    }
+    run_free(r);
+    cfg_doc_free(&doc);
+    if (rc == SIM_OK)
+        return SIM_OK;
+    /* check's message begins with the scenario key it refuses: the
+     * metadata line that set it, else the container line (its version) */
+    const char *meta = "container";
+    size_t n = strcspn(built.msg, ":");
+    for (const fit_trace_key *k = fit_trace_keys; k->key; k++)
+        if (strlen(k->key) == n && strncmp(built.msg, k->key, n) == 0 &&
+            run_data_meta(rd, k->trace_key))
+            meta = k->trace_key;
+    int line = 0, col = 0;
+    run_data_meta_where(rd, meta, &line, &col);
+    diag_file(d, a->trace, line, col, "the replay of this trace would not pass lsim check: %s",
+              built.msg);
+    return SIM_EINPUT;
+}
+
 static int write_out(const char *path, const char *text)
 {
     if (!path) {
@@ -169,6 +209,10 @@ int cmd_fit(int argc, char **argv)
         yaml = fit_scenario(a.trace, &rd, &groups, trace_meta_of, &rd);
     else if ((arrivals = arrivals_path(&a, &d)))
         yaml = fit_replay(a.trace, arrivals, &rd, trace_meta_of, &rd, a.is_deterministic, &d);
+    if (yaml && a.replay && !cli_say_interrupted() && check_replay(&a, &rd, yaml, &d) != SIM_OK) {
+        free(yaml);
+        yaml = NULL;
+    }
     /* The measuring loops stop on a signal; what they measured is not kept. */
     int rc = cli_say_interrupted() ? CLI_FAILURE : yaml ? write_out(a.out, yaml) : cli_report(&d);
     free(yaml);

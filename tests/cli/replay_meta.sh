@@ -133,10 +133,13 @@ fi
 # 5. Every setting TRACE_FORMAT.md lists as honoured reaches the replay:
 #    each one changed in a shared trace (S1: smlc; A-burst: dmlc; S1 as a
 #    direct container), the replay's line for it, and the replay checks.
+edited() {                # DIR TRACE SED: DIR/t.csv, TRACE edited by SED, beside the workloads
+    mkdir -p "$1"
+    cp "$D"/*.workload.csv "$1/"
+    sed -e "$3" "$D/$2" >"$1/t.csv"
+}
 setting() {               # NAME TRACE SED PATTERN
-    mkdir -p "$TMP/set-$1"
-    cp "$D"/*.workload.csv "$TMP/set-$1/"
-    sed -e "$3" "$D/$2" >"$TMP/set-$1/t.csv"
+    edited "$TMP/set-$1" "$2" "$3"
     count=$((count + 1))
     if "$LSIM" fit "$TMP/set-$1/t.csv" --replay -o "$TMP/set-$1/r.yaml" 2>"$TMP/set-$1/err"; then
         has "$TMP/set-$1/r.yaml" "$4"
@@ -194,5 +197,51 @@ b, c = (json.load(open(p))["metrics"]["consumer_counts_max_rel_error"]["differen
 print("  messages per consumer: bucket replay off by %.4f, the same as a cached map %.4f" % (b, c))
 assert b <= 0.05 < c, (b, c)
 PY
+# 6. RabbitMQ's dispatchLatency from idle consumers: an SMLC run whose
+#    broker takes 1.2 ms to a client, at 5 messages a second (the two
+#    consumers mostly idle), fitted: the replay's broker has it, and
+#    ackLatency 0 (the ack's way is in cycleOverhead).
+cat >"$TMP/idle.yaml" <<YAML
+name: idle-dispatch
+duration: 20s
+queue:
+  name: q
+  arrivals: { kind: poisson, rate: 5/s }
+  service: { kind: constant, value: 20ms }
+broker: { kind: rabbitmq, dispatchLatency: 1200us }
+container: { kind: smlc, concurrency: "2" }
+YAML
+count=$((count + 1))
+if "$LSIM" run "$TMP/idle.yaml" --trace "$TMP/idle.csv" --out "$TMP/idle.db" --quiet \
+    >/dev/null 2>"$TMP/err"; then
+    "$LSIM" fit "$TMP/idle.csv" --replay -o "$TMP/idle-r.yaml" 2>/dev/null || fail "fit --replay of idle-dispatch"
+    has "$TMP/idle-r.yaml" '^  dispatchLatency: 1200us$'
+    has "$TMP/idle-r.yaml" '^  ackLatency: 0ms$'
+    has "$TMP/idle-r.yaml" '#   9[0-9] samples: min 1.200, median 1.200'
+    # S1 is a burst: no consumer is idle at a publish
+    mkdir -p "$TMP/s1"; cp "$D"/smlc-S1-burst.workload.csv "$TMP/s1/"
+    "$LSIM" fit "$D/$S1" --replay -o "$TMP/s1/r.yaml" 2>/dev/null || fail "fit --replay of S1"
+    has "$TMP/s1/r.yaml" '^  #   no such message in the trace: left at 0$'
+else
+    fail "run idle-dispatch: $(cat "$TMP/err")"
+fi
+# 7. A replay lsim check would refuse is not written: a setting the trace's
+#    container version lacks is refused at the metadata line that set it
+#    (idleReceivesPerTaskLimit on Spring 4.3), a container its version
+#    lacks at the container line (a Direct container of Spring AMQP 1.7).
+refused() {               # NAME TRACE SED ERROR
+    edited "$TMP/no-$1" "$2" "$3"
+    count=$((count + 1))
+    "$LSIM" fit "$TMP/no-$1/t.csv" --replay -o "$TMP/no-$1/r.yaml" 2>"$TMP/no-$1/err"
+    rc=$?
+    [ "$rc" -eq 2 ] || fail "$1: exit $rc, expected 2"
+    [ ! -e "$TMP/no-$1/r.yaml" ] || fail "$1: a replay was written"
+    grep -qxF "$TMP/no-$1/t.csv:$4" "$TMP/no-$1/err" || fail "$1: not '$4' but: $(cat "$TMP/no-$1/err")"
+}
+refused idle-limit A-burst-run1.csv '1a\
+# idle_receives_per_task_limit: 5' \
+    "2:33: the replay of this trace would not pass lsim check: idleReceivesPerTaskLimit: Spring 4.3 has no such setting (it came in 5.3.5); set version to \"5.3\" or later"
+refused direct-1.7 "$S1" 's/SimpleMessageListenerContainer (spring-rabbit/DirectMessageListenerContainer (spring-rabbit/; s/^# concurrent_consumers: .*/# consumers_per_queue: 3/; /^# max_concurrent_consumers: /d' \
+    "3:14: the replay of this trace would not pass lsim check: version: 1.7.15 is too old: DirectMessageListenerContainer came in Spring AMQP 2.0"
 echo "replay_meta: $count checks, $failures failures"
 [ "$failures" -eq 0 ]
