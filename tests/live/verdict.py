@@ -6,6 +6,14 @@ must not pass because nothing was compared.  Used by run_live.sh."""
 import json
 import sys
 
+
+
+def figure(x):
+    """A metric's difference or tolerance; compare gives none (null) where
+    one side lacks what the metric measures (a stop the other run has not)."""
+    return "none" if x is None else "%.4g" % x
+
+
 text = sys.stdin.read()
 if not text.strip():
     sys.exit(0)
@@ -15,4 +23,4 @@ if not judged:
     print("no-judged-metric (compare judged none of its metrics)")
 for name, m in doc["metrics"].items():
     if m.get("verdict") == "outside":
-        print("%s (%.4g > %.4g)" % (name, m["difference"], m["tolerance"]))
+        print("%s (%s > %s)" % (name, figure(m.get("difference")), figure(m.get("tolerance"))))
