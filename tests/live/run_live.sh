@@ -228,14 +228,13 @@ judge() {
     fi
 }
 
-# record_pair BROKER SCENARIO EXPORT NAME: the two real runs; 1 when one
-# failed (counted and said).
+# record_pair RECORD SCENARIO EXPORT NAME: the two real runs through the
+# broker's RECORD function; 1 when one failed (counted and said).
 record_pair() {
     for k in 1 2; do
-        if ! "record_$(echo "$1" | tr - _)" "$2" "$3" "$TMP/$4-run$k.csv" \
-            2> "$TMP/record.err"; then
+        if ! "$1" "$2" "$3" "$TMP/$4-run$k.csv" 2> "$TMP/record.err"; then
             total=$((total + 1)) outside=$((outside + 1))
-            echo "${1%%-*} $4 outside: real run $k failed: $(head -c 400 "$TMP/record.err")"
+            echo "${broker%%-*} $4 outside: real run $k failed: $(head -c 400 "$TMP/record.err")"
             return 1
         fi
     done
@@ -256,16 +255,17 @@ live() {
     fi
     name=$(conf_value "$exp" name)
     case $name in ${LSIM_LIVE_ONLY:-*}) ;; *) return ;; esac
-    record_pair "$broker" "$scenario" "$exp" "$name" || return
+    rec=record_$(echo "$1" | tr - _)
+    record_pair "$rec" "$scenario" "$exp" "$name" || return
     may_retry=1 retry_first="" retry_note=""
-    judge "$broker" "$name" "$scenario" "$TMP/$name-run1.csv" "$TMP/$name-run2.csv" \
-        "record_$(echo "$broker" | tr - _) $scenario $exp"
+    judge "$1" "$name" "$scenario" "$TMP/$name-run1.csv" "$TMP/$name-run2.csv" \
+        "$rec $scenario $exp"
     may_retry=0
     [ -n "$retry_first" ] || return
     retry_note=" (on a second attempt; the first missed:$retry_first)"
-    record_pair "$broker" "$scenario" "$exp" "$name" || return
-    judge "$broker" "$name" "$scenario" "$TMP/$name-run1.csv" "$TMP/$name-run2.csv" \
-        "record_$(echo "$broker" | tr - _) $scenario $exp"
+    record_pair "$rec" "$scenario" "$exp" "$name" || return
+    judge "$1" "$name" "$scenario" "$TMP/$name-run1.csv" "$TMP/$name-run2.csv" \
+        "$rec $scenario $exp"
     retry_note=""
 }
 

@@ -7,7 +7,6 @@ import json
 import sys
 
 
-
 def figure(x):
     """A metric's difference or tolerance; compare gives none (null) where
     one side lacks what the metric measures (a stop the other run has not)."""
