@@ -58,11 +58,19 @@ bool compare_knows(const char *name)
     return false;
 }
 
-static double tolerance_of(const char *name, const cmp_tolerance *tols, size_t ntols)
+static const cmp_tolerance *given(const char *name, const cmp_tolerance *tols, size_t ntols)
 {
     for (size_t i = ntols; i-- > 0;)             /* the last one given wins */
         if (strcmp(tols[i].name, name) == 0)
-            return tols[i].value;
+            return &tols[i];
+    return NULL;
+}
+
+static double tolerance_of(const char *name, const cmp_tolerance *tols, size_t ntols)
+{
+    const cmp_tolerance *g = given(name, tols, ntols);
+    if (g)
+        return g->value;
     for (const cmp_tolerance *t = compare_defaults; t->name; t++)
         if (strcmp(t->name, name) == 0)
             return t->value;
@@ -76,7 +84,10 @@ typedef struct ctx {
     volatile const sig_atomic_t *stop;
 } ctx;
 
-static void add(ctx *c, const char *name, double sim, double real, double diff, const char *what)
+/* add_floored: a metric whose default tolerance is at least FLOOR (a
+ * tolerance the caller gave is taken as given). */
+static void add_floored(ctx *c, const char *name, double sim, double real, double diff,
+                        const char *what, double floor)
 {
     cmp_result *r = c->out;
     xgrow((void **)&r->m, &r->cap, r->n + 1, sizeof *r->m);
@@ -89,6 +100,8 @@ static void add(ctx *c, const char *name, double sim, double real, double diff, 
     m->what = what;
     m->band_lo = m->band_hi = NAN;
     m->tolerance = tolerance_of(name, c->tols, c->ntols);
+    if (!given(name, c->tols, c->ntols) && floor > m->tolerance)
+        m->tolerance = floor;
     /* A NAN difference means there is nothing to compare (no groups, no
      * messages in either run): not judged. */
     if (isnan(m->tolerance) || isnan(diff))
@@ -97,6 +110,11 @@ static void add(ctx *c, const char *name, double sim, double real, double diff, 
         m->verdict = diff <= m->tolerance + 1e-12 ? VERDICT_OK : VERDICT_OUTSIDE;
     if (m->verdict == VERDICT_OUTSIDE)
         r->pass = false;
+}
+
+static void add(ctx *c, const char *name, double sim, double real, double diff, const char *what)
+{
+    add_floored(c, name, sim, real, diff, what, 0);
 }
 
 /* ---- consumer counts over time ------------------------------------------------ */
@@ -328,17 +346,23 @@ static void consumer_counts(ctx *c, const run_data *sim, const run_data *real, i
 {
     size_t ns, nr;
     double *s = counts_of(sim, nodes, T, &ns), *r = counts_of(real, nodes, T, &nr);
-    double worst = 0;
+    double worst = 0, least = 0;
     for (size_t k = 0; k < ns || k < nr; k++) {
         double a = k < ns ? s[k] : 0, b = k < nr ? r[k] : 0;
+        if (b > 0)
+            least = b;
         if (a == 0 && b == 0)
             continue;
         double rel = b > 0 ? fabs(a - b) / b : INFINITY;
         if (rel > worst)
             worst = rel;
     }
-    add(c, "consumer_counts_max_rel_error", ns ? s[0] : 0, nr ? r[0] : 0, worst,
-        "messages per consumer, sorted: largest |sim - real| / real (sim, real: the busiest)");
+    /* Which of two consumers gets one message is a race the real system
+     * does not repeat either: by default a count may be one message off in
+     * the least busy real consumer (19 against 20 is not a miss). */
+    add_floored(c, "consumer_counts_max_rel_error", ns ? s[0] : 0, nr ? r[0] : 0, worst,
+                "messages per consumer, sorted: largest |sim - real| / real (sim, real: the "
+                "busiest)", least > 0 ? 1 / least : 0);
     free(s);
     free(r);
 }

@@ -75,6 +75,50 @@ static void consumer_counts_and_scale_events(void **state)
     run_data_free(&sim);
 }
 
+/* Real: 21 and 19 messages on two consumers; sim: 20 and 20.  The worst
+ * consumer is one message off in 19 (0.0526): outside 0.05, inside the
+ * default's floor of one message in the least busy real consumer; two
+ * messages off is outside it, and a tolerance given is taken as given. */
+static void consumer_counts_one_message_off(void **state)
+{
+    (void)state;
+    run_data real, sim, two_off;
+    one_node(&real, 1000);
+    one_node(&sim, 1000);
+    one_node(&two_off, 1000);
+    for (int k = 0; k < 40; k++) {
+        msg(&real, k, k + 1, k + 2, -1, 0, k < 21 ? 0 : 1);
+        msg(&sim, k, k + 1, k + 2, -1, 0, k < 20 ? 0 : 1);
+        msg(&two_off, k, k + 1, k + 2, -1, 0, k < 23 ? 0 : 1);
+    }
+    run_data *all[] = { &real, &sim, &two_off };
+    for (int k = 0; k < 3; k++) {
+        consumer(all[k], 0, 0, 0, NAN);
+        consumer(all[k], 0, 1, 0, NAN);
+    }
+    cmp_result r;
+    compare_runs(&sim, &real, NULL, 0, &r);
+    const cmp_metric *m = find(&r, "consumer_counts_max_rel_error");
+    assert_true(fabs(m->diff - 1.0 / 19) < 1e-12);
+    assert_true(fabs(m->tolerance - 1.0 / 19) < 1e-12);
+    assert_int_equal(m->verdict, VERDICT_OK);
+    compare_result_free(&r);
+    compare_runs(&two_off, &real, NULL, 0, &r);
+    m = find(&r, "consumer_counts_max_rel_error");
+    assert_true(fabs(m->diff - 2.0 / 19) < 1e-12);
+    assert_int_equal(m->verdict, VERDICT_OUTSIDE);
+    compare_result_free(&r);
+    cmp_tolerance strict = { "consumer_counts_max_rel_error", 0.05 };
+    compare_runs(&sim, &real, &strict, 1, &r);
+    m = find(&r, "consumer_counts_max_rel_error");
+    assert_true(m->tolerance == 0.05);
+    assert_int_equal(m->verdict, VERDICT_OUTSIDE);
+    compare_result_free(&r);
+    run_data_free(&real);
+    run_data_free(&sim);
+    run_data_free(&two_off);
+}
+
 /* Groups A, B on consumer 0 and C, D on consumer 1 in one run; in the other
  * the same split with the consumers swapped: the same partition (ARI 1).
  * Moving D to the first consumer makes it a different one. */
@@ -311,6 +355,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(consumer_counts_and_scale_events),
+        cmocka_unit_test(consumer_counts_one_message_off),
         cmocka_unit_test(group_partition_ignores_numbering),
         cmocka_unit_test(latency_quantiles_and_ks),
         cmocka_unit_test(messages_counted_until_the_observation_end),
