@@ -18,7 +18,8 @@
  *                                           \-> RECEIVING (waiting, timeout set)
  *   RECEIVING --on_deliver--> TAKING --take--> LISTENING --on_done--> (next attempt)
  *   RECEIVING --on_timeout--> (next attempt)
- *   (task end) --end_task--> a new task, or removed from S (consumer closed)
+ *   (task end) --end_task--> a new task (rescheduleLatency later: STARTING
+ *                            again), or removed from S (consumer closed)
  *
  * Rules (spec §1.2): a received message marks the invoker busy and, before
  * the listener runs, adds one invoker if |S| < M and fewer than
@@ -98,6 +99,7 @@ static const sim_event_type ev_take = { "dmlc.receive", on_take };
 static const sim_event_type ev_timeout = { "dmlc.receive_timeout", on_timeout };
 static const sim_event_type ev_done = { "dmlc.listener_done", on_done };
 static const sim_event_type ev_change = { "dmlc.change", on_change };
+static const sim_event_type ev_reschedule = { "dmlc.task_rescheduled", on_start };
 
 static void next_attempt(sim_ctx *ctx, invoker *inv);
 
@@ -332,7 +334,16 @@ static void end_task(sim_ctx *ctx, invoker *inv)
     inv->idle_tasks = inv->has_received ? 0 : inv->idle_tasks + 1;
     bool superfluous = inv->idle_tasks >= s->idle_task_limit && l->n_idle > 1;
     if ((int64_t)l->ns <= (superfluous ? s->concurrent : s->max)) {
-        run_task(ctx, inv);
+        /* rescheduleTaskIfNecessary: the task goes back to the executor (a
+         * new thread a task for SimpleAsyncTaskExecutor); the consumer stays
+         * subscribed, and its buffer fills meanwhile */
+        sim_time later = knob_draw(&s->reschedule_latency, sim_now(ctx));
+        if (later > 0) {
+            inv->state = INV_STARTING;
+            sim_schedule(ctx, later, &ev_reschedule, inv, NULL);
+        } else {
+            run_task(ctx, inv);
+        }
         return;
     }
     char detail[256];

@@ -35,6 +35,7 @@ typedef struct dmlc_settings {
     sim_knob start_latency;        /* decision to a subscribed consumer */
     sim_knob receive_lag;          /* dispatch to a waiting receive() returning */
     sim_knob idle_receive_overhead;   /* an empty timed receive returns this late */
+    sim_knob reschedule_latency;   /* a kept invoker's next task starts this late */
 } dmlc_settings;
 
 typedef struct dmlc_set_op {

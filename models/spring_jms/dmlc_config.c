@@ -267,7 +267,9 @@ static int read_base(sim_ctx *ctx, cfg_node *cfg, dmlc_config *c, sim_diag *d)
         knob_read(ctx, cfg, "receiveLag", 0, false, "dmlc.receiveLag", &s->receive_lag,
                   d) != SIM_OK ||
         knob_read(ctx, cfg, "idleReceiveOverhead", 0, false, "dmlc.idleReceiveOverhead",
-                  &s->idle_receive_overhead, d) != SIM_OK)
+                  &s->idle_receive_overhead, d) != SIM_OK ||
+        knob_read(ctx, cfg, "rescheduleLatency", 0, false, "dmlc.rescheduleLatency",
+                  &s->reschedule_latency, d) != SIM_OK)
         return SIM_EINPUT;
     s->version = version;
     if (level == LEVEL_AUTO)
@@ -380,6 +382,7 @@ void dmlc_config_fini(dmlc_config *c)
     knob_fini(&c->base.start_latency);
     knob_fini(&c->base.receive_lag);
     knob_fini(&c->base.idle_receive_overhead);
+    knob_fini(&c->base.reschedule_latency);
     for (int i = 0; i < c->nchanges; i++)
         free(c->changes[i].ops);
     free(c->changes);

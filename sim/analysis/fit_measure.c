@@ -47,6 +47,19 @@
  * (its previous message had ended).  receive() returned by the begin, or
  * by the consumer_start of an invoker on the node that started in between:
  * the container asks for one on the receipt, before the listener runs.
+ *
+ * DMLC rescheduleLatency.  A task of maxMessagesPerTask receive attempts
+ * ends, and a kept invoker's task goes back to the executor; the model
+ * spends the knob there and nothing between two receives of one task.  So
+ * it is the gap from a task's last end to the same invoker's next begin,
+ * where that next message had been dispatched to it before the end (in its
+ * buffer: no wait for work).  Attempts are counted from the invoker's
+ * start: a message is one, and a wait of k whole receive timeouts before a
+ * message holds k empty receives; a wait too near a whole number of
+ * timeouts to tell leaves the rest of that invoker uncounted.  The idle
+ * overhead gives back the reschedules of an idle tail: one after every
+ * maxMessagesPerTask-th attempt from the last message's (on average one in
+ * maxMessagesPerTask receives where that attempt is uncounted).
  */
 #include "base/stop_signals.h"
 #include "analysis/fit_measure.h"
@@ -505,8 +518,27 @@ static bool call_within(const double *calls, size_t n, double a, double b)
  * container's (an SMLC stops a consumer after consecutiveIdleTrigger idle
  * cycles, each one poll or more), nor one at the end of the poll running
  * when a runtime call (stopping) cancelled it. */
+/* A DMLC's tasks, for the idle overhead: the reschedules in an idle tail
+ * are no part of its receives. */
+typedef struct task_count {
+    int per_task;                  /* maxMessagesPerTask */
+    const int *pos_after;          /* per message: its attempt in its task, -1 unknown */
+    double resched_ms;             /* the mean rescheduleLatency */
+} task_count;
+
+/* The reschedules between a last message at attempt `pos` of its task and
+ * the stop after `polls` empty receives: a task ends after every
+ * per_task-th attempt, and the one ending at the stop is not rescheduled.
+ * An unknown pos gets the average, polls / per_task. */
+static double tail_reschedules(const task_count *tc, int pos, int polls)
+{
+    if (pos < 1)
+        return (double)polls / tc->per_task;
+    return (double)((pos + polls - 1) / tc->per_task - (pos - 1) / tc->per_task);
+}
+
 static void idle_overhead(const seq_ctx *s, double rt, int min_polls, const double *stopping,
-                          size_t nstopping, fit_knobs *out)
+                          size_t nstopping, const task_count *tc, fit_knobs *out)
 {
     out->idle_ms = NAN;
     if (!(rt > 0))
@@ -533,13 +565,21 @@ static void idle_overhead(const seq_ctx *s, double rt, int min_polls, const doub
             out->idle_left_out++;
             continue;
         }
+        if (tc) {
+            double less = tc->resched_ms *
+                          tail_reschedules(tc, tc->pos_after[last - rd->msgs], polls_here);
+            x -= less;
+            out->idle_less_ms += less;
+        }
         span += x;
         polls += polls_here;
         out->idle_stops++;
     }
     out->idle_polls = polls;
-    if (polls > 0)
+    if (polls > 0) {
         out->idle_ms = fmax(span / polls - rt, 0);
+        out->idle_less_ms /= polls;
+    }
 }
 
 /* ---- start latency ------------------------------------------------------------------- */
@@ -959,6 +999,61 @@ static void dmlc_start_latency(const seq_ctx *s, fit_knobs *k)
     fit_sample_summarise(&k->start);
 }
 
+/* A trace that stamps consumer_start at the subscription shows the whole
+ * start latency: from the receipt that asked for the invoker (the latest
+ * begin on its node up to the start, the container asking before the
+ * listener runs) to the start.  An invoker with no begin on its node
+ * before it, or none within START_HOLD_MAX_MS, is one the container began
+ * with. */
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static void dmlc_subscribe_latency(const seq_ctx *s, fit_knobs *k)
+{
+    const run_data *rd = s->rd;
+    int nodes = s->nnodes;
+    size_t *at = xcalloc((size_t)nodes + 2, sizeof *at);   /* each node's part of `begins` */
+    for (size_t i = 0; i < rd->nmsgs; i++)
+        if (rd->msgs[i].node >= 0 && rd->msgs[i].node < nodes && !isnan(rd->msgs[i].t_begin))
+            at[rd->msgs[i].node + 1]++;
+    for (int n = 0; n < nodes; n++)
+        at[n + 1] += at[n];
+    double *begins = xcalloc(at[nodes] + 1, sizeof *begins);
+    size_t *fill = xcalloc((size_t)nodes + 1, sizeof *fill);
+    for (size_t i = 0; i < rd->nmsgs; i++) {
+        const td_msg *m = &rd->msgs[i];
+        if (m->node >= 0 && m->node < nodes && !isnan(m->t_begin))
+            begins[at[m->node] + fill[m->node]++] = m->t_begin;
+    }
+    for (int n = 0; n < nodes; n++)
+        qsort(begins + at[n], at[n + 1] - at[n], sizeof *begins, cmp_double);
+    for (size_t i = 0; i < rd->ncons && !*s->stop; i++) {
+        const td_consumer *c = &rd->cons[i];
+        if (c->node < 0 || c->node >= nodes || isnan(c->t_start))
+            continue;
+        size_t lo = at[c->node], hi = at[c->node + 1];
+        while (lo < hi) {          /* the first begin after the start */
+            size_t mid = lo + (hi - lo) / 2;
+            if (begins[mid] <= c->t_start)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        if (lo == at[c->node])
+            continue;
+        double lat = c->t_start - begins[lo - 1];
+        if (lat <= START_HOLD_MAX_MS)
+            fit_sample_add(&k->start, lat);
+    }
+    free(begins);
+    free(fill);
+    free(at);
+    fit_sample_summarise(&k->start);
+}
+
 static void dmlc_lag(const seq_ctx *s, fit_knobs *k)
 {
     const run_data *rd = s->rd;
@@ -989,6 +1084,48 @@ static void dmlc_lag(const seq_ctx *s, fit_knobs *k)
         fit_sample_add(&k->lag, ret - m->t_deliver);
     }
     fit_sample_summarise(&k->lag);
+}
+
+/* When the invoker of seq item i began to wait for it: the previous
+ * message's end, or the invoker's start; NAN when the trace has neither. */
+static double waiting_from(const seq_ctx *s, size_t i)
+{
+    const td_msg *m = seq_msg(s, i);
+    if (i > 0 && same_consumer(seq_msg(s, i - 1), m))
+        return seq_msg(s, i - 1)->t_end;
+    size_t e = id_end(s, m->node, m->consumer);
+    const td_consumer *c = e ? &s->rd->cons[s->ids.idx[e - 1]] : NULL;
+    return c && c->node == m->node && c->consumer == m->consumer ? c->t_start : NAN;
+}
+
+static void dmlc_reschedule(const seq_ctx *s, double timeout_ms, int per_task, int *pos_after,
+                            fit_knobs *k)
+{
+    int pos = -1;                  /* attempts of the invoker's task so far; -1 unknown */
+    for (size_t i = 0; per_task >= 1 && i < s->n && !*s->stop; i++) {
+        const td_msg *m = seq_msg(s, i);
+        bool first = i == 0 || !same_consumer(seq_msg(s, i - 1), m);
+        double from = waiting_from(s, i);
+        if (first)
+            pos = isnan(from) ? -1 : 0;
+        if (pos == per_task) {     /* a task ended with the message before */
+            if (m->t_deliver <= from && m->t_begin >= from)
+                fit_sample_add(&k->resched, m->t_begin - from);
+            pos = 0;
+        }
+        pos_after[s->ord[i]] = -1;
+        if (pos < 0)
+            continue;
+        double got = !isnan(m->t_deliver) ? m->t_deliver : m->t_begin;
+        double waits = timeout_ms > 0 && got > from ? (got - from) / timeout_ms : 0;
+        double whole = floor(waits);
+        if (waits - whole > 0.98 || (whole >= 1 && waits - whole < 0.02) || whole > 1e6)
+            pos = -1;
+        else
+            pos = (int)((pos + (int64_t)whole) % per_task) + 1;
+        pos_after[s->ord[i]] = pos;
+    }
+    fit_sample_summarise(&k->resched);
 }
 
 /* ---- the two containers -------------------------------------------------------------- */
@@ -1024,20 +1161,29 @@ void fit_measure_smlc(const run_data *rd, const fit_smlc_setup *u, fit_knobs *ou
     seq_ctx s;
     seq_init(&s, rd);
     cycle_schedule(&s, u->batch < 1 ? 1 : u->batch, u->receive_timeout_ms, u->window_ms, out);
-    idle_overhead(&s, u->receive_timeout_ms, u->idle_trigger, u->stopping, u->nstopping, out);
+    idle_overhead(&s, u->receive_timeout_ms, u->idle_trigger, u->stopping, u->nstopping, NULL,
+                  out);
     smlc_start_latency(&s, u->starting, u->nstarting, out);
     fit_sample_summarise(&out->lag);
+    fit_sample_summarise(&out->resched);
     seq_fini(&s);
 }
 
-void fit_measure_dmlc(const run_data *rd, double receive_timeout_ms, fit_knobs *out)
+void fit_measure_dmlc(const run_data *rd, const fit_dmlc_setup *u, fit_knobs *out)
 {
     memset(out, 0, sizeof *out);
     seq_ctx s;
     seq_init(&s, rd);
     dmlc_lag(&s, out);
-    idle_overhead(&s, receive_timeout_ms, 1, NULL, 0, out);
-    dmlc_start_latency(&s, out);
+    int *pos_after = xcalloc(rd->nmsgs + 1, sizeof *pos_after);
+    dmlc_reschedule(&s, u->receive_timeout_ms, u->per_task, pos_after, out);
+    task_count tc = { u->per_task, pos_after, out->resched.mean };
+    idle_overhead(&s, u->receive_timeout_ms, 1, NULL, 0, out->resched.n ? &tc : NULL, out);
+    free(pos_after);
+    if (u->start_is_subscribe)
+        dmlc_subscribe_latency(&s, out);
+    else
+        dmlc_start_latency(&s, out);
     seq_fini(&s);
 }
 
@@ -1046,5 +1192,6 @@ void fit_knobs_free(fit_knobs *k)
     free(k->cycle);
     free(k->start.v);
     free(k->lag.v);
+    free(k->resched.v);
     memset(k, 0, sizeof *k);
 }

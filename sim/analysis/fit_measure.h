@@ -8,6 +8,7 @@
 #ifndef LSIM_SIM_FIT_MEASURE_H
 #define LSIM_SIM_FIT_MEASURE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "analysis/timeline_data.h"
@@ -43,6 +44,10 @@ typedef struct fit_knobs {
                                     * published after they started */
     /* DMLC: broker dispatch to receive() returning, for a waiting receive */
     fit_samples lag;
+    /* DMLC: a task's last end to the kept invoker's next begin, with that
+     * message already in its buffer (rescheduleLatency) */
+    fit_samples resched;
+    double idle_less_ms;           /* per receive, taken off idle_ms: the idle tails' reschedules */
 } fit_knobs;
 
 /* What the SimpleMessageListenerContainer's estimators take besides the
@@ -59,9 +64,18 @@ typedef struct fit_smlc_setup {
 } fit_smlc_setup;
 
 void fit_measure_smlc(const run_data *rd, const fit_smlc_setup *setup, fit_knobs *out);
-/* DefaultMessageListenerContainer: receive timeout (0: receive() waits for
- * ever, so no overhead of an empty receive can be seen). */
-void fit_measure_dmlc(const run_data *rd, double receive_timeout_ms, fit_knobs *out);
+/* What the DefaultMessageListenerContainer's estimators take besides the
+ * trace. */
+typedef struct fit_dmlc_setup {
+    double receive_timeout_ms;     /* 0: receive() waits for ever, so no overhead of an
+                                    * empty receive can be seen */
+    int per_task;                  /* maxMessagesPerTask; < 1: a task never ends, so it is
+                                    * never rescheduled */
+    bool start_is_subscribe;       /* the trace stamps consumer_start at the subscription
+                                    * (the broker's addConsumer), not the thread's start */
+} fit_dmlc_setup;
+
+void fit_measure_dmlc(const run_data *rd, const fit_dmlc_setup *setup, fit_knobs *out);
 void fit_knobs_free(fit_knobs *k);
 /* RabbitMQ's broker.dispatchLatency: publish to begin, for a message whose
  * consumer had been idle a while when it was published (out->n == 0: the

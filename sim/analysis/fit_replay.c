@@ -648,14 +648,22 @@ static void idle_yaml(strbuf *b, const fit_knobs *k, const char *key, double rt)
                                      "left at 0\n");
         return;
     }
+    if (k->idle_less_ms > 0)
+        sb_addf(b, ", less the reschedules\n  #   in between (%.3f ms a receive)",
+                k->idle_less_ms);
     sb_addf(b, "; %d stop(s) over %d receives\n  %s: ", k->idle_stops, k->idle_polls, key);
     fit_yaml_us(b, k->idle_ms);
     sb_add(b, "\n");
 }
 
-static void start_yaml(strbuf *b, const fit_knobs *k, fit_container kind, bool as_mean)
+static void start_yaml(strbuf *b, const fit_knobs *k, fit_container kind, bool at_subscribe,
+                       bool as_mean)
 {
-    sb_add(b, kind == FIT_DMLC
+    sb_add(b, at_subscribe
+                  ? "  # startLatency: from the receipt that asked for an invoker (the latest "
+                    "begin on its\n  #   node) to its consumer_start, which this trace stamps "
+                    "at the subscription\n"
+              : kind == FIT_DMLC
                   ? "  # startLatency: from an invoker's consumer_start (its task begins, on "
                     "the receipt that\n  #   asked for it) to its first delivery, where that "
                     "message had waited in the broker\n"
@@ -690,6 +698,20 @@ static void lag_yaml(strbuf *b, const fit_knobs *k, bool as_mean)
     fit_samples_yaml(b, &k->lag, "receiveLag", as_mean);
 }
 
+static void reschedule_yaml(strbuf *b, const fit_knobs *k, int per_task, bool as_mean)
+{
+    if (per_task < 1)              /* a task never ends: nothing to reschedule */
+        return;
+    sb_addf(b, "  # rescheduleLatency: from the end of a task's last message (every %d "
+               "receives)\n  #   to its invoker's next begin, where that message was "
+               "already dispatched to it\n", per_task);
+    if (k->resched.n == 0) {
+        sb_add(b, "  #   no task ended with a message waiting: left at 0\n");
+        return;
+    }
+    fit_samples_yaml(b, &k->resched, "rescheduleLatency", as_mean);
+}
+
 static void knobs_yaml(const replay *r)
 {
     double rt = 1000, batch = 1, tx;
@@ -698,9 +720,19 @@ static void knobs_yaml(const replay *r)
         batch = tx >= 1 && tx <= 10000 ? tx : 1;
     fit_knobs k;
     if (r->kind == FIT_DMLC) {
-        fit_measure_dmlc(r->rd, rt, &k);
-        start_yaml(r->b, &k, r->kind, r->is_deterministic);
+        double per_task = -1;
+        meta_number(r, "max_messages_per_task", &per_task);
+        /* the whole line: fit_meta_strip would drop its "(the subscription)" */
+        const char *stamp = r->meta(r->src, "consumer_time");
+        fit_dmlc_setup u = {
+            .receive_timeout_ms = rt,
+            .per_task = per_task >= 1 && per_task <= INT32_MAX ? (int)per_task : -1,
+            .start_is_subscribe = stamp && strstr(stamp, "(the subscription)"),
+        };
+        fit_measure_dmlc(r->rd, &u, &k);
+        start_yaml(r->b, &k, r->kind, u.start_is_subscribe, r->is_deterministic);
         lag_yaml(r->b, &k, r->is_deterministic);
+        reschedule_yaml(r->b, &k, u.per_task, r->is_deterministic);
         idle_yaml(r->b, &k, "idleReceiveOverhead", rt);
     } else {
         /* an SMLC's setters that start consumers, and those that stop them */
@@ -722,7 +754,7 @@ static void knobs_yaml(const replay *r)
         fit_measure_smlc(r->rd, &u, &k);
         free(start_calls);
         free(stop_calls);
-        start_yaml(r->b, &k, r->kind, r->is_deterministic);
+        start_yaml(r->b, &k, r->kind, false, r->is_deterministic);
         if (r->kind == FIT_SMLC) {
             cycle_yaml(r->b, &k, (int)batch, FIT_WINDOW_MS, r->is_deterministic);
             idle_yaml(r->b, &k, "idlePollOverhead", rt);

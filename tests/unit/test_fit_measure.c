@@ -37,6 +37,10 @@ static void measure_with_calls(const run_data *rd, const double *calls, size_t n
     fit_measure_smlc(rd, &u, k);
 }
 
+/* A receive timeout of 1 s; tasks that never end, or of 3 receives. */
+static const fit_dmlc_setup dmlc_1s = { .receive_timeout_ms = 1000, .per_task = -1 };
+static const fit_dmlc_setup per_task_3 = { .receive_timeout_ms = 1000, .per_task = 3 };
+
 static void one_node(run_data *rd)
 {
     memset(rd, 0, sizeof *rd);
@@ -122,7 +126,7 @@ static void dmlc_lag_and_start(void **state)
     msg(&rd, 100.2, 106.4 + 0.4, 156.8, 1, 106.4); /* the new invoker's first: waiting */
     msg(&rd, 200, 200.4, 250, 0, 200);          /* waiting again: lag 0.4 */
     fit_knobs k;
-    fit_measure_dmlc(&rd, 1000, &k);
+    fit_measure_dmlc(&rd, &dmlc_1s, &k);
     assert_int_equal(k.lag.n, 3);
     assert_float_equal(k.lag.mean, 0.4, 1e-9);
     assert_int_equal(k.start.n, 1);
@@ -145,7 +149,7 @@ static void dmlc_start_not_from_later_traffic(void **state)
     msg(&rd, 100, 100.4, 150, 0, 100);           /* the receipt that started invoker 1 */
     msg(&rd, 300, 301, 350, 1, 300.6);           /* invoker 1's first: published after its start */
     fit_knobs k;
-    fit_measure_dmlc(&rd, 1000, &k);
+    fit_measure_dmlc(&rd, &dmlc_1s, &k);
     assert_int_equal(k.start.n, 0);
     assert_true(isnan(k.start.mean));
     assert_int_equal(k.start_late, 2);   /* invoker 0 too: its first came at 100 */
@@ -172,10 +176,80 @@ static void dmlc_lag_reads_its_own_node(void **state)
     msg(&rd, 300, 300.4, 350, 0, 300);
     rd.msgs[1].node = 1;
     fit_knobs k;
-    fit_measure_dmlc(&rd, 1000, &k);
+    fit_measure_dmlc(&rd, &dmlc_1s, &k);
     assert_int_equal(k.lag.n, 2);
     assert_float_equal(k.lag.v[0], 0.4, 1e-9);
     assert_float_equal(k.lag.v[1], 0.4, 1e-9);
+    fit_knobs_free(&k);
+    run_data_free(&rd);
+}
+
+/* maxMessagesPerTask 3, a receive timeout of 1 s: 0.3 ms from an end to
+ * the next begin within a task, 1.3 ms at a task's end, every next message
+ * already in the buffer.  Boundaries after messages 3 and 6; then a wait of
+ * 2.5 timeouts (2 empty receives) makes message 10 a task's last, so 10 to
+ * 11 is one too; a wait of 1.995 timeouts cannot be counted, and nothing
+ * after it is taken.  The stop 3 empty receives of 1000.9 ms and one
+ * reschedule after the last message: an idle overhead of 0.9 ms once a
+ * receive's share of the reschedule (1.3 / 3) is given back. */
+static void dmlc_reschedule_at_task_ends(void **state)
+{
+    (void)state;
+    run_data rd;
+    one_node(&rd);
+    consumer(&rd, 0, 0, NAN);
+    double t = 1;
+    for (int i = 1; i <= 15; i++) {
+        double pub = 0, begin = t;     /* in the buffer from the start */
+        if (i == 10)
+            pub = begin = t + 2500;
+        if (i == 12)
+            pub = begin = t + 1995;
+        msg(&rd, pub, begin, begin + 10, 0, pub);
+        t = begin + 10 + (i == 3 || i == 6 || i == 10 ? 1.3 : 0.3);
+    }
+    double last_end = rd.msgs[rd.nmsgs - 1].t_end;
+    rd.cons[0].t_stop = last_end + 3 * 1000.9 + 1.3;
+    fit_knobs k;
+    fit_measure_dmlc(&rd, &per_task_3, &k);
+    assert_int_equal(k.resched.n, 3);
+    assert_float_equal(k.resched.mean, 1.3, 1e-9);
+    assert_int_equal(k.idle_stops, 1);
+    assert_int_equal(k.idle_polls, 3);
+    assert_float_equal(k.idle_less_ms, 1.3 / 3, 1e-9);
+    assert_float_equal(k.idle_ms, 0.9, 1e-9);
+    fit_knobs_free(&k);
+    /* Tasks that never end (maxMessagesPerTask unlimited): no samples, and
+     * the idle overhead keeps the reschedule */
+    fit_measure_dmlc(&rd, &dmlc_1s, &k);
+    assert_int_equal(k.resched.n, 0);
+    assert_float_equal(k.idle_ms, 0.9 + 1.3 / 3, 1e-9);
+    fit_knobs_free(&k);
+    run_data_free(&rd);
+}
+
+/* consumer_start stamped at the subscription: each invoker's latency runs
+ * from the latest begin on its node before it (the receipt that asked for
+ * it): 0.4 and 0.5 ms.  The invoker the container began with (no begin
+ * before it) and one 400 ms after the last begin are none. */
+static void dmlc_start_at_the_subscription(void **state)
+{
+    (void)state;
+    run_data rd;
+    one_node(&rd);
+    consumer(&rd, 0, 0, NAN);
+    consumer(&rd, 1, 100.4, NAN);
+    consumer(&rd, 2, 106.5, NAN);
+    consumer(&rd, 3, 600, NAN);
+    msg(&rd, 99, 100, 150, 0, 99.5);
+    msg(&rd, 99, 106, 156, 1, 105.5);
+    msg(&rd, 110, 111, 200, 2, 110.5);
+    fit_dmlc_setup u = dmlc_1s;
+    u.start_is_subscribe = true;
+    fit_knobs k;
+    fit_measure_dmlc(&rd, &u, &k);
+    assert_int_equal(k.start.n, 2);
+    assert_float_equal(k.start.mean, 0.45, 1e-9);
     fit_knobs_free(&k);
     run_data_free(&rd);
 }
@@ -352,6 +426,8 @@ int main(void)
         cmocka_unit_test(dmlc_lag_and_start),
         cmocka_unit_test(dmlc_start_not_from_later_traffic),
         cmocka_unit_test(dmlc_lag_reads_its_own_node),
+        cmocka_unit_test(dmlc_reschedule_at_task_ends),
+        cmocka_unit_test(dmlc_start_at_the_subscription),
         cmocka_unit_test(smlc_start_decision_closest_first_on_a_tie),
         cmocka_unit_test(smlc_starts_of_a_runtime_call),
         cmocka_unit_test(smlc_runtime_calls_queued_for_the_lock),
