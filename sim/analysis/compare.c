@@ -100,7 +100,7 @@ static void add_floored(ctx *c, const char *name, double sim, double real, doubl
     m->what = what;
     m->band_lo = m->band_hi = NAN;
     m->tolerance = tolerance_of(name, c->tols, c->ntols);
-    if (!given(name, c->tols, c->ntols) && floor > m->tolerance)
+    if (floor > m->tolerance && !given(name, c->tols, c->ntols))
         m->tolerance = floor;
     /* A NAN difference means there is nothing to compare (no groups, no
      * messages in either run): not judged. */

@@ -514,10 +514,6 @@ static bool call_within(const double *calls, size_t n, double a, double b)
     return i < n && calls[i] <= b;
 }
 
-/* Idle stops only: one with fewer than min_polls empty polls was not the
- * container's (an SMLC stops a consumer after consecutiveIdleTrigger idle
- * cycles, each one poll or more), nor one at the end of the poll running
- * when a runtime call (stopping) cancelled it. */
 /* A DMLC's tasks, for the idle overhead: the reschedules in an idle tail
  * are no part of its receives. */
 typedef struct task_count {
@@ -537,6 +533,10 @@ static double tail_reschedules(const task_count *tc, int pos, int polls)
     return (double)((pos + polls - 1) / tc->per_task - (pos - 1) / tc->per_task);
 }
 
+/* Idle stops only: one with fewer than min_polls empty polls was not the
+ * container's (an SMLC stops a consumer after consecutiveIdleTrigger idle
+ * cycles, each one poll or more), nor one at the end of the poll running
+ * when a runtime call (stopping) cancelled it. */
 static void idle_overhead(const seq_ctx *s, double rt, int min_polls, const double *stopping,
                           size_t nstopping, const task_count *tc, fit_knobs *out)
 {
@@ -1005,12 +1005,6 @@ static void dmlc_start_latency(const seq_ctx *s, fit_knobs *k)
  * listener runs) to the start.  An invoker with no begin on its node
  * before it, or none within START_HOLD_MAX_MS, is one the container began
  * with. */
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
 static void dmlc_subscribe_latency(const seq_ctx *s, fit_knobs *k)
 {
     const run_data *rd = s->rd;
@@ -1029,7 +1023,7 @@ static void dmlc_subscribe_latency(const seq_ctx *s, fit_knobs *k)
             begins[at[m->node] + fill[m->node]++] = m->t_begin;
     }
     for (int n = 0; n < nodes; n++)
-        qsort(begins + at[n], at[n + 1] - at[n], sizeof *begins, cmp_double);
+        qsort(begins + at[n], at[n + 1] - at[n], sizeof *begins, stats_cmp_double);
     for (size_t i = 0; i < rd->ncons && !*s->stop; i++) {
         const td_consumer *c = &rd->cons[i];
         if (c->node < 0 || c->node >= nodes || isnan(c->t_start))
@@ -1054,22 +1048,25 @@ static void dmlc_subscribe_latency(const seq_ctx *s, fit_knobs *k)
     fit_sample_summarise(&k->start);
 }
 
+/* When the invoker of seq item i began to wait for it: the previous
+ * message's end, or the invoker's start (the last entry of its id); NAN when the trace has neither. */
+static double waiting_from(const seq_ctx *s, size_t i)
+{
+    const td_msg *m = seq_msg(s, i);
+    if (i > 0 && same_consumer(seq_msg(s, i - 1), m))
+        return seq_msg(s, i - 1)->t_end;
+    size_t e = id_end(s, m->node, m->consumer);
+    const td_consumer *c = e ? &s->rd->cons[s->ids.idx[e - 1]] : NULL;
+    return c && c->node == m->node && c->consumer == m->consumer ? c->t_start : NAN;
+}
+
 static void dmlc_lag(const seq_ctx *s, fit_knobs *k)
 {
-    const run_data *rd = s->rd;
     for (size_t i = 0; i < s->n && !*s->stop; i++) {
         const td_msg *m = seq_msg(s, i);
         if (isnan(m->t_deliver))
             continue;
-        double free_at = NAN;      /* when the invoker was back in receive() */
-        if (i > 0 && same_consumer(seq_msg(s, i - 1), m)) {
-            free_at = seq_msg(s, i - 1)->t_end;
-        } else {                   /* its consumer's start (the last entry of its id) */
-            size_t e = id_end(s, m->node, m->consumer);
-            const td_consumer *c = e ? &rd->cons[s->ids.idx[e - 1]] : NULL;
-            if (c && c->node == m->node && c->consumer == m->consumer)
-                free_at = c->t_start;
-        }
+        double free_at = waiting_from(s, i);   /* when the invoker was back in receive() */
         if (!(m->t_deliver >= free_at && m->t_begin >= m->t_deliver))
             continue;
         /* receive() returned at the begin, or earlier when an invoker it
@@ -1084,18 +1081,6 @@ static void dmlc_lag(const seq_ctx *s, fit_knobs *k)
         fit_sample_add(&k->lag, ret - m->t_deliver);
     }
     fit_sample_summarise(&k->lag);
-}
-
-/* When the invoker of seq item i began to wait for it: the previous
- * message's end, or the invoker's start; NAN when the trace has neither. */
-static double waiting_from(const seq_ctx *s, size_t i)
-{
-    const td_msg *m = seq_msg(s, i);
-    if (i > 0 && same_consumer(seq_msg(s, i - 1), m))
-        return seq_msg(s, i - 1)->t_end;
-    size_t e = id_end(s, m->node, m->consumer);
-    const td_consumer *c = e ? &s->rd->cons[s->ids.idx[e - 1]] : NULL;
-    return c && c->node == m->node && c->consumer == m->consumer ? c->t_start : NAN;
 }
 
 static void dmlc_reschedule(const seq_ctx *s, double timeout_ms, int per_task, int *pos_after,
