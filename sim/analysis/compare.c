@@ -29,25 +29,25 @@
 #include <string.h>
 
 const cmp_tolerance compare_defaults[] = {
-    { "consumers_mean_abs_diff", 0.25 },
-    { "consumers_max_abs_diff", NAN },
-    { "consumer_start_count_diff", 0 },
-    { "consumer_start_max_abs_ms", 50 },
-    { "consumer_stop_count_diff", 0 },
-    { "consumer_stop_max_abs_ms", 50 },
-    { "p50_latency_rel_error", 0.10 },
-    { "p90_latency_rel_error", 0.10 },
-    { "p99_latency_rel_error", 0.10 },
-    { "latency_ks", NAN },
-    { "p50_wait_rel_error", NAN },
-    { "p90_wait_rel_error", NAN },
-    { "p99_wait_rel_error", NAN },
-    { "wait_ks", NAN },
-    { "consumer_counts_max_rel_error", 0.05 },
-    { "group_partition_disagreement", NAN },
-    { "order_violations_diff", NAN },
-    { "completed_diff", NAN },
-    { NULL, 0 },
+    { "consumers_mean_abs_diff", 0.25, false },
+    { "consumers_max_abs_diff", NAN, false },
+    { "consumer_start_count_diff", 0, false },
+    { "consumer_start_max_abs_ms", 50, false },
+    { "consumer_stop_count_diff", 0, false },
+    { "consumer_stop_max_abs_ms", 50, false },
+    { "p50_latency_rel_error", 0.10, false },
+    { "p90_latency_rel_error", 0.10, false },
+    { "p99_latency_rel_error", 0.10, false },
+    { "latency_ks", NAN, false },
+    { "p50_wait_rel_error", NAN, false },
+    { "p90_wait_rel_error", NAN, false },
+    { "p99_wait_rel_error", NAN, false },
+    { "wait_ks", NAN, false },
+    { "consumer_counts_max_rel_error", 0.05, false },
+    { "group_partition_disagreement", NAN, false },
+    { "order_violations_diff", NAN, false },
+    { "completed_diff", NAN, false },
+    { NULL, 0, false },
 };
 
 bool compare_knows(const char *name)
@@ -85,7 +85,8 @@ typedef struct ctx {
 } ctx;
 
 /* add_floored: a metric whose default tolerance is at least FLOOR (a
- * tolerance the caller gave is taken as given). */
+ * tolerance the user gave is taken as given; one --noise widened from the
+ * default still gets the floor of this comparison's own counts). */
 static void add_floored(ctx *c, const char *name, double sim, double real, double diff,
                         const char *what, double floor)
 {
@@ -100,7 +101,8 @@ static void add_floored(ctx *c, const char *name, double sim, double real, doubl
     m->what = what;
     m->band_lo = m->band_hi = NAN;
     m->tolerance = tolerance_of(name, c->tols, c->ntols);
-    if (floor > m->tolerance && !given(name, c->tols, c->ntols))
+    const cmp_tolerance *g = given(name, c->tols, c->ntols);
+    if (floor > m->tolerance && (!g || g->floored))
         m->tolerance = floor;
     /* A NAN difference means there is nothing to compare (no groups, no
      * messages in either run): not judged. */

@@ -37,6 +37,7 @@ typedef struct cmp_result {
 typedef struct cmp_tolerance {
     const char *name;
     double value;
+    bool floored;                  /* a default widened by --noise: a metric's floor still applies */
 } cmp_tolerance;
 
 /* The names of the metrics compare reports, with their default tolerances

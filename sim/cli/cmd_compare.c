@@ -578,7 +578,10 @@ static int widen_by_noise(compare_args *a, const run_data *real, name_table *gro
             t = 2 * m->diff;
             sb_addf(&said, "%s%s %g -> %g", said.len ? ", " : "", m->name, m->tolerance, t);
         }
-        tols[n++] = (cmp_tolerance){ xstrdup(m->name), t };
+        bool user = false;
+        for (size_t j = 0; j < a->ntols; j++)
+            user = user || strcmp(a->tols[j].name, m->name) == 0;
+        tols[n++] = (cmp_tolerance){ xstrdup(m->name), t, !user };
     }
     if (said.len && !quiet)
         fprintf(stderr, "lsim: compare: tolerances widened to twice the difference between "

@@ -16,6 +16,8 @@
 #   RabbitMQ 3.10 (Debian's rabbitmq-server): a node of the test's own for
 #     each pair of consumer_timeout and channel_tick_interval the scenarios
 #     ask for (tests/live/rabbitmq.sh); `lsim record` publishes and consumes.
+#     The link to the node is measured first (measure_link) and replaces
+#     the 1 ms that the scenarios of rabbitmq/ state.
 #   ActiveMQ 5.17 + Spring JMS 4.3 DMLC (Debian's jars, OpenJDK 17): the
 #     project's Java recorder (tests/live/activemq/), from `lsim record
 #     --export`.
@@ -316,6 +318,50 @@ case interrupted in ${LSIM_LIVE_ONLY:-*}) interrupted_recording ;; esac
 for s in "$HERE/scenarios/rabbitmq-observed"/*.yaml; do
     [ -f "$s" ] && live_observed "$s"
 done
+# measure_link: the round trip between the tests' clients and their node,
+# measured as a user checking lsim against a broker would measure theirs:
+# tests/live/link.yaml recorded and fitted (fit --replay halves the gap
+# from an ack to the delivery it frees into dispatchLatency and
+# ackLatency).  Sets LINK to the one-way latency, or leaves it empty (the
+# scenarios keep their own figures, and a line says why).  The scenarios
+# of rabbitmq/ state the link of a machine like this one (1ms one way);
+# the link of the machine the tests run on replaces it.
+LINK=""
+measure_link() {
+    rabbit_port 60000 1800000 || return
+    if ! "$LSIM" record "$HERE/link.yaml" --amqp "amqp://guest:guest@127.0.0.1:$PORT/" --fresh \
+            --quiet --out "$TMP/link.csv" 2> "$TMP/link.err" ||
+        ! "$LSIM" fit "$TMP/link.csv" --replay -o "$TMP/link-fit.yaml" 2>> "$TMP/link.err"; then
+        echo "live: the link was not measured, the scenarios keep theirs: $(head -c 300 "$TMP/link.err")"
+        return
+    fi
+    LINK=$(sed -n -e 's/^  dispatchLatency: { .*mean: \([0-9.]*[a-z]*\).*/\1/p' \
+                  -e 's/^  dispatchLatency: \([0-9.]*[a-z]*\).*/\1/p' "$TMP/link-fit.yaml" | head -1)
+    if [ -n "$LINK" ]; then
+        echo "live: the link measured on tests/live/link.yaml: dispatchLatency and ackLatency" \
+             "$LINK each, in place of the scenarios' 1ms and 0s"
+    else
+        echo "live: the link was not measured (no dispatchLatency in fit's scenario): the scenarios keep theirs"
+    fi
+}
+
+# linked SCENARIO: the scenario with the measured link (a copy in $TMP),
+# or the scenario itself when it states another link or none was measured.
+linked() {
+    if [ -n "$LINK" ] && grep -q 'dispatchLatency: 1ms, ackLatency: 0s' "$1"; then
+        out="$TMP/linked/$(basename "$(dirname "$1")")-$(basename "$1")"
+        mkdir -p "$TMP/linked"
+        sed "s/dispatchLatency: 1ms, ackLatency: 0s/dispatchLatency: $LINK, ackLatency: $LINK/" \
+            "$1" > "$out"
+        echo "$out"
+    else
+        echo "$1"
+    fi
+}
+
+for s in "$HERE/scenarios/rabbitmq"/*.yaml "$TMP/drawn/rabbitmq"/*.yaml; do
+    case $(sed -n 's/^name: *//p' "$s") in ${LSIM_LIVE_ONLY:-*}) measure_link; break ;; esac
+done
 folders="rabbitmq rabbitmq-delayed"
 if [ -n "${AMQ_RECORDER:-}" ]; then
     folders="$folders activemq"
@@ -324,7 +370,9 @@ else
 fi
 for folder in $folders; do
     for s in "$HERE/scenarios/$folder"/*.yaml "$TMP/drawn/$folder"/*.yaml; do
-        [ -f "$s" ] && live "$folder" "$s"
+        [ -f "$s" ] || continue
+        [ "$folder" = rabbitmq ] && s=$(linked "$s")
+        live "$folder" "$s"
     done
 done
 echo "live: $within of $total scenarios within tolerance (known: $known)"
