@@ -186,7 +186,10 @@ static int open_part(tune_db *t, bool exists, char *err, size_t errsize)
                  t->db ? sqlite3_errmsg(t->db) : "out of memory");
         return -1;
     }
-    sqlite3_busy_timeout(t->db, 0);
+    /* Someone may read the part while tune runs (a look with sqlite3, the
+     * tests' poll): a commit waits out their shared lock instead of failing
+     * with "database is locked". */
+    sqlite3_busy_timeout(t->db, 10000);
     /* Each run is its own transaction: Ctrl-C loses none; a lost machine
      * may lose the last few (synchronous off), which a resume runs again. */
     return exec(t, "PRAGMA synchronous=OFF", err, errsize);
