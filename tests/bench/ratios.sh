@@ -126,8 +126,6 @@ mem10m() {
     small=$(peak_kb "${CMD[@]}")
     awk -v b="$big" -v s="$small" 'BEGIN {printf "%.1f MB (1 M messages: %.1f MB)", b / 1024, s / 1024}'
 }
-# A burst: 1 M messages published within a millisecond to one slow worker,
-# so nearly all of them are in flight at once; bytes a message against the
 # A million message groups against a thousand (ActiveMQ + DMLC 8-8, 1 M
 # messages, the default cached map): the time ratio, the median of paired
 # runs, and the peak memory above the thousand-group run, a group.
@@ -154,6 +152,8 @@ groups_memory() {
         'BEGIN {printf "+%.1f MB (%.0f B a group)", (b - s) / 1024, (b - s) * 1024 / 999000}'
 }
 
+# A burst: 1 M messages published within a millisecond to one slow worker,
+# so nearly all of them are in flight at once; bytes a message against the
 # same run with 1,000 messages.
 BURST=(tests/bench/burst.yaml)
 burst() {
