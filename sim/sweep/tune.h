@@ -69,7 +69,11 @@ typedef int (*tune_runner)(void *user, const int64_t *points, const int64_t *rep
 typedef struct tune_store {
     const requirement *reqs;
     size_t nreqs, nvals;           /* nvals = 1 + nreqs */
-    double confidence;             /* of each requirement's interval */
+    double confidence;             /* of each requirement's interval or check */
+    double *tol;                   /* each requirement's tolerance (absolute, owned);
+                                      NULL or 0: none, its confidence bound decides */
+    int64_t n0;                    /* the replications whose variance the check uses */
+    int64_t reps_max;              /* the check ends by then (0: no end) */
     tune_runner run;
     void *user;
     int64_t budget;                /* runs at most; 0: no limit */
@@ -88,13 +92,38 @@ tune_point *tune_store_find(const tune_store *st, int64_t point);
 /* Runs what the points lack of replications 0 .. reps-1, in one batch.
  * TUNE_BUDGET (nothing run) when the batch would pass the budget. */
 int tune_store_need(tune_store *st, tune_point *const *pts, size_t n, int64_t reps);
+/* Gives each requirement a tolerance (tol[i] >= 0, copied): the
+ * feasibility check with an indifference zone on the constraint below, its
+ * variance from the first n0 replications (fewer when a point has fewer),
+ * decided by reps_max replications (0: no end). */
+void tune_store_tolerate(tune_store *st, const double *tol, int64_t n0, int64_t reps_max);
+/* The tolerance requirement i's check uses at point p: tol[i], wider for a
+ * point too noisy to decide within it by reps_max (see below); 0: none. */
+double tune_point_tolerance(const tune_store *st, const tune_point *p, size_t i);
 /* Value j (0: objective) of the first n replications: the t-interval. */
 ci tune_point_ci(const tune_store *st, const tune_point *p, size_t j, int64_t n);
 /* Every requirement on the first n replications: VERDICT_MEETS when every
  * bound holds; VERDICT_FAILS when one interval lies beyond its limit
  * entirely (*req, *bound: that one); else VERDICT_UNDECIDED (*req, *bound:
  * the first not yet met).  *shortfall: the sum of the bounds' distances
- * beyond the limits, relative to them (sweep_answer.h's closest). */
+ * beyond the limits, relative to them (sweep_answer.h's closest).
+ *
+ * A requirement with a tolerance T > 0 is checked as Andradottir and Kim
+ * (2010) check a constraint, with an indifference zone of T either side of
+ * its limit q.  With Z_j = Y_j - q (Y_j its metric in replication j; q - Y_j
+ * for > and >=), S^2 the sample variance of the first n0 Y_j and
+ *   a(r) = max(0, h^2 S^2 / (2 T) - T r / 2),
+ *   h^2 = (n0 - 1) ((2 beta)^(-2 / (n0 - 1)) - 1),  beta = (1 - confidence) / nreqs,
+ * the requirement is met at the first r >= n0 with sum_{j<=r} Z_j <= -a(r)
+ * and fails at the first with sum >= a(r) (strictly beyond the limit for <
+ * and >); as bounds: mean +/- a(r)/r, the allowance shrinking to 0 at
+ * r = h^2 S^2 / T^2, where the mean alone decides.  A point whose mean lies
+ * T or more on the good side is declared feasible, and one T or more on
+ * the bad side infeasible, each with probability >= 1 - beta; one within T
+ * of the limit may be declared either way.  So that every check ends by
+ * reps_max, a point whose spread would need more (h^2 S^2 / T^2 > reps_max)
+ * is checked with the wider T' = sqrt(h^2 S^2 / reps_max), and the same
+ * holds of it with T'. */
 int tune_point_verdict(const tune_store *st, const tune_point *p, int64_t n, size_t *req,
                        double *bound, double *shortfall);
 
