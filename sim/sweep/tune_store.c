@@ -2,6 +2,7 @@
 #include "sweep/tune.h"
 #include "base/mem.h"
 
+#include <gsl/gsl_cdf.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -152,12 +153,17 @@ static double value_at(const tune_store *st, const tune_point *p, size_t i, int6
     return p->v[(size_t)r * st->nvals + 1 + i];
 }
 
+/* The share of each requirement's beta spent on the first-stage t-check
+ * (tune.h); the triangle has the rest. */
+#define EARLY_SHARE 0.2
+
 /* The check's constants at a point: S^2 over the first n0 replications
- * (of n), h^2, and the tolerance used (tune.h).  False when there are
- * fewer than two replications: nothing can be decided. */
+ * (of n), h^2, the tolerance used (tune.h) and the nominal one, and the
+ * first stage's one-sided t quantile.  False when there are fewer than two
+ * replications: nothing can be decided. */
 typedef struct zone_check {
     int64_t n0;
-    double s2, h2, tol;
+    double s2, h2, tol, tol0, t;
 } zone_check;
 
 static bool zone_of(const tune_store *st, const tune_point *p, size_t i, int64_t n, zone_check *z)
@@ -175,8 +181,10 @@ static bool zone_of(const tune_store *st, const tune_point *p, size_t i, int64_t
     }
     z->s2 = s2 / (double)(z->n0 - 1);
     double beta = (1 - st->confidence) / (double)st->nreqs;
-    z->h2 = (double)(z->n0 - 1) * (pow(2 * beta, -2.0 / (double)(z->n0 - 1)) - 1);
-    z->tol = st->tol[i];
+    double beta_zone = (1 - EARLY_SHARE) * beta;
+    z->h2 = (double)(z->n0 - 1) * (pow(2 * beta_zone, -2.0 / (double)(z->n0 - 1)) - 1);
+    z->t = gsl_cdf_tdist_Pinv(1 - EARLY_SHARE * beta, (double)(z->n0 - 1));
+    z->tol0 = z->tol = st->tol[i];
     /* Too noisy to end within the tolerance by reps_max: the zone that ends then. */
     double wide = st->reps_max > 0 ? sqrt(z->h2 * z->s2 / (double)st->reps_max) : 0;
     if (wide > z->tol)
@@ -192,8 +200,27 @@ double tune_point_tolerance(const tune_store *st, const tune_point *p, size_t i)
     return zone_of(st, p, i, p->n, &z) ? z.tol : st->tol[i];
 }
 
+/* The first stage: the one-sided t-bound at n0, which decides when it
+ * clears the limit by more than the nominal tolerance either way. */
+static bool early_bounds(const tune_store *st, const tune_point *p, size_t i, const zone_check *z,
+                         req_bounds *b)
+{
+    const requirement *q = &st->reqs[i];
+    bool upper = req_is_upper(q);
+    double mean = 0;
+    for (int64_t r = 0; r < z->n0; r++)
+        mean += value_at(st, p, i, r);
+    mean /= (double)z->n0;
+    double half = z->t * sqrt(z->s2 / (double)z->n0) + z->tol0;
+    b->near = upper ? mean + half : mean - half;
+    b->far = upper ? mean - half : mean + half;
+    return req_holds(q, b->near) || !req_holds(q, b->far);
+}
+
 /* With tolerance T: the sequential check of tune.h, stopped at the first
- * replication where it decides (or at n, undecided). */
+ * replication where it decides (or at n, undecided).  With a widened zone
+ * T' the triangle is drawn on the limit moved T' - T to the good side; the
+ * bounds are given against the limit itself (moved back). */
 static req_bounds zone_bounds(const tune_store *st, const tune_point *p, size_t i, int64_t n)
 {
     const requirement *q = &st->reqs[i];
@@ -202,6 +229,9 @@ static req_bounds zone_bounds(const tune_store *st, const tune_point *p, size_t 
     zone_check z;
     if (!zone_of(st, p, i, n, &z))
         return b;
+    if (early_bounds(st, p, i, &z, &b))
+        return b;
+    double shift = upper ? z.tol - z.tol0 : z.tol0 - z.tol;
     double sum = 0;
     for (int64_t r = 1; r <= n; r++) {
         sum += value_at(st, p, i, r - 1);
@@ -209,7 +239,7 @@ static req_bounds zone_bounds(const tune_store *st, const tune_point *p, size_t 
             continue;
         double half = z.h2 * z.s2 / (2 * z.tol * (double)r) - z.tol / 2;
         half = half > 0 ? half : 0;
-        double mean = sum / (double)r;
+        double mean = sum / (double)r + shift;
         b.near = upper ? mean + half : mean - half;
         b.far = upper ? mean - half : mean + half;
         if (req_holds(q, b.near) || !req_holds(q, b.far))

@@ -252,8 +252,8 @@ static int run_known(void *user, const int64_t *points, const int64_t *reps, siz
     return 0;
 }
 
-/* h^2 S^2 / T^2 (n0 = 5, beta = 0.05, S^2 of the first 5 replications):
- * where the check's triangle closes. */
+/* h^2 S^2 / T^2 (n0 = 5, the triangle's share of beta = 0.05, S^2 of the
+ * first 5 replications): where the check's triangle closes. */
 static double triangle_end(const tune_store *st, const tune_point *p, double tol)
 {
     double m = 0, s2 = 0;
@@ -262,7 +262,7 @@ static double triangle_end(const tune_store *st, const tune_point *p, double tol
     for (int r = 0; r < 5; r++)
         s2 += (p->v[2 * r + 1] - m) * (p->v[2 * r + 1] - m) / 4;
     (void)st;
-    return 4 * (pow(0.1, -0.5) - 1) * s2 / (tol * tol);
+    return 4 * (pow(2 * 0.8 * 0.05, -0.5) - 1) * s2 / (tol * tol);
 }
 
 /* The check on one point, a replication at a time from n0 = 5 until it
@@ -294,8 +294,8 @@ static int check_known(const known *k, const requirement *r, double tol, int64_t
 #define SD 5.0
 #define TOL 1.0                    /* 1 % of the limit */
 #define CHECKS 400
-/* h^2 sd^2 / T^2: where the triangle closes on average (216). */
-#define END ((int64_t)(4 * (pow(0.1, -0.5) - 1) * SD * SD / (TOL * TOL)))
+/* h^2 sd^2 / T^2: where the triangle closes on average (253). */
+#define END ((int64_t)(4 * (pow(2 * 0.8 * 0.05, -0.5) - 1) * SD * SD / (TOL * TOL)))
 
 /* The mean exactly at the limit, inside the zone: either verdict is right,
  * but the check decides, and by the triangle's end, not at --reps-max;
@@ -367,6 +367,47 @@ static void noisy_point_decided_by_reps_max(void **state)
     }
 }
 
+/* A widened zone makes a noisy point no easier to accept: its limit moves
+ * T' - T to the good side, so that a point just inside the limit (by T/2)
+ * is declared infeasible, as one at the limit plus T would be; a point far
+ * inside (3 sd) is declared feasible, the most at the first stage. */
+static void widened_zone_is_no_easier(void **state)
+{
+    (void)state;
+    requirement r = { .text = "x<=100", .metric = "x", .op = REQ_LE, .limit = LIMIT };
+    int near_fails = 0, far_meets = 0, far_at_n0 = 0;
+    for (int m = 0; m < 40; m++) {
+        known near = { .seed = 818181u * (uint64_t)(m + 1), .mean = LIMIT - TOL / 2, .sd = 20 * SD };
+        known far = { .seed = 919191u * (uint64_t)(m + 1), .mean = LIMIT - 60 * SD, .sd = 20 * SD };
+        int64_t reps;
+        near_fails += check_known(&near, &r, TOL, 30, &reps, NULL) == VERDICT_FAILS;
+        far_meets += check_known(&far, &r, TOL, 30, &reps, NULL) == VERDICT_MEETS;
+        far_at_n0 += reps == 5;
+    }
+    print_message("widened zone: just inside the limit %d of 40 fail; 3 sd inside %d of 40 meet "
+                  "(%d at the first stage)\n", near_fails, far_meets, far_at_n0);
+    assert_true(near_fails >= 36);
+    assert_true(far_meets >= 38);
+}
+
+/* A point far from its limit is decided at the first stage by the
+ * t-bound, not run on until the triangle (wide while r is small) closes. */
+static void far_point_decided_at_the_first_stage(void **state)
+{
+    (void)state;
+    requirement r = { .text = "x<=100", .metric = "x", .op = REQ_LE, .limit = LIMIT };
+    int below = 0, above = 0;
+    for (int m = 0; m < 40; m++) {
+        known lo = { .seed = 313131u * (uint64_t)(m + 1), .mean = LIMIT - 20 * TOL, .sd = SD };
+        known hi = { .seed = 414141u * (uint64_t)(m + 1), .mean = LIMIT + 20 * TOL, .sd = SD };
+        int64_t reps;
+        below += check_known(&lo, &r, TOL, 10 * END, &reps, NULL) == VERDICT_MEETS && reps == 5;
+        above += check_known(&hi, &r, TOL, 10 * END, &reps, NULL) == VERDICT_FAILS && reps == 5;
+    }
+    print_message("far from the limit: %d of 40 met and %d of 40 failed at n0\n", below, above);
+    assert_true(below >= 36 && above >= 36);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -375,6 +416,8 @@ int main(void)
         cmocka_unit_test(constraint_at_the_limit),
         cmocka_unit_test(constraint_outside_the_zone),
         cmocka_unit_test(noisy_point_decided_by_reps_max),
+        cmocka_unit_test(widened_zone_is_no_easier),
+        cmocka_unit_test(far_point_decided_at_the_first_stage),
         cmocka_unit_test(cheapest_c_with_the_confidence_asked),
         cmocka_unit_test(two_points_within_the_zone),
         cmocka_unit_test(none_meets_names_the_closest),
