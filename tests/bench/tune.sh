@@ -144,8 +144,8 @@ if [ "${TUNE_FIXED:-1}" != 0 ]; then
 fi
 
 # TUNE_RANDOM=N: N problems drawn at random (TUNE_RANDOM_SEED, printed, draws
-# them again): a kind (competing workers, SMLC, DMLC with device groups, a
-# pool with a round trip), its rates, service distribution and knob ranges;
+# them again): the kinds in turn (competing workers, SMLC, DMLC with device
+# groups, a pool with a round trip), then its rates, service distribution and knob ranges;
 # then the limit of p99_latency_ms is put between two points' bounds in a
 # first grid (without it), so the grid has points on either side.
 if [ -n "${TUNE_RANDOM:-}" ]; then
@@ -159,7 +159,8 @@ if [ -n "${TUNE_RANDOM:-}" ]; then
         $PY - "$RSEED" "$i" "$TMP/rand-$i.yaml" >"$TMP/rand-$i.flags" <<'PY'
 import random, sys
 rng = random.Random(int(sys.argv[1]) * 1000 + int(sys.argv[2]))
-kind = rng.choice(['competing', 'smlc', 'dmlc-groups', 'pool-rtt'])
+# The kinds in turn (problem i of kind i mod 4), so that N = 4 covers each.
+kind = ['competing', 'smlc', 'dmlc-groups', 'pool-rtt'][(int(sys.argv[2]) - 1) % 4]
 def service(mean_ms):
     k = rng.choice(['exponential', 'lognormal', 'gamma'])
     if k == 'exponential':
