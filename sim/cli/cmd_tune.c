@@ -37,6 +37,17 @@
 
 #define ENUMERATE 12               /* points KN takes whole */
 #define DEFAULT_N0 5               /* KN's first stage */
+/* Every requirement's check ends by this many replications (or --reps-max,
+ * if fewer): a point too noisy to decide within its tolerance by then gets
+ * the zone T' that ends there, about 0.8 S (h^2 = 10.1), drawn on the limit
+ * moved T' - T inside (tune.h), so that a noisy point is declared feasible
+ * only with its mean some 1.6 S inside the limit: about what a sweep's
+ * interval at 8 replications (half-width 0.84 S) confirms.  With the end at
+ * --reps-max (100) such a point was run to some 70 replications and could
+ * be declared feasible 0.6 S inside, where 8 replications cannot confirm it;
+ * with 8 the check is so strict that it gives up points a sweep confirms
+ * (bench-tune, 2026-12-07). */
+#define CHECK_END 16
 #define SEARCH_N0 3                /* a searched point's first replications */
 #define DEFAULT_REPS_MAX 100
 #define FINALISTS 6
@@ -450,7 +461,7 @@ static int tune(const tune_args *a, const sweep_spec *s, const char *path)
     tune_store st;
     tune_store_init(&st, s->reqs, s->nreqs, a->confidence, tune_run_batch, &x, a->budget);
     double *tol = tolerances(a, s);
-    tune_store_tolerate(&st, tol, DEFAULT_N0, a->reps_max);
+    tune_store_tolerate(&st, tol, DEFAULT_N0, a->reps_max < CHECK_END ? a->reps_max : CHECK_END);
     free(tol);
     x.st = &st;
     tune_result res = { .confidence = a->confidence, .delta_fraction = a->delta > 0 ? 0

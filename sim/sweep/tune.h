@@ -73,7 +73,7 @@ typedef struct tune_store {
     double *tol;                   /* each requirement's tolerance (absolute, owned);
                                       NULL or 0: none, its confidence bound decides */
     int64_t n0;                    /* the replications whose variance the check uses */
-    int64_t reps_max;              /* the check ends by then (0: no end) */
+    int64_t check_end;             /* every check ends by then (0: no end) */
     tune_runner run;
     void *user;
     int64_t budget;                /* runs at most; 0: no limit */
@@ -95,10 +95,10 @@ int tune_store_need(tune_store *st, tune_point *const *pts, size_t n, int64_t re
 /* Gives each requirement a tolerance (tol[i] >= 0, copied): the
  * feasibility check with an indifference zone on the constraint below, its
  * variance from the first n0 replications (fewer when a point has fewer),
- * decided by reps_max replications (0: no end). */
-void tune_store_tolerate(tune_store *st, const double *tol, int64_t n0, int64_t reps_max);
+ * decided by end replications (0: no end). */
+void tune_store_tolerate(tune_store *st, const double *tol, int64_t n0, int64_t end);
 /* The tolerance requirement i's check uses at point p: tol[i], wider for a
- * point too noisy to decide within it by reps_max (see below); 0: none. */
+ * point too noisy to decide within it by the end (see below); 0: none. */
 double tune_point_tolerance(const tune_store *st, const tune_point *p, size_t i);
 /* Value j (0: objective) of the first n replications: the t-interval. */
 ci tune_point_ci(const tune_store *st, const tune_point *p, size_t j, int64_t n);
@@ -132,9 +132,8 @@ ci tune_point_ci(const tune_store *st, const tune_point *p, size_t j, int64_t n)
  * triangle <= 4 beta / 5; the union of the two), and one T or more on the
  * good side is declared infeasible with probability <= beta likewise; one
  * within T of the limit may be declared either way.
- *   So that every check ends by reps_max, a point whose spread would need
- * more (h^2 S^2 / T^2 > reps_max) is checked with the wider T' =
- * sqrt(h^2 S^2 / reps_max), and its triangle drawn on the limit moved T' - T
+ *   So that every check ends by the end E, a point whose spread would need
+ * more (h^2 S^2 / T^2 > E) is checked with the wider T' = sqrt(h^2 S^2 / E), and its triangle drawn on the limit moved T' - T
  * to the good side, q' = q - (T' - T) for < and <= (q + (T' - T) for > and
  * >=): a point whose mean lies q' + T' = q + T or more on the bad side is
  * still declared feasible with probability <= beta, noisy or not, while a

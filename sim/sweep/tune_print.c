@@ -124,8 +124,9 @@ static void text_tolerances(const sweep_spec *s, const tune_store *st, const tun
         if (r->tol_fraction > 0)
             snprintf(pct, sizeof pct, " (%g %% of the limit)", 100 * r->tol_fraction);
         printf("requirement %s: tolerance %s%s: a point within it of the limit may be declared "
-               "either way (wider for a point too noisy to decide by --reps-max)\n",
-               s->reqs[i].text, num, pct);
+               "either way (wider, and the limit moved inside by the difference, for a point too "
+               "noisy to decide within it by %lld replications)\n",
+               s->reqs[i].text, num, pct, (long long)st->check_end);
     }
 }
 

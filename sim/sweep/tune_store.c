@@ -31,7 +31,7 @@ void tune_store_fini(tune_store *st)
     memset(st, 0, sizeof *st);
 }
 
-void tune_store_tolerate(tune_store *st, const double *tol, int64_t n0, int64_t reps_max)
+void tune_store_tolerate(tune_store *st, const double *tol, int64_t n0, int64_t end)
 {
     free(st->tol);
     st->tol = NULL;
@@ -40,7 +40,7 @@ void tune_store_tolerate(tune_store *st, const double *tol, int64_t n0, int64_t 
         memcpy(st->tol, tol, st->nreqs * sizeof *st->tol);
     }
     st->n0 = n0;
-    st->reps_max = reps_max;
+    st->check_end = end;
 }
 
 tune_point *tune_store_find(const tune_store *st, int64_t point)
@@ -185,8 +185,8 @@ static bool zone_of(const tune_store *st, const tune_point *p, size_t i, int64_t
     z->h2 = (double)(z->n0 - 1) * (pow(2 * beta_zone, -2.0 / (double)(z->n0 - 1)) - 1);
     z->t = gsl_cdf_tdist_Pinv(1 - EARLY_SHARE * beta, (double)(z->n0 - 1));
     z->tol0 = z->tol = st->tol[i];
-    /* Too noisy to end within the tolerance by reps_max: the zone that ends then. */
-    double wide = st->reps_max > 0 ? sqrt(z->h2 * z->s2 / (double)st->reps_max) : 0;
+    /* Too noisy to end within the tolerance by check_end: the zone that ends then. */
+    double wide = st->check_end > 0 ? sqrt(z->h2 * z->s2 / (double)st->check_end) : 0;
     if (wide > z->tol)
         z->tol = wide;
     return true;
