@@ -42,7 +42,7 @@ check "tune says what it ruled out and why" grep -q "^  point 0 (container.worke
 # p99 can settle by the check's end (16 replications): its zone widens; the
 # points far from the limit are decided at the first stage, and the whole
 # spends fewer runs than the grid's 8 replications (44), as it does without a
-# tolerance (the confidence bound, as sweep judges: 56).
+# tolerance (the confidence bound, as sweep judges: 54).
 t1runs=$(sed -n 's/^spent: \([0-9]*\) runs, .* the grid at 8 replications: 64 runs.*/\1/p' "$TMP/t1.txt")
 check "the default check: fewer runs than the grid (${t1runs:-none} < 64)" [ "${t1runs:-99}" -lt 64 ]
 expect_status 0 -- "$LSIM" tune "$TMP/mmc.yaml" --out "$TMP/t.db" --vary container.workers=8..15 --require "$REQ" \
