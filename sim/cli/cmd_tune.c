@@ -3,6 +3,7 @@
  *   lsim tune SCENARIO --vary KEY=V1,V2,...|KEY=LO..HI:STEP [--vary ...]
  *             [--require EXPR]... [--minimize|--maximize METRIC] [--seed N] [--set KEY=VALUE]...
  *             [-j N] [--budget RUNS] [--confidence P] [--delta D|D%] [--reps-max R]
+ *             [--require-tolerance T|T%]
  *             [--out FILE.db] [--resume] [--plan] [--json] [--quiet]
  *
  * The points and replications are a sweep's (sweep_spec.h: replication r
@@ -36,6 +37,17 @@
 
 #define ENUMERATE 12               /* points KN takes whole */
 #define DEFAULT_N0 5               /* KN's first stage */
+/* Every requirement's check ends by this many replications (or --reps-max,
+ * if fewer): a point too noisy to decide within its tolerance by then gets
+ * the zone T' that ends there, about 0.8 S (h^2 = 10.1), drawn on the limit
+ * moved T' - T inside (tune.h), so that a noisy point is declared feasible
+ * only with its mean some 1.6 S inside the limit: about what a sweep's
+ * interval at 8 replications (half-width 0.84 S) confirms.  With the end at
+ * --reps-max (100) such a point was run to some 70 replications and could
+ * be declared feasible 0.6 S inside, where 8 replications cannot confirm it;
+ * with 8 the check is so strict that it gives up points a sweep confirms
+ * (bench-tune, 2026-12-07). */
+#define CHECK_END 16
 #define SEARCH_N0 3                /* a searched point's first replications */
 #define DEFAULT_REPS_MAX 100
 #define FINALISTS 6
@@ -48,6 +60,7 @@ typedef struct tune_args {
     const char *scenario, *seed, *out;
     int64_t jobs, budget, reps_max;
     double confidence, delta, delta_fraction;
+    double tol, tol_fraction;      /* --require-tolerance: absolute, or of each limit */
     bool json, quiet, resume, plan;
 } tune_args;
 
@@ -71,6 +84,25 @@ static int parse_delta(const char *v, tune_args *a)
     }
     a->delta = percent ? 0 : x;
     a->delta_fraction = percent ? x / 100 : 0;
+    return 0;
+}
+
+/* --require-tolerance 5 (in each requirement's unit), 2% (of each limit),
+ * or 0 (none: each requirement judged on its confidence bound, as sweep). */
+static int parse_tolerance(const char *v, tune_args *a)
+{
+    char *end;
+    errno = 0;
+    double x = strtod(v, &end);
+    bool percent = *end == '%' && end[1] == 0;
+    if (errno || end == v || (*end && !percent) || !(x >= 0) || !isfinite(x) ||
+        (percent && x >= 100)) {
+        fprintf(stderr, "lsim: --require-tolerance: '%s' is not a number from 0 or a percentage "
+                "below 100 (5, 1%%)\n", v);
+        return CLI_USAGE;
+    }
+    a->tol = percent ? 0 : x;
+    a->tol_fraction = percent ? x / 100 : 0;
     return 0;
 }
 
@@ -103,6 +135,8 @@ static int parse_option(int argc, char **argv, int *i, tune_args *a, sweep_spec 
         return parse_confidence(v, a);
     } else if ((v = cli_option(argc, argv, i, "--delta", &err))) {
         return parse_delta(v, a);
+    } else if ((v = cli_option(argc, argv, i, "--require-tolerance", &err))) {
+        return parse_tolerance(v, a);
     } else if ((v = cli_option(argc, argv, i, "--out", &err)) ||
                (v = cli_option(argc, argv, i, "-o", &err))) {
         a->out = v;
@@ -119,6 +153,7 @@ static int parse_args(int argc, char **argv, tune_args *a, sweep_spec *s)
     a->reps_max = DEFAULT_REPS_MAX;
     a->confidence = SWEEP_CONFIDENCE;
     a->delta_fraction = 0.01;
+    a->tol_fraction = 0.01;
     s->reps = 1;
     s->detail = SIM_DETAIL_SUMMARY;
     for (int i = 0; i < argc; i++) {
@@ -384,7 +419,10 @@ static void say_resuming(const tune_args *a, const tune_db *db, bool resumed)
 static tune_db *open_db(const tune_args *a, const sweep_spec *s, const char *path)
 {
     char err[SIM_ERROR_SIZE] = "";
-    char *settings = tune_db_settings(s, a->confidence, a->delta, a->delta_fraction, a->budget);
+    tune_db_opts o = { .confidence = a->confidence, .delta = a->delta,
+                       .delta_fraction = a->delta_fraction, .tol = a->tol,
+                       .tol_fraction = a->tol_fraction, .budget = a->budget };
+    char *settings = tune_db_settings(s, &o);
     bool resumed = false;
     tune_db *db = tune_db_open(path, s, settings, a->resume, &resumed, err, sizeof err);
     free(settings);
@@ -393,6 +431,15 @@ static tune_db *open_db(const tune_args *a, const sweep_spec *s, const char *pat
     else
         say_resuming(a, db, resumed);
     return db;
+}
+
+/* Each requirement's tolerance: as given, or the fraction of its limit. */
+static double *tolerances(const tune_args *a, const sweep_spec *s)
+{
+    double *tol = xmalloc((s->nreqs + 1) * sizeof *tol);
+    for (size_t i = 0; i < s->nreqs; i++)
+        tol[i] = a->tol_fraction > 0 ? a->tol_fraction * fabs(s->reqs[i].limit) : a->tol;
+    return tol;
 }
 
 /* After a stop: where the runs are, for --resume. */
@@ -413,9 +460,13 @@ static int tune(const tune_args *a, const sweep_spec *s, const char *path)
                     .interrupted = stop_interrupted(), .db = db };
     tune_store st;
     tune_store_init(&st, s->reqs, s->nreqs, a->confidence, tune_run_batch, &x, a->budget);
+    double *tol = tolerances(a, s);
+    tune_store_tolerate(&st, tol, DEFAULT_N0, a->reps_max < CHECK_END ? a->reps_max : CHECK_END);
+    free(tol);
     x.st = &st;
     tune_result res = { .confidence = a->confidence, .delta_fraction = a->delta > 0 ? 0
-                        : a->delta_fraction, .grid_reps = GRID_REPS };
+                        : a->delta_fraction, .tol_fraction = a->tol_fraction,
+                        .grid_reps = GRID_REPS };
     tune_point **cands = NULL;
     size_t k = 0;
     int rc = finalists(&st, s, a, &res, &cands, &k);

@@ -102,7 +102,8 @@ static const struct cli_command {
       "SCENARIO --vary KEY=V1,V2,...|KEY=LO..HI:STEP [--vary ...] [-j N]\n"
       "         [--require 'METRIC<=X']... [--minimize|--maximize METRIC] [--seed N]\n"
       "         [--set KEY=VALUE]... [--budget RUNS] [--confidence P] [--delta D|D%]\n"
-      "         [--reps-max R] [--out FILE.db] [--resume] [--plan] [--json] [--quiet]",
+      "         [--reps-max R] [--require-tolerance T|T%] [--out FILE.db] [--resume] [--plan]\n"
+      "         [--json] [--quiet]",
       "find a sweep's answer with a fraction of its runs (COMPASS search, KN selection)",
       "  --vary KEY=VALUES        values of a key: a list (1,2,4) or a range (2..10:2, 1s..5s:1s)\n"
       "  -j N                     worker processes (default 1)\n"
@@ -115,6 +116,8 @@ static const struct cli_command {
       "  --confidence P           the probability of correct selection (default 0.95)\n"
       "  --delta D|D%             the indifference zone (default 1% of the best mean)\n"
       "  --reps-max R             at most R replications a point (default 100)\n"
+      "  --require-tolerance T|T% the zone either side of each limit where a point may be\n"
+      "                           declared either way (default 1% of the limit; 0: none)\n"
       "  --out FILE.db            the runs' database (default output/<name>-tune.db)\n"
       "  --resume                 go on from the runs an interrupted tune kept in OUT.part\n"
       "  --plan                   print what it would spend, against the grid; run nothing\n"

@@ -69,7 +69,11 @@ typedef int (*tune_runner)(void *user, const int64_t *points, const int64_t *rep
 typedef struct tune_store {
     const requirement *reqs;
     size_t nreqs, nvals;           /* nvals = 1 + nreqs */
-    double confidence;             /* of each requirement's interval */
+    double confidence;             /* of each requirement's interval or check */
+    double *tol;                   /* each requirement's tolerance (absolute, owned);
+                                      NULL or 0: none, its confidence bound decides */
+    int64_t n0;                    /* the replications whose variance the check uses */
+    int64_t check_end;             /* every check ends by then (0: no end) */
     tune_runner run;
     void *user;
     int64_t budget;                /* runs at most; 0: no limit */
@@ -88,13 +92,57 @@ tune_point *tune_store_find(const tune_store *st, int64_t point);
 /* Runs what the points lack of replications 0 .. reps-1, in one batch.
  * TUNE_BUDGET (nothing run) when the batch would pass the budget. */
 int tune_store_need(tune_store *st, tune_point *const *pts, size_t n, int64_t reps);
+/* Gives each requirement a tolerance (tol[i] >= 0, copied): the
+ * feasibility check with an indifference zone on the constraint below, its
+ * variance from the first n0 replications (fewer when a point has fewer),
+ * decided by end replications (0: no end). */
+void tune_store_tolerate(tune_store *st, const double *tol, int64_t n0, int64_t end);
+/* The tolerance requirement i's check uses at point p: tol[i], wider for a
+ * point too noisy to decide within it by the end (see below); 0: none. */
+double tune_point_tolerance(const tune_store *st, const tune_point *p, size_t i);
 /* Value j (0: objective) of the first n replications: the t-interval. */
 ci tune_point_ci(const tune_store *st, const tune_point *p, size_t j, int64_t n);
 /* Every requirement on the first n replications: VERDICT_MEETS when every
  * bound holds; VERDICT_FAILS when one interval lies beyond its limit
  * entirely (*req, *bound: that one); else VERDICT_UNDECIDED (*req, *bound:
  * the first not yet met).  *shortfall: the sum of the bounds' distances
- * beyond the limits, relative to them (sweep_answer.h's closest). */
+ * beyond the limits, relative to them (sweep_answer.h's closest).
+ *
+ * A requirement with a tolerance T > 0 is checked as Andradottir and Kim
+ * (2010) check a constraint, with an indifference zone of T either side of
+ * its limit q, after a first-stage look.  beta = (1 - confidence) / nreqs
+ * is split: a fifth to the look, the rest to the triangle.
+ *   The look: at r = n0, with the mean and S^2 of the first n0 Y_j (Y_j
+ * its metric in replication j) and t the one-sided (1 - beta/5)-quantile of
+ * Student's t with n0 - 1 degrees of freedom, the requirement is met when
+ * mean + t S / sqrt(n0) clears the limit by more than T on the good side,
+ * and fails when mean - t S / sqrt(n0) clears it by more than T on the bad
+ * side (mirrored for > and >=): a point far from its limit is decided there,
+ * where the triangle, wide while r is small, would run on.
+ *   The triangle: with Z_j = Y_j - q (q - Y_j for > and >=) and
+ *   a(r) = max(0, h^2 S^2 / (2 T) - T r / 2),
+ *   h^2 = (n0 - 1) ((2 beta')^(-2 / (n0 - 1)) - 1),  beta' = 4 beta / 5,
+ * the requirement is met at the first r >= n0 with sum_{j<=r} Z_j <= -a(r)
+ * and fails at the first with sum >= a(r) (strictly beyond the limit for <
+ * and >); as bounds: mean +/- a(r)/r, the allowance shrinking to 0 at
+ * r = h^2 S^2 / T^2, where the mean alone decides.
+ *   The guarantee: a point whose mean lies T or more on the bad side is
+ * declared feasible with probability <= beta (the look <= beta/5: its bound
+ * would have to fall 2 T + t S / sqrt(n0) short of the true mean; the
+ * triangle <= 4 beta / 5; the union of the two), and one T or more on the
+ * good side is declared infeasible with probability <= beta likewise; one
+ * within T of the limit may be declared either way.
+ *   So that every check ends by the end E, a point whose spread would need
+ * more (h^2 S^2 / T^2 > E) is checked with the wider T' = sqrt(h^2 S^2 / E), and its triangle drawn on the limit moved T' - T
+ * to the good side, q' = q - (T' - T) for < and <= (q + (T' - T) for > and
+ * >=): a point whose mean lies q' + T' = q + T or more on the bad side is
+ * still declared feasible with probability <= beta, noisy or not, while a
+ * noisy point near the limit (within T' - T of it, inside) is declared
+ * infeasible, so that the answer is one the check can vouch for.  The
+ * price: a noisy point is declared feasible with 1 - beta only when its
+ * mean lies 2 T' - T or more inside the limit.  The bounds given are
+ * against q itself (a(r)/r plus the shift).  The look keeps the nominal T
+ * and q. */
 int tune_point_verdict(const tune_store *st, const tune_point *p, int64_t n, size_t *req,
                        double *bound, double *shortfall);
 

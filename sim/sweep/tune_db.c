@@ -32,17 +32,20 @@ static const char *const schema =
     " started_at TEXT, fingerprint TEXT);"
     "CREATE TABLE summary(run INTEGER, metric TEXT, value REAL);";
 
-char *tune_db_settings(const sweep_spec *s, double confidence, double delta,
-                       double delta_fraction, int64_t budget)
+char *tune_db_settings(const sweep_spec *s, const tune_db_opts *o)
 {
     strbuf b = { 0 };
     char *sweep = sweep_settings_text(s);
-    sb_addf(&b, "%scommand=tune\ntune_confidence=%.10g\n", sweep, confidence);
-    if (delta > 0)
-        sb_addf(&b, "tune_delta=%.10g\n", delta);
+    sb_addf(&b, "%scommand=tune\ntune_confidence=%.10g\n", sweep, o->confidence);
+    if (o->delta > 0)
+        sb_addf(&b, "tune_delta=%.10g\n", o->delta);
     else
-        sb_addf(&b, "tune_delta=%.10g%%\n", 100 * delta_fraction);
-    sb_addf(&b, "tune_budget=%lld\n", (long long)budget);
+        sb_addf(&b, "tune_delta=%.10g%%\n", 100 * o->delta_fraction);
+    if (o->tol_fraction > 0)
+        sb_addf(&b, "tune_require_tolerance=%.10g%%\n", 100 * o->tol_fraction);
+    else
+        sb_addf(&b, "tune_require_tolerance=%.10g\n", o->tol);
+    sb_addf(&b, "tune_budget=%lld\n", (long long)o->budget);
     free(sweep);
     return sb_take(&b);
 }

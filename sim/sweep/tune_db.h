@@ -5,7 +5,8 @@
  * comes in, in a sweep database's shape (sweep_merge.h):
  *   sweep(key, value)     the settings (sweep_spec.h's rows, reps being
  *                         --reps-max, then tune's own: confidence, delta,
- *                         budget), from which --resume checks its flags;
+ *                         require_tolerance, budget), from which --resume
+ *                         checks its flags;
  *   runs, summary         one row a run (run = point * reps_max + r + 1,
  *                         seed + r), and its summary rows: the objective,
  *                         the required metrics and `published`.
@@ -38,9 +39,16 @@ typedef struct tune_db tune_db;
  * reason in err. */
 tune_db *tune_db_open(const char *path, const sweep_spec *s, const char *settings, bool resume,
                       bool *resumed, char *err, size_t errsize);
+/* Tune's own settings, as given (a fraction: 0 when given absolutely). */
+typedef struct tune_db_opts {
+    double confidence;
+    double delta, delta_fraction;  /* --delta */
+    double tol, tol_fraction;      /* --require-tolerance */
+    int64_t budget;
+} tune_db_opts;
+
 /* The settings rows of a tune (sweep_settings_text's, then tune's own). */
-char *tune_db_settings(const sweep_spec *s, double confidence, double delta,
-                       double delta_fraction, int64_t budget);
+char *tune_db_settings(const sweep_spec *s, const tune_db_opts *o);
 /* How many runs it holds. */
 int64_t tune_db_count(const tune_db *db);
 /* The stored values of replication rep of point (st->nvals of them, as a

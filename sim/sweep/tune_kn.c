@@ -19,7 +19,10 @@
  * manner of Andradottir and Kim 2010): a point whose interval lies beyond a
  * limit is ruled out; only a point that meets every requirement may rule
  * another out on the objective; a point still undecided at --reps-max
- * counts as failing, as sweep counts it.
+ * counts as failing, as sweep counts it.  A point that meets and is alone in
+ * meeting waits; when another comes to meet, the pair is first compared at
+ * the stage the waiting one reached (compare_waiting), so that a waiting
+ * point ruled out there is not run on to the current stage.
  */
 #include "sweep/tune.h"
 #include "base/mem.h"
@@ -99,12 +102,53 @@ static void check_requirements(const tune_store *st, tune_point *const *c, size_
     }
 }
 
+/* KN's allowance for the pair (i, l) at stage r. */
+static double allowance(double s2, double h2, double delta, int64_t r)
+{
+    double w = delta / (2.0 * (double)r) * (h2 * s2 / (delta * delta) - (double)r);
+    return w > 0 ? w : 0;
+}
+
+/* KN's pair test at an earlier stage: a point that met and waited (at n
+ * replications) against one that meets now, on their first n replications.
+ * KN's bound holds for the pair's differences crossing the allowance at any
+ * stage, so testing a stage the pair was not tested at keeps it; and the
+ * waiting point's replications n .. r - 1 need not be run when it is ruled
+ * out there.  One ruled out: it is marked, and *last is the one that met. */
+static void compare_waiting(const tune_store *st, tune_point *const *c, size_t k, size_t i,
+                            const int *verdict, const double *s2, double h2, double delta,
+                            tune_point **last)
+{
+    int64_t n = c[i]->n;
+    for (size_t l = 0; l < k && c[i]->status == TUNE_OPEN; l++) {
+        if (l == i || c[l]->status != TUNE_OPEN || verdict[l] != VERDICT_MEETS || c[l]->n < n)
+            continue;
+        double mi = mean_of(st, c[i], n), ml = mean_of(st, c[l], n);
+        double w = allowance(s2[i * k + l], h2, delta, n);
+        tune_point *out = mi > ml + w ? c[i] : ml > mi + w ? c[l] : NULL;
+        if (!out)
+            continue;
+        out->status = TUNE_DOMINATED;
+        out->by = (out == c[i] ? c[l] : c[i])->point;
+        out->at = n;
+        *last = out;
+    }
+}
+
 /* Points that meet and waited (see the stage loop) catch up with stage r
- * once two or more meet: KN compares them on the same replications. */
-static int catch_up(tune_store *st, tune_point *const *c, size_t k, int64_t r, int *verdict)
+ * once two or more meet: KN compares them on the same replications.  Each
+ * is first compared at the stage it waited at (compare_waiting). */
+static int catch_up(tune_store *st, tune_point *const *c, size_t k, int64_t r, int *verdict,
+                    const double *s2, double h2, double delta, tune_point **last)
 {
     tune_point **late = xmalloc(k * sizeof *late);
     size_t meeting = 0, n = 0;
+    for (size_t i = 0; i < k; i++)
+        meeting += c[i]->status == TUNE_OPEN && verdict[i] == VERDICT_MEETS;
+    for (size_t i = 0; meeting >= 2 && i < k; i++)
+        if (c[i]->status == TUNE_OPEN && verdict[i] == VERDICT_MEETS && c[i]->n < r)
+            compare_waiting(st, c, k, i, verdict, s2, h2, delta, last);
+    meeting = 0;
     for (size_t i = 0; i < k; i++)
         if (c[i]->status == TUNE_OPEN && verdict[i] == VERDICT_MEETS) {
             meeting++;
@@ -145,9 +189,7 @@ static tune_point *eliminate(const tune_store *st, tune_point *const *c, size_t 
         for (size_t l = 0; l < k; l++) {
             if (l == i || c[l]->status != TUNE_OPEN || verdict[l] != VERDICT_MEETS || c[l]->n < r)
                 continue;
-            double w = delta / (2.0 * (double)r) * (h2 * s2[i * k + l] / (delta * delta) - (double)r);
-            if (w < 0)
-                w = 0;
+            double w = allowance(s2[i * k + l], h2, delta, r);
             /* Identical differences (s2 = 0) and equal means: the earlier point, as sweep. */
             bool tie = s2[i * k + l] == 0 && mean[i] == mean[l] && c[l]->point < c[i]->point &&
                        verdict[i] == VERDICT_MEETS;
@@ -245,7 +287,7 @@ int tune_kn(tune_store *st, tune_point *const *c, size_t k, const tune_kn_opts *
     for (;;) {
         bool last = r >= o->reps_max || out->out_of_budget;
         check_requirements(st, c, k, r, verdict, last);
-        if (catch_up(st, c, k, r, verdict) == TUNE_FAILED) {
+        if (catch_up(st, c, k, r, verdict, s2, h2, out->delta, &last_out) == TUNE_FAILED) {
             rc = TUNE_FAILED;
             break;
         }

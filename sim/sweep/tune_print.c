@@ -66,7 +66,7 @@ void tune_why(strbuf *b, const sweep_spec *s, const tune_point *p)
     switch (p->status) {
     case TUNE_FAILS:
         answer_format_number(p->bound, num, sizeof num);
-        sb_addf(b, "fails %s: its whole interval is beyond the limit (%s bound %s) after %lld "
+        sb_addf(b, "fails %s: beyond the limit with confidence (%s bound %s) after %lld "
                 "replications", s->reqs[p->req].text, req_is_upper(&s->reqs[p->req]) ? "lower"
                 : "upper", num, (long long)p->at);
         break;
@@ -109,6 +109,27 @@ static void text_binding(const sweep_spec *s, const tune_store *st, const tune_p
     printf("the binding constraint: %s (the closest point's bound %s)\n", s->reqs[req].text, num);
 }
 
+/* Each requirement's tolerance: the zone either side of its limit. */
+static void text_tolerances(const sweep_spec *s, const tune_store *st, const tune_result *r)
+{
+    for (size_t i = 0; i < s->nreqs; i++) {
+        double t = st->tol ? st->tol[i] : 0;
+        if (!(t > 0)) {
+            printf("requirement %s: no tolerance: met when its bound at %g holds\n",
+                   s->reqs[i].text, r->confidence);
+            continue;
+        }
+        char num[32], pct[48] = "";
+        answer_format_number(t, num, sizeof num);
+        if (r->tol_fraction > 0)
+            snprintf(pct, sizeof pct, " (%g %% of the limit)", 100 * r->tol_fraction);
+        printf("requirement %s: tolerance %s%s: a point within it of the limit may be declared "
+               "either way (wider, and the limit moved inside by the difference, for a point too "
+               "noisy to decide within it by %lld replications)\n",
+               s->reqs[i].text, num, pct, (long long)st->check_end);
+    }
+}
+
 static void print_text(const sweep_spec *s, const tune_store *st, const tune_result *r,
                        const char *db_path)
 {
@@ -139,6 +160,7 @@ static void print_text(const sweep_spec *s, const tune_store *st, const tune_res
         text_point("closest", s, st, ch->closest);
         text_binding(s, st, ch->closest);
     }
+    text_tolerances(s, st, r);
     size_t searched = 0, out = 0;
     for (size_t i = 0; i < st->npts; i++) {
         const tune_point *p = st->pts[i];
@@ -259,6 +281,14 @@ static void print_json(const sweep_spec *s, const tune_store *st, const tune_res
     answer_json_number(&b, r->confidence);
     sb_add(&b, ",\"delta\":");
     answer_json_number(&b, ch->delta);
+    sb_add(&b, ",\"tolerances\":{");
+    for (size_t i = 0; i < s->nreqs; i++) {
+        sb_add(&b, i ? "," : "");
+        sb_add_json_string(&b, s->reqs[i].text);
+        sb_add(&b, ":");
+        answer_json_number(&b, st->tol ? st->tol[i] : 0);
+    }
+    sb_add(&b, "}");
     sb_addf(&b, ",\"interrupted\":%s,\"out_of_budget\":%s",
             r->interrupted ? "true" : "false", ch->out_of_budget ? "true" : "false");
     answer_json_question(&b, s);

@@ -18,6 +18,8 @@ typedef struct tune_result {
     bool interrupted;              /* Ctrl-C: the best so far, not KN's answer */
     double confidence;
     double delta_fraction;         /* the zone asked as a fraction (0: given absolutely) */
+    double tol_fraction;           /* the requirements' tolerance as a fraction of each
+                                      limit (0: given absolutely); the store has each's */
     int64_t grid_reps;             /* the grid it is compared with: replications a point */
 } tune_result;
 

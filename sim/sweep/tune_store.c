@@ -2,6 +2,7 @@
 #include "sweep/tune.h"
 #include "base/mem.h"
 
+#include <gsl/gsl_cdf.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,7 +27,20 @@ void tune_store_fini(tune_store *st)
         free(st->pts[i]);
     }
     free(st->pts);
+    free(st->tol);
     memset(st, 0, sizeof *st);
+}
+
+void tune_store_tolerate(tune_store *st, const double *tol, int64_t n0, int64_t end)
+{
+    free(st->tol);
+    st->tol = NULL;
+    if (st->nreqs) {
+        st->tol = xmalloc(st->nreqs * sizeof *st->tol);
+        memcpy(st->tol, tol, st->nreqs * sizeof *st->tol);
+    }
+    st->n0 = n0;
+    st->check_end = end;
 }
 
 tune_point *tune_store_find(const tune_store *st, int64_t point)
@@ -117,35 +131,150 @@ ci tune_point_ci(const tune_store *st, const tune_point *p, size_t j, int64_t n)
     return c;
 }
 
+/* A requirement's bounds (the one it must meet, the one it must not pass)
+ * on the first n replications. */
+typedef struct req_bounds {
+    double near, far;
+} req_bounds;
+
+/* Without a tolerance: the t-interval at n, as sweep judges. */
+static req_bounds interval_bounds(const tune_store *st, const tune_point *p, size_t i, int64_t n)
+{
+    ci c = tune_point_ci(st, p, 1 + i, n);
+    /* One replication has no interval: nothing is decided yet. */
+    double half = c.n >= 2 ? c.half : INFINITY;
+    bool upper = req_is_upper(&st->reqs[i]);
+    req_bounds b = { upper ? c.mean + half : c.mean - half, upper ? c.mean - half : c.mean + half };
+    return b;
+}
+
+static double value_at(const tune_store *st, const tune_point *p, size_t i, int64_t r)
+{
+    return p->v[(size_t)r * st->nvals + 1 + i];
+}
+
+/* The share of each requirement's beta spent on the first-stage t-check
+ * (tune.h); the triangle has the rest. */
+#define EARLY_SHARE 0.2
+
+/* The check's constants at a point: S^2 over the first n0 replications
+ * (of n), h^2, the tolerance used (tune.h) and the nominal one, and the
+ * first stage's one-sided t quantile.  False when there are fewer than two
+ * replications: nothing can be decided. */
+typedef struct zone_check {
+    int64_t n0;
+    double s2, h2, tol, tol0, t;
+} zone_check;
+
+static bool zone_of(const tune_store *st, const tune_point *p, size_t i, int64_t n, zone_check *z)
+{
+    z->n0 = st->n0 < n ? st->n0 : n;
+    if (z->n0 < 2)
+        return false;
+    double mean = 0, s2 = 0;
+    for (int64_t r = 0; r < z->n0; r++)
+        mean += value_at(st, p, i, r);
+    mean /= (double)z->n0;
+    for (int64_t r = 0; r < z->n0; r++) {
+        double d = value_at(st, p, i, r) - mean;
+        s2 += d * d;
+    }
+    z->s2 = s2 / (double)(z->n0 - 1);
+    double beta = (1 - st->confidence) / (double)st->nreqs;
+    double beta_zone = (1 - EARLY_SHARE) * beta;
+    z->h2 = (double)(z->n0 - 1) * (pow(2 * beta_zone, -2.0 / (double)(z->n0 - 1)) - 1);
+    z->t = gsl_cdf_tdist_Pinv(1 - EARLY_SHARE * beta, (double)(z->n0 - 1));
+    z->tol0 = z->tol = st->tol[i];
+    /* Too noisy to end within the tolerance by check_end: the zone that ends then. */
+    double wide = st->check_end > 0 ? sqrt(z->h2 * z->s2 / (double)st->check_end) : 0;
+    if (wide > z->tol)
+        z->tol = wide;
+    return true;
+}
+
+double tune_point_tolerance(const tune_store *st, const tune_point *p, size_t i)
+{
+    if (!st->tol || !(st->tol[i] > 0))
+        return 0;
+    zone_check z;
+    return zone_of(st, p, i, p->n, &z) ? z.tol : st->tol[i];
+}
+
+/* The first stage: the one-sided t-bound at n0, which decides when it
+ * clears the limit by more than the nominal tolerance either way. */
+static bool early_bounds(const tune_store *st, const tune_point *p, size_t i, const zone_check *z,
+                         req_bounds *b)
+{
+    const requirement *q = &st->reqs[i];
+    bool upper = req_is_upper(q);
+    double mean = 0;
+    for (int64_t r = 0; r < z->n0; r++)
+        mean += value_at(st, p, i, r);
+    mean /= (double)z->n0;
+    double half = z->t * sqrt(z->s2 / (double)z->n0) + z->tol0;
+    b->near = upper ? mean + half : mean - half;
+    b->far = upper ? mean - half : mean + half;
+    return req_holds(q, b->near) || !req_holds(q, b->far);
+}
+
+/* With tolerance T: the sequential check of tune.h, stopped at the first
+ * replication where it decides (or at n, undecided).  With a widened zone
+ * T' the triangle is drawn on the limit moved T' - T to the good side; the
+ * bounds are given against the limit itself (moved back). */
+static req_bounds zone_bounds(const tune_store *st, const tune_point *p, size_t i, int64_t n)
+{
+    const requirement *q = &st->reqs[i];
+    bool upper = req_is_upper(q);
+    req_bounds b = { upper ? INFINITY : -INFINITY, upper ? -INFINITY : INFINITY };
+    zone_check z;
+    if (!zone_of(st, p, i, n, &z))
+        return b;
+    if (early_bounds(st, p, i, &z, &b))
+        return b;
+    double shift = upper ? z.tol - z.tol0 : z.tol0 - z.tol;
+    double sum = 0;
+    for (int64_t r = 1; r <= n; r++) {
+        sum += value_at(st, p, i, r - 1);
+        if (r < z.n0)
+            continue;
+        double half = z.h2 * z.s2 / (2 * z.tol * (double)r) - z.tol / 2;
+        half = half > 0 ? half : 0;
+        double mean = sum / (double)r + shift;
+        b.near = upper ? mean + half : mean - half;
+        b.far = upper ? mean - half : mean + half;
+        if (req_holds(q, b.near) || !req_holds(q, b.far))
+            break;
+    }
+    return b;
+}
+
 int tune_point_verdict(const tune_store *st, const tune_point *p, int64_t n, size_t *req,
                        double *bound, double *shortfall)
 {
     int verdict = VERDICT_MEETS;
     *shortfall = 0;
+    if (n > p->n)
+        n = p->n;
     for (size_t i = 0; i < st->nreqs; i++) {
         const requirement *r = &st->reqs[i];
-        ci c = tune_point_ci(st, p, 1 + i, n);
-        /* One replication has no interval: nothing is decided yet. */
-        double half = c.n >= 2 ? c.half : INFINITY;
-        bool upper = req_is_upper(r);
-        double near = upper ? c.mean + half : c.mean - half;   /* the bound sweep judges */
-        double far = upper ? c.mean - half : c.mean + half;
-        if (req_holds(r, near))
+        req_bounds b = st->tol && st->tol[i] > 0 ? zone_bounds(st, p, i, n)
+                                                 : interval_bounds(st, p, i, n);
+        if (req_holds(r, b.near))
             continue;
         double scale = r->limit != 0 ? fabs(r->limit) : 1;
-        if (isfinite(near))
-            *shortfall += fabs(near - r->limit) / scale;
+        if (isfinite(b.near))
+            *shortfall += fabs(b.near - r->limit) / scale;
         else
             *shortfall += INFINITY;
-        if (!req_holds(r, far)) {
+        if (!req_holds(r, b.far)) {
             if (verdict != VERDICT_FAILS) {
                 *req = i;
-                *bound = far;
+                *bound = b.far;
             }
             verdict = VERDICT_FAILS;
         } else if (verdict == VERDICT_MEETS) {
             *req = i;
-            *bound = near;
+            *bound = b.near;
             verdict = VERDICT_UNDECIDED;
         }
     }

@@ -5,7 +5,13 @@
  *   - the smallest c whose mean wait meets a target (the requirement);
  *   - with a cost c + w * wait, the cheapest c, when it is cheaper than the
  *     others by more than the zone, in at least the confidence asked;
- *   - either of two c's whose costs lie within the zone of each other.
+ *   - either of two c's whose costs lie within the zone of each other;
+ *   - the smallest c again with the requirement's tolerance (tune.h's
+ *     feasibility check with an indifference zone on the constraint).
+ * The feasibility check alone is tried on a metric of known normal
+ * distribution: a mean exactly at the limit (inside the zone: either
+ * verdict, but a verdict, long before --reps-max) and means beyond the zone
+ * on either side (the right verdict in at least the confidence asked).
  * Each case is repeated on independent seeds (macro-replications) to count
  * how often the choice is right. */
 #include "testutil.h"
@@ -81,10 +87,13 @@ static int run_mmc(void *user, const int64_t *points, const int64_t *reps, size_
 }
 
 /* One macro-replication: KN over c = C0 .. C0+NC-1; the chosen c, or -1. */
-static int choose(const problem *pb, const requirement *req, double delta, int64_t *runs)
+static int choose(const problem *pb, const requirement *req, double delta, double tol,
+                  int64_t *runs)
 {
     tune_store st;
     tune_store_init(&st, req, req ? 1 : 0, 0.95, run_mmc, (void *)pb, 0);
+    if (tol > 0)
+        tune_store_tolerate(&st, &tol, 10, 400);
     tune_point *c[NC];
     for (int p = 0; p < NC; p++)
         c[p] = tune_store_get(&st, p);
@@ -105,10 +114,10 @@ static requirement wait_below(double limit)
     return r;
 }
 
-/* The smallest c meeting a mean wait of 0.3: Erlang C says 6. */
-static void smallest_c_meeting_a_wait_target(void **state)
+/* The smallest c meeting a mean wait of 0.3: Erlang C says 6 (its wait
+ * 0.142, 7's 0.045).  tol: the requirement's tolerance (0: none). */
+static void smallest_c(double tol)
 {
-    (void)state;
     double target = 0.3;
     int expect = C0;
     while (erlang_c_wait(LAMBDA, MU, expect) > target)
@@ -119,10 +128,24 @@ static void smallest_c_meeting_a_wait_target(void **state)
     int64_t runs = 0;
     for (int m = 0; m < MACRO; m++) {
         problem pb = { .seed = 1000003u * (uint64_t)(m + 1), .cost_per_wait = 0, .nvals = 2 };
-        right += choose(&pb, &r, 0.5, &runs) == expect;
+        right += choose(&pb, &r, 0.5, tol, &runs) == expect;
     }
-    print_message("smallest c: %d of %d right, %lld runs\n", right, MACRO, (long long)runs);
+    print_message("smallest c (tolerance %g): %d of %d right, %lld runs\n", tol, right, MACRO,
+                  (long long)runs);
     assert_true(right >= (int)(0.95 * MACRO));
+}
+
+static void smallest_c_meeting_a_wait_target(void **state)
+{
+    (void)state;
+    smallest_c(0);
+}
+
+/* The same with a tolerance of 1 % of the limit, tune's default. */
+static void smallest_c_with_a_tolerance(void **state)
+{
+    (void)state;
+    smallest_c(0.003);
 }
 
 /* Cost c + 20 wait: c = 7 (7.90) beats 8 (8.30) and 6 (8.85) by more than 0.1. */
@@ -138,7 +161,7 @@ static void cheapest_c_with_the_confidence_asked(void **state)
     int64_t runs = 0;
     for (int m = 0; m < MACRO; m++) {
         problem pb = { .seed = 7000001u * (uint64_t)(m + 1), .cost_per_wait = 20, .nvals = 1 };
-        right += choose(&pb, NULL, 0.1, &runs) == best;
+        right += choose(&pb, NULL, 0.1, 0, &runs) == best;
     }
     print_message("cheapest c: %d of %d right, %lld runs (the grid at 400: %d)\n", right, MACRO,
                   (long long)runs, MACRO * NC * 400);
@@ -157,7 +180,7 @@ static void two_points_within_the_zone(void **state)
     int good = 0, six = 0;
     for (int m = 0; m < MACRO; m++) {
         problem pb = { .seed = 3000017u * (uint64_t)(m + 1), .cost_per_wait = 10, .nvals = 1 };
-        int c = choose(&pb, NULL, 0, NULL);    /* the default zone: 1 % of the best mean */
+        int c = choose(&pb, NULL, 0, 0, NULL);    /* the default zone: 1 % of the best mean */
         good += c == 6 || c == 7;
         six += c == 6;
     }
@@ -206,10 +229,195 @@ static void budget_below_the_first_stage(void **state)
     tune_store_fini(&st);
 }
 
+/* A metric of known distribution: normal with this mean and sd, its
+ * replication r drawn from seed + r. */
+typedef struct known {
+    uint64_t seed;
+    double mean, sd;
+} known;
+
+static int run_known(void *user, const int64_t *points, const int64_t *reps, size_t n,
+                     double *out, double *messages)
+{
+    const known *k = user;
+    (void)points;
+    for (size_t i = 0; i < n; i++) {
+        gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+        gsl_rng_set(rng, (unsigned long)(k->seed + (uint64_t)reps[i]));
+        out[2 * i] = 0;
+        out[2 * i + 1] = k->mean + gsl_ran_gaussian(rng, k->sd);
+        gsl_rng_free(rng);
+        *messages += 1;
+    }
+    return 0;
+}
+
+/* h^2 S^2 / T^2 (n0 = 5, the triangle's share of beta = 0.05, S^2 of the
+ * first 5 replications): where the check's triangle closes. */
+static double triangle_end(const tune_store *st, const tune_point *p, double tol)
+{
+    double m = 0, s2 = 0;
+    for (int r = 0; r < 5; r++)
+        m += p->v[2 * r + 1] / 5;
+    for (int r = 0; r < 5; r++)
+        s2 += (p->v[2 * r + 1] - m) * (p->v[2 * r + 1] - m) / 4;
+    (void)st;
+    return 4 * (pow(2 * 0.8 * 0.05, -0.5) - 1) * s2 / (tol * tol);
+}
+
+/* The check on one point, a replication at a time from n0 = 5 until it
+ * decides or reaches reps_max: the verdict, *reps its replications and
+ * (when end) where its triangle closes. */
+static int check_known(const known *k, const requirement *r, double tol, int64_t reps_max,
+                       int64_t *reps, double *end)
+{
+    tune_store st;
+    tune_store_init(&st, r, 1, 0.95, run_known, (void *)k, 0);
+    if (tol > 0)
+        tune_store_tolerate(&st, &tol, 5, reps_max);
+    tune_point *p = tune_store_get(&st, 0);
+    int v = VERDICT_UNDECIDED;
+    for (int64_t n = 5; n <= reps_max && v == VERDICT_UNDECIDED; n++) {
+        assert_int_equal(tune_store_need(&st, &p, 1, n), TUNE_OK);
+        size_t req;
+        double bound, sf;
+        v = tune_point_verdict(&st, p, n, &req, &bound, &sf);
+    }
+    *reps = p->n;
+    if (end)
+        *end = triangle_end(&st, p, tol);
+    tune_store_fini(&st);
+    return v;
+}
+
+#define LIMIT 100.0
+#define SD 5.0
+#define TOL 1.0                    /* 1 % of the limit */
+#define CHECKS 400
+/* h^2 sd^2 / T^2: where the triangle closes on average (253). */
+#define END ((int64_t)(4 * (pow(2 * 0.8 * 0.05, -0.5) - 1) * SD * SD / (TOL * TOL)))
+
+/* The mean exactly at the limit, inside the zone: either verdict is right,
+ * but the check decides, and by the triangle's end, not at --reps-max;
+ * without a tolerance most checks are still undecided at --reps-max. */
+static void constraint_at_the_limit(void **state)
+{
+    (void)state;
+    requirement r = { .text = "x<=100", .metric = "x", .op = REQ_LE, .limit = LIMIT };
+    int64_t reps_max = 20 * END, most = 0, total = 0;
+    int meets = 0, fails = 0, undecided_without = 0;
+    for (int m = 0; m < CHECKS; m++) {
+        known k = { .seed = 424242u * (uint64_t)(m + 1), .mean = LIMIT, .sd = SD };
+        int64_t reps;
+        double end;
+        int v = check_known(&k, &r, TOL, reps_max, &reps, &end);
+        meets += v == VERDICT_MEETS;
+        fails += v == VERDICT_FAILS;
+        assert_true((double)reps <= ceil(end));
+        most = reps > most ? reps : most;
+        total += reps;
+        if (m < CHECKS / 10)
+            undecided_without += check_known(&k, &r, 0, 100, &reps, NULL) == VERDICT_UNDECIDED;
+    }
+    print_message("at the limit: %d meet, %d fail, at most %lld replications (mean %.1f; the "
+                  "triangle's end %lld at the true sd); without a tolerance %d of %d undecided "
+                  "at 100\n", meets, fails, (long long)most, (double)total / CHECKS,
+                  (long long)END, undecided_without, CHECKS / 10);
+    assert_int_equal(meets + fails, CHECKS);
+    assert_true(most < reps_max);
+    assert_true(meets > 0 && fails > 0);
+    assert_true(undecided_without > CHECKS / 20);
+}
+
+/* Beyond the zone: 2 tolerances above the limit it fails, 2 below it
+ * meets, each in at least 95 % of the checks; a >= limit is checked the
+ * same way, mirrored. */
+static void constraint_outside_the_zone(void **state)
+{
+    (void)state;
+    requirement le = { .text = "x<=100", .metric = "x", .op = REQ_LE, .limit = LIMIT };
+    requirement ge = { .text = "x>=100", .metric = "x", .op = REQ_GE, .limit = LIMIT };
+    int right[4] = { 0 };
+    for (int m = 0; m < CHECKS; m++) {
+        int64_t reps;
+        known above = { .seed = 515151u * (uint64_t)(m + 1), .mean = LIMIT + 2 * TOL, .sd = SD };
+        known below = { .seed = 616161u * (uint64_t)(m + 1), .mean = LIMIT - 2 * TOL, .sd = SD };
+        right[0] += check_known(&above, &le, TOL, 10 * END, &reps, NULL) == VERDICT_FAILS;
+        right[1] += check_known(&below, &le, TOL, 10 * END, &reps, NULL) == VERDICT_MEETS;
+        right[2] += check_known(&above, &ge, TOL, 10 * END, &reps, NULL) == VERDICT_MEETS;
+        right[3] += check_known(&below, &ge, TOL, 10 * END, &reps, NULL) == VERDICT_FAILS;
+    }
+    print_message("outside the zone: right %d, %d, %d, %d of %d\n", right[0], right[1], right[2],
+                  right[3], CHECKS);
+    for (int i = 0; i < 4; i++)
+        assert_true(right[i] >= (int)(0.95 * CHECKS));
+}
+
+/* A point too noisy to decide within the tolerance by --reps-max: the
+ * zone widens so that it is decided there, not left undecided. */
+static void noisy_point_decided_by_reps_max(void **state)
+{
+    (void)state;
+    requirement r = { .text = "x<=100", .metric = "x", .op = REQ_LE, .limit = LIMIT };
+    for (int m = 0; m < 20; m++) {
+        known k = { .seed = 717171u * (uint64_t)(m + 1), .mean = LIMIT, .sd = 20 * SD };
+        int64_t reps;
+        assert_int_not_equal(check_known(&k, &r, TOL, 30, &reps, NULL), VERDICT_UNDECIDED);
+        assert_true(reps <= 30);
+    }
+}
+
+/* A widened zone makes a noisy point no easier to accept: its limit moves
+ * T' - T to the good side, so that a point just inside the limit (by T/2)
+ * is declared infeasible, as one at the limit plus T would be; a point far
+ * inside (3 sd) is declared feasible, the most at the first stage. */
+static void widened_zone_is_no_easier(void **state)
+{
+    (void)state;
+    requirement r = { .text = "x<=100", .metric = "x", .op = REQ_LE, .limit = LIMIT };
+    int near_fails = 0, far_meets = 0, far_at_n0 = 0;
+    for (int m = 0; m < 40; m++) {
+        known near = { .seed = 818181u * (uint64_t)(m + 1), .mean = LIMIT - TOL / 2, .sd = 20 * SD };
+        known far = { .seed = 919191u * (uint64_t)(m + 1), .mean = LIMIT - 60 * SD, .sd = 20 * SD };
+        int64_t reps;
+        near_fails += check_known(&near, &r, TOL, 30, &reps, NULL) == VERDICT_FAILS;
+        far_meets += check_known(&far, &r, TOL, 30, &reps, NULL) == VERDICT_MEETS;
+        far_at_n0 += reps == 5;
+    }
+    print_message("widened zone: just inside the limit %d of 40 fail; 3 sd inside %d of 40 meet "
+                  "(%d at the first stage)\n", near_fails, far_meets, far_at_n0);
+    assert_true(near_fails >= 36);
+    assert_true(far_meets >= 38);
+}
+
+/* A point far from its limit is decided at the first stage by the
+ * t-bound, not run on until the triangle (wide while r is small) closes. */
+static void far_point_decided_at_the_first_stage(void **state)
+{
+    (void)state;
+    requirement r = { .text = "x<=100", .metric = "x", .op = REQ_LE, .limit = LIMIT };
+    int below = 0, above = 0;
+    for (int m = 0; m < 40; m++) {
+        known lo = { .seed = 313131u * (uint64_t)(m + 1), .mean = LIMIT - 20 * TOL, .sd = SD };
+        known hi = { .seed = 414141u * (uint64_t)(m + 1), .mean = LIMIT + 20 * TOL, .sd = SD };
+        int64_t reps;
+        below += check_known(&lo, &r, TOL, 10 * END, &reps, NULL) == VERDICT_MEETS && reps == 5;
+        above += check_known(&hi, &r, TOL, 10 * END, &reps, NULL) == VERDICT_FAILS && reps == 5;
+    }
+    print_message("far from the limit: %d of 40 met and %d of 40 failed at n0\n", below, above);
+    assert_true(below >= 36 && above >= 36);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(smallest_c_meeting_a_wait_target),
+        cmocka_unit_test(smallest_c_with_a_tolerance),
+        cmocka_unit_test(constraint_at_the_limit),
+        cmocka_unit_test(constraint_outside_the_zone),
+        cmocka_unit_test(noisy_point_decided_by_reps_max),
+        cmocka_unit_test(widened_zone_is_no_easier),
+        cmocka_unit_test(far_point_decided_at_the_first_stage),
         cmocka_unit_test(cheapest_c_with_the_confidence_asked),
         cmocka_unit_test(two_points_within_the_zone),
         cmocka_unit_test(none_meets_names_the_closest),
