@@ -69,41 +69,42 @@ typedef struct probe {
     double seconds, messages;
 } probe;
 
-/* --delta 0.5 (in the objective's unit) or --delta 2% (of the best mean). */
-static int parse_delta(const char *v, tune_args *a)
+/* A number or a percentage below 100: *abs the number (0 for a
+ * percentage), *fraction the percentage / 100 (0 for a number).  The
+ * number must be positive, or with zero_ok at least 0. */
+static bool parse_amount(const char *v, bool zero_ok, double *abs, double *fraction)
 {
     char *end;
     errno = 0;
     double x = strtod(v, &end);
     bool percent = *end == '%' && end[1] == 0;
-    if (errno || end == v || (*end && !percent) || !(x > 0) || !isfinite(x) ||
-        (percent && x >= 100)) {
-        fprintf(stderr, "lsim: --delta: '%s' is not a positive number or a percentage below "
-                "100 (0.5, 2%%)\n", v);
-        return CLI_USAGE;
-    }
-    a->delta = percent ? 0 : x;
-    a->delta_fraction = percent ? x / 100 : 0;
-    return 0;
+    if (errno || end == v || (*end && !percent) || !(zero_ok ? x >= 0 : x > 0) ||
+        !isfinite(x) || (percent && x >= 100))
+        return false;
+    *abs = percent ? 0 : x;
+    *fraction = percent ? x / 100 : 0;
+    return true;
+}
+
+/* --delta 0.5 (in the objective's unit) or --delta 2% (of the best mean). */
+static int parse_delta(const char *v, tune_args *a)
+{
+    if (parse_amount(v, false, &a->delta, &a->delta_fraction))
+        return 0;
+    fprintf(stderr, "lsim: --delta: '%s' is not a positive number or a percentage below "
+            "100 (0.5, 2%%)\n", v);
+    return CLI_USAGE;
 }
 
 /* --require-tolerance 5 (in each requirement's unit), 2% (of each limit),
  * or 0 (none: each requirement judged on its confidence bound, as sweep). */
 static int parse_tolerance(const char *v, tune_args *a)
 {
-    char *end;
-    errno = 0;
-    double x = strtod(v, &end);
-    bool percent = *end == '%' && end[1] == 0;
-    if (errno || end == v || (*end && !percent) || !(x >= 0) || !isfinite(x) ||
-        (percent && x >= 100)) {
-        fprintf(stderr, "lsim: --require-tolerance: '%s' is not a number from 0 or a percentage "
-                "below 100 (5, 1%%)\n", v);
-        return CLI_USAGE;
-    }
-    a->tol = percent ? 0 : x;
-    a->tol_fraction = percent ? x / 100 : 0;
-    return 0;
+    if (parse_amount(v, true, &a->tol, &a->tol_fraction))
+        return 0;
+    fprintf(stderr, "lsim: --require-tolerance: '%s' is not a number from 0 or a percentage "
+            "below 100 (5, 1%%)\n", v);
+    return CLI_USAGE;
 }
 
 static int parse_confidence(const char *v, tune_args *a)
