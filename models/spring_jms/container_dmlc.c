@@ -239,10 +239,15 @@ static void attempt(sim_ctx *ctx, invoker *inv)
     inv->attempts++;
     bool was_subscribed = inv->is_subscribed;
     open_consumer(ctx, inv);
-    sim_time lag = inv->buf_head && !was_subscribed
-                 ? knob_draw(&inv->l->set.receive_lag, sim_now(ctx)) : 0;
-    if (lag > 0) {
+    sim_time lag = 0;
+    if (inv->buf_head && !was_subscribed)
         /* the subscription's first dispatch: receive() was waiting for it */
+        lag = knob_draw(&inv->l->set.receive_lag, sim_now(ctx));
+    else if (inv->buf_head && inv->attempts > 1)
+        /* within a task the invoker loops back and the client hands over
+         * its buffer's head; a task's first attempt paid rescheduleLatency */
+        lag = knob_draw(&inv->l->set.buffered_receive_lag, sim_now(ctx));
+    if (lag > 0) {
         inv->state = INV_TAKING;
         sim_schedule(ctx, lag, &ev_take, inv, NULL);
         return;

@@ -34,6 +34,7 @@ typedef struct dmlc_settings {
      * the base's; dmlc_config_fini frees them) */
     sim_knob start_latency;        /* decision to a subscribed consumer */
     sim_knob receive_lag;          /* dispatch to a waiting receive() returning */
+    sim_knob buffered_receive_lag; /* a receive() within a task that finds a message */
     sim_knob idle_receive_overhead;   /* an empty timed receive returns this late */
     sim_knob reschedule_latency;   /* a kept invoker's next task starts this late */
 } dmlc_settings;

@@ -266,6 +266,8 @@ static int read_base(sim_ctx *ctx, cfg_node *cfg, dmlc_config *c, sim_diag *d)
                   &s->start_latency, d) != SIM_OK ||
         knob_read(ctx, cfg, "receiveLag", 0, false, "dmlc.receiveLag", &s->receive_lag,
                   d) != SIM_OK ||
+        knob_read(ctx, cfg, "bufferedReceiveLag", 0, false, "dmlc.bufferedReceiveLag",
+                  &s->buffered_receive_lag, d) != SIM_OK ||
         knob_read(ctx, cfg, "idleReceiveOverhead", 0, false, "dmlc.idleReceiveOverhead",
                   &s->idle_receive_overhead, d) != SIM_OK ||
         knob_read(ctx, cfg, "rescheduleLatency", 0, false, "dmlc.rescheduleLatency",
@@ -381,6 +383,7 @@ void dmlc_config_fini(dmlc_config *c)
 {
     knob_fini(&c->base.start_latency);
     knob_fini(&c->base.receive_lag);
+    knob_fini(&c->base.buffered_receive_lag);
     knob_fini(&c->base.idle_receive_overhead);
     knob_fini(&c->base.reschedule_latency);
     for (int i = 0; i < c->nchanges; i++)

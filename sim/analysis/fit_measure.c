@@ -1113,6 +1113,25 @@ static void dmlc_reschedule(const seq_ctx *s, double timeout_ms, int per_task, i
     fit_sample_summarise(&k->resched);
 }
 
+/* DMLC bufferedReceiveLag: from an end to its invoker's next begin, where
+ * that message was already in the invoker's buffer and the task went on (a
+ * task's first attempt is rescheduleLatency's).  pos_after: the attempts of
+ * the task after each message, from dmlc_reschedule; -1 unknown. */
+static void dmlc_buffered_lag(const seq_ctx *s, int per_task, const int *pos_after,
+                              fit_knobs *k)
+{
+    for (size_t i = 1; i < s->n && !*s->stop; i++) {
+        const td_msg *a = seq_msg(s, i - 1), *m = seq_msg(s, i);
+        if (!same_consumer(a, m) || isnan(m->t_deliver) || !(m->t_deliver < a->t_end) ||
+            m->t_begin < a->t_end)
+            continue;
+        int pos = per_task >= 1 ? pos_after[s->ord[i - 1]] : 1;
+        if (pos >= 1 && (per_task < 1 || pos < per_task))
+            fit_sample_add(&k->buffered, m->t_begin - a->t_end);
+    }
+    fit_sample_summarise(&k->buffered);
+}
+
 /* ---- the two containers -------------------------------------------------------------- */
 
 /* ---- RabbitMQ dispatch latency -------------------------------------------------------- */
@@ -1162,6 +1181,7 @@ void fit_measure_dmlc(const run_data *rd, const fit_dmlc_setup *u, fit_knobs *ou
     dmlc_lag(&s, out);
     int *pos_after = xcalloc(rd->nmsgs + 1, sizeof *pos_after);
     dmlc_reschedule(&s, u->receive_timeout_ms, u->per_task, pos_after, out);
+    dmlc_buffered_lag(&s, u->per_task, pos_after, out);
     task_count tc = { u->per_task, pos_after, out->resched.mean };
     idle_overhead(&s, u->receive_timeout_ms, 1, NULL, 0, out->resched.n ? &tc : NULL, out);
     free(pos_after);
@@ -1178,5 +1198,6 @@ void fit_knobs_free(fit_knobs *k)
     free(k->start.v);
     free(k->lag.v);
     free(k->resched.v);
+    free(k->buffered.v);
     memset(k, 0, sizeof *k);
 }

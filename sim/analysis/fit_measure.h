@@ -47,6 +47,9 @@ typedef struct fit_knobs {
     /* DMLC: a task's last end to the kept invoker's next begin, with that
      * message already in its buffer (rescheduleLatency) */
     fit_samples resched;
+    /* DMLC: an end to the invoker's next begin within a task, with that
+     * message already in its buffer (bufferedReceiveLag) */
+    fit_samples buffered;
     double idle_less_ms;           /* per receive, taken off idle_ms: the idle tails' reschedules */
 } fit_knobs;
 

@@ -698,6 +698,17 @@ static void lag_yaml(strbuf *b, const fit_knobs *k, bool as_mean)
     fit_samples_yaml(b, &k->lag, "receiveLag", as_mean);
 }
 
+static void buffered_yaml(strbuf *b, const fit_knobs *k, bool as_mean)
+{
+    sb_add(b, "  # bufferedReceiveLag: from an end to its invoker's next begin within a task,\n"
+              "  #   where that message was already dispatched to it\n");
+    if (k->buffered.n == 0) {
+        sb_add(b, "  #   no message waited in a buffer for its invoker: left at 0\n");
+        return;
+    }
+    fit_samples_yaml(b, &k->buffered, "bufferedReceiveLag", as_mean);
+}
+
 static void reschedule_yaml(strbuf *b, const fit_knobs *k, int per_task, bool as_mean)
 {
     if (per_task < 1)              /* a task never ends: nothing to reschedule */
@@ -732,6 +743,7 @@ static void knobs_yaml(const replay *r)
         fit_measure_dmlc(r->rd, &u, &k);
         start_yaml(r->b, &k, r->kind, u.start_is_subscribe, r->is_deterministic);
         lag_yaml(r->b, &k, r->is_deterministic);
+        buffered_yaml(r->b, &k, r->is_deterministic);
         reschedule_yaml(r->b, &k, u.per_task, r->is_deterministic);
         idle_yaml(r->b, &k, "idleReceiveOverhead", rt);
     } else {

@@ -77,9 +77,9 @@ self_check tests/cli/replay/smlc-constant.yaml startLatency=4.5 cycleOverhead=1.
 self_check tests/cli/replay/smlc-schedule-batch4.yaml startLatency=7 cycleOverhead@1000=3 \
     cycleOverhead@12000=1.5 cycleOverhead@60000=1.5 idlePollOverhead=0.8
 self_check tests/cli/replay/dmlc-idle.yaml startLatency=6 receiveLag=0.3 \
-    idleReceiveOverhead=1.2
+    bufferedReceiveLag=0.4 idleReceiveOverhead=1.2
 self_check tests/cli/replay/dmlc-reschedule.yaml startLatency=6 receiveLag=0.3 \
-    rescheduleLatency=1.1 idleReceiveOverhead=1.2
+    bufferedReceiveLag=0.4 rescheduleLatency=1.1 idleReceiveOverhead=1.2
 self_check tests/cli/replay/smlc-runtime-calls.yaml startLatency=8 cycleOverhead=1 \
     idlePollOverhead=0.5
 # The runs of runtime calls at their edges: each replay's start latency and
