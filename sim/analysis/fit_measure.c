@@ -999,13 +999,32 @@ static void dmlc_start_latency(const seq_ctx *s, fit_knobs *k)
     fit_sample_summarise(&k->start);
 }
 
+/* The latest of the sorted begins [lo, hi) at or before t; NAN if none. */
+static double latest_begin(const double *begins, size_t lo, size_t hi, double t)
+{
+    size_t first = lo;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (begins[mid] <= t)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo == first ? NAN : begins[lo - 1];
+}
+
 /* A trace that stamps consumer_start at the subscription shows the whole
- * start latency: from the receipt that asked for the invoker (the latest
- * begin on its node up to the start, the container asking before the
- * listener runs) to the start.  An invoker with no begin on its node
+ * start latency: from the receipt that asked for the invoker to the start.
+ * An invoker is idle from its creation until its first receipt, so with
+ * idleConsumerLimit 1 and no other invoker idle the receipt that asks for
+ * the next one is the first receipt of the one started before it on the
+ * node: its first begin (the container asks before the listener runs).
+ * Where that is not known, or the limit is another, the latest begin on
+ * the node up to the start stands in: it may be a later receipt than the
+ * one that asked, so it errs short.  An invoker with no begin on its node
  * before it, or none within START_HOLD_MAX_MS, is one the container began
  * with. */
-static void dmlc_subscribe_latency(const seq_ctx *s, fit_knobs *k)
+static void dmlc_subscribe_latency(const seq_ctx *s, int idle_limit, fit_knobs *k)
 {
     const run_data *rd = s->rd;
     int nodes = s->nnodes;
@@ -1024,23 +1043,23 @@ static void dmlc_subscribe_latency(const seq_ctx *s, fit_knobs *k)
     }
     for (int n = 0; n < nodes; n++)
         qsort(begins + at[n], at[n + 1] - at[n], sizeof *begins, stats_cmp_double);
-    for (size_t i = 0; i < rd->ncons && !*s->stop; i++) {
-        const td_consumer *c = &rd->cons[i];
-        if (c->node < 0 || c->node >= nodes || isnan(c->t_start))
-            continue;
-        size_t lo = at[c->node], hi = at[c->node + 1];
-        while (lo < hi) {          /* the first begin after the start */
-            size_t mid = lo + (hi - lo) / 2;
-            if (begins[mid] <= c->t_start)
-                lo = mid + 1;
-            else
-                hi = mid;
+    for (int n = 0; n < nodes && !*s->stop; n++) {
+        size_t lo, hi;
+        node_starts(s, n, &lo, &hi);
+        for (size_t j = lo; j < hi; j++) {
+            double t = start_at(s, j);
+            double asked = NAN;
+            if (idle_limit == 1 && j > lo) {
+                const td_msg *f = s->first[s->starts.idx[j - 1]];
+                if (f && !isnan(f->t_begin) && f->t_begin <= t &&
+                    t - f->t_begin <= START_HOLD_MAX_MS)
+                    asked = f->t_begin;
+            }
+            if (isnan(asked))
+                asked = latest_begin(begins, at[n], at[n + 1], t);
+            if (!isnan(asked) && t - asked <= START_HOLD_MAX_MS)
+                fit_sample_add(&k->start, t - asked);
         }
-        if (lo == at[c->node])
-            continue;
-        double lat = c->t_start - begins[lo - 1];
-        if (lat <= START_HOLD_MAX_MS)
-            fit_sample_add(&k->start, lat);
     }
     free(begins);
     free(fill);
@@ -1186,7 +1205,7 @@ void fit_measure_dmlc(const run_data *rd, const fit_dmlc_setup *u, fit_knobs *ou
     idle_overhead(&s, u->receive_timeout_ms, 1, NULL, 0, out->resched.n ? &tc : NULL, out);
     free(pos_after);
     if (u->start_is_subscribe)
-        dmlc_subscribe_latency(&s, out);
+        dmlc_subscribe_latency(&s, u->idle_consumer_limit, out);
     else
         dmlc_start_latency(&s, out);
     seq_fini(&s);

@@ -76,6 +76,7 @@ typedef struct fit_dmlc_setup {
                                     * never rescheduled */
     bool start_is_subscribe;       /* the trace stamps consumer_start at the subscription
                                     * (the broker's addConsumer), not the thread's start */
+    int idle_consumer_limit;       /* idleConsumerLimit (Spring's default 1) */
 } fit_dmlc_setup;
 
 void fit_measure_dmlc(const run_data *rd, const fit_dmlc_setup *setup, fit_knobs *out);

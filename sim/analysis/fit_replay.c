@@ -660,9 +660,10 @@ static void start_yaml(strbuf *b, const fit_knobs *k, fit_container kind, bool a
                        bool as_mean)
 {
     sb_add(b, at_subscribe
-                  ? "  # startLatency: from the receipt that asked for an invoker (the latest "
-                    "begin on its\n  #   node) to its consumer_start, which this trace stamps "
-                    "at the subscription\n"
+                  ? "  # startLatency: from the receipt that asked for an invoker (the first "
+                    "begin of the\n  #   invoker started before it on its node, with "
+                    "idleConsumerLimit 1; else the latest\n  #   begin on its node) to its "
+                    "consumer_start, which this trace stamps at the subscription\n"
               : kind == FIT_DMLC
                   ? "  # startLatency: from an invoker's consumer_start (its task begins, on "
                     "the receipt that\n  #   asked for it) to its first delivery, where that "
@@ -731,14 +732,16 @@ static void knobs_yaml(const replay *r)
         batch = tx >= 1 && tx <= 10000 ? tx : 1;
     fit_knobs k;
     if (r->kind == FIT_DMLC) {
-        double per_task = -1;
+        double per_task = -1, idle_limit = 1;
         meta_number(r, "max_messages_per_task", &per_task);
+        meta_number(r, "idle_consumer_limit", &idle_limit);
         /* the whole line: fit_meta_strip would drop its "(the subscription)" */
         const char *stamp = r->meta(r->src, "consumer_time");
         fit_dmlc_setup u = {
             .receive_timeout_ms = rt,
             .per_task = per_task >= 1 && per_task <= INT32_MAX ? (int)per_task : -1,
             .start_is_subscribe = stamp && strstr(stamp, "(the subscription)"),
+            .idle_consumer_limit = idle_limit >= 1 && idle_limit <= INT32_MAX ? (int)idle_limit : 1,
         };
         fit_measure_dmlc(r->rd, &u, &k);
         start_yaml(r->b, &k, r->kind, u.start_is_subscribe, r->is_deterministic);

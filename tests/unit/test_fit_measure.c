@@ -214,6 +214,11 @@ static void dmlc_reschedule_at_task_ends(void **state)
     fit_measure_dmlc(&rd, &per_task_3, &k);
     assert_int_equal(k.resched.n, 3);
     assert_float_equal(k.resched.mean, 1.3, 1e-9);
+    /* bufferedReceiveLag within tasks only, and only where the position in
+     * the task is known: the 1.995 s wait before message 12 leaves it
+     * unknown from there on */
+    assert_float_equal(k.buffered.mean, 0.3, 1e-9);
+    assert_int_equal(k.buffered.n, 6);
     assert_int_equal(k.idle_stops, 1);
     assert_int_equal(k.idle_polls, 3);
     assert_float_equal(k.idle_less_ms, 1.3 / 3, 1e-9);
@@ -224,14 +229,19 @@ static void dmlc_reschedule_at_task_ends(void **state)
     fit_measure_dmlc(&rd, &dmlc_1s, &k);
     assert_int_equal(k.resched.n, 0);
     assert_float_equal(k.idle_ms, 0.9 + 1.3 / 3, 1e-9);
+    /* and every gap to a buffered message is bufferedReceiveLag's: 14
+     * pairs less the two whose message came later, three of them 1.3 ms */
+    assert_int_equal(k.buffered.n, 12);
+    assert_float_equal(k.buffered.mean, (9 * 0.3 + 3 * 1.3) / 12, 1e-9);
     fit_knobs_free(&k);
     run_data_free(&rd);
 }
 
-/* consumer_start stamped at the subscription: each invoker's latency runs
- * from the latest begin on its node before it (the receipt that asked for
- * it): 0.4 and 0.5 ms.  The invoker the container began with (no begin
- * before it) and one 400 ms after the last begin are none. */
+/* consumer_start stamped at the subscription, idleConsumerLimit 2: each
+ * invoker's latency runs from the latest begin on its node before it (the
+ * receipt that asked for it): 0.4 and 0.5 ms.  The invoker the container
+ * began with (no begin before it) and one 400 ms after the last begin are
+ * none. */
 static void dmlc_start_at_the_subscription(void **state)
 {
     (void)state;
@@ -246,11 +256,45 @@ static void dmlc_start_at_the_subscription(void **state)
     msg(&rd, 110, 111, 200, 2, 110.5);
     fit_dmlc_setup u = dmlc_1s;
     u.start_is_subscribe = true;
+    u.idle_consumer_limit = 2;
     fit_knobs k;
     fit_measure_dmlc(&rd, &u, &k);
     assert_int_equal(k.start.n, 2);
     assert_float_equal(k.start.mean, 0.45, 1e-9);
     fit_knobs_free(&k);
+    run_data_free(&rd);
+}
+
+/* idleConsumerLimit 1: an invoker is idle until its first receipt, so the
+ * receipt that asked for the next is the first of the one started before
+ * it.  Invoker 1 subscribes at 103, 3 ms after invoker 0's first begin
+ * (its second, at 101.5, asked for nothing); invoker 2 at 106, 1 ms after
+ * invoker 1's first.  With the latest begin instead: 1.5 and 1 ms. */
+static void dmlc_start_from_the_first_receipt(void **state)
+{
+    (void)state;
+    run_data rd;
+    one_node(&rd);
+    consumer(&rd, 0, 0, NAN);
+    consumer(&rd, 1, 103, NAN);
+    consumer(&rd, 2, 106, NAN);
+    msg(&rd, 99, 100, 101, 0, 99.5);
+    msg(&rd, 99, 101.5, 110, 0, 99.5);
+    msg(&rd, 99, 105, 120, 1, 104);
+    fit_dmlc_setup u = dmlc_1s;
+    u.start_is_subscribe = true;
+    static const struct {
+        int limit;
+        double mean;
+    } cases[] = { { 1, 2.0 }, { 2, 1.25 } };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        u.idle_consumer_limit = cases[i].limit;
+        fit_knobs k;
+        fit_measure_dmlc(&rd, &u, &k);
+        assert_int_equal(k.start.n, 2);
+        assert_float_equal(k.start.mean, cases[i].mean, 1e-9);
+        fit_knobs_free(&k);
+    }
     run_data_free(&rd);
 }
 
@@ -428,6 +472,7 @@ int main(void)
         cmocka_unit_test(dmlc_lag_reads_its_own_node),
         cmocka_unit_test(dmlc_reschedule_at_task_ends),
         cmocka_unit_test(dmlc_start_at_the_subscription),
+        cmocka_unit_test(dmlc_start_from_the_first_receipt),
         cmocka_unit_test(smlc_start_decision_closest_first_on_a_tie),
         cmocka_unit_test(smlc_starts_of_a_runtime_call),
         cmocka_unit_test(smlc_runtime_calls_queued_for_the_lock),
