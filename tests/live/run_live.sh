@@ -21,8 +21,9 @@
 #     the 1 ms that the scenarios of rabbitmq/ state.
 #   ActiveMQ 5.17 + Spring JMS 4.3 DMLC (Debian's jars, OpenJDK 17): the
 #     project's Java recorder (tests/live/activemq/), from `lsim record
-#     --export`.  The container's receive lags are measured first
-#     (measure_amq_link) and given to the scenarios, which state none.
+#     --export`.  The container's receive lags and task reschedule are
+#     measured first (measure_amq_link) and given to the scenarios, which
+#     state none.
 #
 # A line per scenario: `BROKER NAME within`, `... known: ...` (a difference
 # tests/live/known.txt documents) or `... outside: ...` with the metrics
@@ -379,10 +380,11 @@ for s in "$HERE/scenarios/rabbitmq"/*.yaml "$TMP/drawn/rabbitmq"/*.yaml; do
 done
 # measure_amq_link: ActiveMQ + Spring JMS's own overheads on this machine,
 # measured the same way: tests/live/amq-link.yaml recorded and fitted.
-# Sets AMQ_LINK to the fitted receiveLag and bufferedReceiveLag, as `key:
-# value` pairs separated by ", ", or leaves it empty (a line says why).
-# The scenarios of activemq/ state no receive lags (the model's 0 each),
-# which the real container never has (docs/live-activemq.md).
+# Sets AMQ_LINK to the fitted receiveLag, bufferedReceiveLag and
+# rescheduleLatency, as `key: value` pairs separated by ", ", or leaves it
+# empty (a line says why).  The scenarios of activemq/ state none of them
+# (the model's 0 each), which the real container never has
+# (docs/live-activemq.md).
 AMQ_LINK="" AMQ_BLOCK=""
 measure_amq_link() {
     exp="$TMP/export-amq-link"
@@ -393,20 +395,21 @@ measure_amq_link() {
              "$(head -c 300 "$TMP/link.err")"
         return
     fi
-    for k in receiveLag bufferedReceiveLag; do
+    for k in receiveLag bufferedReceiveLag rescheduleLatency; do
         v=$(sed -n "s/^  $k: //p" "$TMP/amq-link-fit.yaml" | head -1)
         [ -n "$v" ] || continue
         AMQ_LINK="$AMQ_LINK${AMQ_LINK:+, }$k: $v"
         AMQ_BLOCK="$AMQ_BLOCK\\n  $k: $v"          # a line each, for sed
     done
-    echo "live: ActiveMQ's receive lags measured on tests/live/amq-link.yaml: ${AMQ_LINK:-none}"
+    echo "live: ActiveMQ's receive lags and reschedule measured on tests/live/amq-link.yaml:" \
+         "${AMQ_LINK:-none}"
 }
 
-# amq_linked SCENARIO: the scenario with the measured receive lags in its
+# amq_linked SCENARIO: the scenario with the measured lags in its
 # container (a copy in $TMP; the container written as a flow mapping or a
 # block), or the scenario itself when it states one or none was measured.
 amq_linked() {
-    if [ -n "$AMQ_LINK" ] && ! grep -qE 'receiveLag|bufferedReceiveLag' "$1"; then
+    if [ -n "$AMQ_LINK" ] && ! grep -qE 'receiveLag|rescheduleLatency' "$1"; then
         out="$TMP/linked/activemq-$(basename "$(dirname "$1")")-$(basename "$1")"
         mkdir -p "$TMP/linked"
         sed -e "s/kind: dmlc,/kind: dmlc, $AMQ_LINK,/" -e "s/^  kind: dmlc\$/  kind: dmlc$AMQ_BLOCK/" \
