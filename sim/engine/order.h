@@ -28,44 +28,66 @@ typedef struct order_key {
         uint64_t word;             /* words == 1: in the key */
         uint64_t *ring;            /* words > 1: allocated */
     } flags;
-    uint32_t words;                /* ring size in 64-bit words, a power of two, >= 1 */
+    uint32_t words;                /* ring size in 64-bit words, a power of two;
+                                      0 in a key not yet used (no flags) */
 } order_key;
 
-/* Keys by index, in the order they appeared: an index stays valid for the
- * tracker's life (a message keeps its key's), a pointer only until the next
- * key is added.  Indices are below ORDER_KEYS_MAX (2^31). */
+/* Keys by queue and group: a key's id is its group + 1 (0: the messages
+ * without a group), and each queue keeps its keys in one zeroed array over
+ * the ids it has seen, from the lowest (`base`) on.  A publish so finds its
+ * key with one load from the queue's array (a table of indices in front of
+ * it would be a second miss with a million groups); a zeroed key is a key
+ * with no flags yet, which its first number grows (order_grow).  A pointer
+ * to a key stays valid only until a key is added to its queue.  Ids are
+ * below ORDER_KEYS_MAX (2^31), so that one fits a message's delivery field. */
 #define ORDER_KEYS_MAX 0x80000000u
+typedef struct order_queue_keys {
+    order_key *keys;               /* [id - base] */
+    size_t base, n;                /* ids base .. base + n - 1 */
+} order_queue_keys;
 typedef struct order_tracker {
-    order_key *keys;               /* [index] */
-    uint32_t nkeys, capkeys;
-    uint32_t **slots;              /* slots[queue][group + 1]: index + 1, 0 = not yet */
-    size_t *nslots;                /* per queue */
+    order_queue_keys *queues;      /* [queue] */
     size_t nqueues;
 } order_tracker;
 
 void order_init(order_tracker *o);
 void order_fini(order_tracker *o);
-/* The index of the key of (queue, group) (group -1 = none), created on
- * first use. */
-uint32_t order_key_add(order_tracker *o, int queue, int group);
-/* The index + 1 of (queue, group)'s key, 0 while it has none. */
-static inline uint32_t order_key_find(const order_tracker *o, int queue, int group)
+/* The key id of a group (-1 = none). */
+static inline uint32_t order_key_id(int group)
 {
-    size_t q = (size_t)queue, g = (size_t)(group + 1);
-    return q < o->nqueues && g < o->nslots[q] ? o->slots[q][g] : 0;
+    return (uint32_t)(group + 1);
 }
-static inline uint32_t order_key_index(order_tracker *o, int queue, int group)
+/* (queue, id)'s key, or NULL while its queue's array does not cover it. */
+static inline order_key *order_key_find(const order_tracker *o, int queue, uint32_t id)
 {
-    uint32_t found = order_key_find(o, queue, group);
-    return found ? found - 1 : order_key_add(o, queue, group);
+    size_t q = (size_t)queue;
+    if (q >= o->nqueues)
+        return NULL;
+    const order_queue_keys *qk = &o->queues[q];
+    size_t i = (size_t)id - qk->base;      /* below base: wraps past n */
+    return i < qk->n ? &qk->keys[i] : NULL;
 }
-static inline order_key *order_key_at(order_tracker *o, uint32_t index)
+/* (queue, id)'s key, with its flags in the key if it had none yet, the
+ * queue's array grown to cover it but not past `ids` (ids below it may
+ * exist: the groups there are + 1; 0 for no bound). */
+order_key *order_key_add(order_tracker *o, int queue, uint32_t id, size_t ids);
+/* (queue, group)'s key (group -1 = none), created on first use. */
+static inline order_key *order_key_of(order_tracker *o, int queue, int group, size_t ids)
 {
-    return &o->keys[index];
+    order_key *k = order_key_find(o, queue, order_key_id(group));
+    return k && k->words ? k : order_key_add(o, queue, order_key_id(group), ids);
 }
-static inline order_key *order_key_of(order_tracker *o, int queue, int group)
+/* The key of a message already published (its key exists). */
+static inline order_key *order_key_at(order_tracker *o, int queue, uint32_t id)
 {
-    return order_key_at(o, order_key_index(o, queue, group));
+    return &o->queues[queue].keys[id - o->queues[queue].base];
+}
+/* Asks for the line of (queue, id)'s key ahead of its use, if it exists. */
+static inline void order_key_prefetch(const order_tracker *o, int queue, uint32_t id)
+{
+    const order_key *k = order_key_find(o, queue, id);
+    if (k)
+        __builtin_prefetch(k, 1);
 }
 static inline uint64_t order_capacity(const order_key *k)
 {
