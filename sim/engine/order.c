@@ -44,6 +44,7 @@ static void cover(order_queue_keys *qk, uint32_t id, size_t ids)
         mem_oom(SIZE_MAX);
     size_t shift = qk->base - lo;
     qk->keys = xrealloc(qk->keys, (hi - lo) * sizeof *qk->keys);
+    mem_hint_huge(qk->keys, (hi - lo) * sizeof *qk->keys);
     memmove(qk->keys + shift, qk->keys, n * sizeof *qk->keys);
     memset(qk->keys, 0, shift * sizeof *qk->keys);
     memset(qk->keys + shift + n, 0, (hi - lo - shift - n) * sizeof *qk->keys);
