@@ -50,6 +50,14 @@ static inline amq_group_slot *amq_group_slot_of(amq_group_slots *t, int32_t grou
     return &t->v[k];
 }
 
+/* Asks for the line of group's record, if it has one, ahead of its use. */
+static inline void amq_group_slot_prefetch(const amq_group_slots *t, int32_t group)
+{
+    size_t k = (size_t)group + 1;
+    if (k < t->n)
+        __builtin_prefetch(&t->v[k], 1);
+}
+
 typedef enum { AMQG_CACHED, AMQG_BUCKET, AMQG_SIMPLE } amqg_kind;
 
 typedef struct amqg_owner {

@@ -281,6 +281,11 @@ void sim_msg_published(sim_ctx *ctx, sim_msg *m)
     waiting_published_counted(ctx, m);
 }
 
+void sim_msg_publish_ahead(const sim_ctx *ctx, int queue, int group)
+{
+    order_key_prefetch(&ctx->order, queue, order_key_id(group));
+}
+
 static __attribute__((noinline)) void delivered_general(sim_ctx *ctx, sim_msg *m, int node,
                                                         int consumer)
 {

@@ -82,12 +82,16 @@ static inline order_key *order_key_at(order_tracker *o, int queue, uint32_t id)
 {
     return &o->queues[queue].keys[id - o->queues[queue].base];
 }
-/* Asks for the line of (queue, id)'s key ahead of its use, if it exists. */
+/* Asks for the lines of (queue, id)'s key ahead of its use, if it exists:
+ * its first and last byte, since the array is not aligned to lines and a
+ * key of 32 bytes may straddle two. */
 static inline void order_key_prefetch(const order_tracker *o, int queue, uint32_t id)
 {
     const order_key *k = order_key_find(o, queue, id);
-    if (k)
+    if (k) {
         __builtin_prefetch(k, 1);
+        __builtin_prefetch((const char *)(k + 1) - 1, 1);
+    }
 }
 static inline uint64_t order_capacity(const order_key *k)
 {
