@@ -989,13 +989,16 @@ static void amq_publish(sim_ctx *ctx, broker *base, sim_msg *m)
 }
 
 /* The group's record (its stream, map entry and last owner) is read when
- * the message is paged in, nearly always within its publish: asked for
- * now, its miss overlaps with the events before that publish. */
+ * the message is paged in, nearly always within its publish, and so is the
+ * record of the group a full cached map evicts for it: asked for now, their
+ * misses overlap with the events before that publish. */
 static void amq_publish_ahead(const broker *base, int queue, int group)
 {
     const amq_broker *b = (const amq_broker *)base;
-    if ((size_t)queue < b->nq)
-        amq_group_slot_prefetch(&b->q[queue]->paged.slots, group);
+    if ((size_t)queue >= b->nq)
+        return;
+    amq_group_slot_prefetch(&b->q[queue]->paged.slots, group);
+    amqg_prefetch_eldest(b->q[queue]->groups);
 }
 
 static void amq_subscribe(sim_ctx *ctx, broker *base, consumer_port *p)
