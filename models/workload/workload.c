@@ -94,6 +94,8 @@ void workload_start(sim_ctx *ctx, workload *w)
     sim_source_open(ctx);
     w->draws_ahead = w->groups.kind != GROUPS_NONE && w->groups.count >= GROUPS_AHEAD_MIN &&
                      !sim_stream_is_shared(ctx, w->groups.rng);
+    if (w->groups.kind != GROUPS_NONE)
+        sim_msg_groups_expect(ctx, w->queue, w->groups.first, w->groups.count);
     close_or_schedule(ctx, w);
 }
 

@@ -234,7 +234,7 @@ static __attribute__((noinline, cold)) void trace_msg(sim_ctx *ctx, const char *
 static __attribute__((noinline, cold)) void order_full(sim_ctx *ctx, const sim_msg *m,
                                                         order_key *k)
 {
-    order_grow(k);
+    order_grow(&ctx->order, k);
     k->issued++;
     bool fits = order_window_fits(k);
     k->issued--;
@@ -284,6 +284,11 @@ void sim_msg_published(sim_ctx *ctx, sim_msg *m)
 void sim_msg_publish_ahead(const sim_ctx *ctx, int queue, int group)
 {
     order_key_prefetch(&ctx->order, queue, order_key_id(group));
+}
+
+void sim_msg_groups_expect(sim_ctx *ctx, int queue, int first, int count)
+{
+    order_keys_expect(&ctx->order, queue, first, count);
 }
 
 static __attribute__((noinline)) void delivered_general(sim_ctx *ctx, sim_msg *m, int node,

@@ -14,9 +14,11 @@ void order_fini(order_tracker *o)
 {
     for (size_t q = 0; q < o->nqueues; q++) {
         order_queue_keys *qk = &o->queues[q];
-        for (size_t i = 0; i < qk->n; i++)
-            if (qk->keys[i].words > 1)
+        for (size_t i = 0; o->rings > 0 && i < qk->n; i++)
+            if (qk->keys[i].words > 1) {
                 free(qk->keys[i].flags.ring);
+                o->rings--;
+            }
         free(qk->keys);
     }
     free(o->queues);
@@ -52,19 +54,39 @@ static void cover(order_queue_keys *qk, uint32_t id, size_t ids)
     qk->n = hi - lo;
 }
 
-order_key *order_key_add(order_tracker *o, int queue, uint32_t id, size_t ids)
+/* queue's keys, the table of queues grown to hold it. */
+static order_queue_keys *queue_keys(order_tracker *o, int queue)
 {
     size_t q = (size_t)queue;
-    /* 2^31 keys would be 64 GiB of them: out of memory long before. */
-    if (id >= ORDER_KEYS_MAX)
-        mem_oom((size_t)ORDER_KEYS_MAX * sizeof(order_key));
     if (q >= o->nqueues) {
         o->queues = xrealloc(o->queues, (q + 1) * sizeof *o->queues);
         for (size_t i = o->nqueues; i <= q; i++)
             o->queues[i] = (order_queue_keys){ 0 };
         o->nqueues = q + 1;
     }
-    order_queue_keys *qk = &o->queues[q];
+    return &o->queues[q];
+}
+
+void order_keys_expect(order_tracker *o, int queue, int first, int count)
+{
+    uint32_t lo = order_key_id(first);
+    if (count <= 0 || (size_t)lo + (size_t)count > ORDER_KEYS_MAX)
+        return;
+    order_queue_keys *qk = queue_keys(o, queue);
+    if (qk->n)
+        return;
+    qk->keys = xcalloc((size_t)count, sizeof *qk->keys);
+    mem_hint_huge(qk->keys, (size_t)count * sizeof *qk->keys);
+    qk->base = lo;
+    qk->n = (size_t)count;
+}
+
+order_key *order_key_add(order_tracker *o, int queue, uint32_t id, size_t ids)
+{
+    /* 2^31 keys would be 64 GiB of them: out of memory long before. */
+    if (id >= ORDER_KEYS_MAX)
+        mem_oom((size_t)ORDER_KEYS_MAX * sizeof(order_key));
+    order_queue_keys *qk = queue_keys(o, queue);
     if (!order_key_find(o, queue, id))
         cover(qk, id, ids);
     order_key *k = &qk->keys[id - qk->base];
@@ -73,7 +95,7 @@ order_key *order_key_add(order_tracker *o, int queue, uint32_t id, size_t ids)
     return k;
 }
 
-void order_grow(order_key *k)
+void order_grow(order_tracker *o, order_key *k)
 {
     order_key old = *k;            /* a copy: words == 1 keeps its flags in it */
     k->words = old.words ? old.words * 2 : 1;      /* a zeroed key has no flags yet */
@@ -86,6 +108,8 @@ void order_grow(order_key *k)
             order_put_ended(k, s);
     if (old.words > 1)
         free(old.flags.ring);
+    else if (k->words > 1)
+        o->rings++;                /* its first ring apart */
 }
 
 void order_mark_ended(order_key *k, uint64_t seq)

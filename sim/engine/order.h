@@ -48,6 +48,9 @@ typedef struct order_queue_keys {
 typedef struct order_tracker {
     order_queue_keys *queues;      /* [queue] */
     size_t nqueues;
+    size_t rings;                  /* keys with a ring apart: order_fini looks for
+                                      them only if there are (a million keys are
+                                      32 MB to read, with none among them) */
 } order_tracker;
 
 void order_init(order_tracker *o);
@@ -71,6 +74,11 @@ static inline order_key *order_key_find(const order_tracker *o, int queue, uint3
  * queue's array grown to cover it but not past `ids` (ids below it may
  * exist: the groups there are + 1; 0 for no bound). */
 order_key *order_key_add(order_tracker *o, int queue, uint32_t id, size_t ids);
+/* The keys of queue will be those of groups first .. first + count - 1 (a
+ * generated series): its array is made for them at once, zeroed by the
+ * allocator (pages are touched as groups come), instead of growing and
+ * moving as they come in random order.  Nothing if the queue has keys. */
+void order_keys_expect(order_tracker *o, int queue, int first, int count);
 /* (queue, group)'s key (group -1 = none), created on first use. */
 static inline order_key *order_key_of(order_tracker *o, int queue, int group, size_t ids)
 {
@@ -122,13 +130,14 @@ static inline bool order_ring_full(const order_key *k)
 {
     return k->issued - k->low >= order_capacity(k);
 }
-/* Doubles the ring (the next number would not fit), keeping its flags. */
-void order_grow(order_key *k);
-/* The next number of k. */
-static inline uint64_t order_issue(order_key *k)
+/* Doubles the ring of k, a key of o (the next number would not fit),
+ * keeping its flags. */
+void order_grow(order_tracker *o, order_key *k);
+/* The next number of k, a key of o. */
+static inline uint64_t order_issue(order_tracker *o, order_key *k)
 {
     if (__builtin_expect(order_ring_full(k), 0))
-        order_grow(k);
+        order_grow(o, k);
     return k->issued++;
 }
 /* True if a message published before `seq` has not ended. */

@@ -173,6 +173,10 @@ void sim_msg_published(sim_ctx *ctx, sim_msg *m);
  * the engine asks for the lines its publish will read, so that their cache
  * misses overlap with the work until then.  Only a hint: nothing changes. */
 void sim_msg_publish_ahead(const sim_ctx *ctx, int queue, int group);
+/* The messages of `queue` will carry the groups first .. first + count - 1
+ * (a generated series, in any order): the engine makes its state of each
+ * group (order keys) for them at once.  Only a hint: nothing else changes. */
+void sim_msg_groups_expect(sim_ctx *ctx, int queue, int first, int count);
 void sim_msg_delivered(sim_ctx *ctx, sim_msg *m, int node, int consumer);
 void sim_msg_requeued(sim_ctx *ctx, sim_msg *m);
 void sim_msg_begin(sim_ctx *ctx, sim_msg *m, int node, int consumer);
