@@ -15,7 +15,7 @@ void order_fini(order_tracker *o)
     for (size_t q = 0; q < o->nqueues; q++) {
         order_queue_keys *qk = &o->queues[q];
         for (size_t i = 0; o->rings > 0 && i < qk->n; i++)
-            if (qk->keys[i].words > 1) {
+            if (qk->keys[i].wshift > 0) {
                 free(qk->keys[i].flags.ring);
                 o->rings--;
             }
@@ -90,25 +90,20 @@ order_key *order_key_add(order_tracker *o, int queue, uint32_t id, size_t ids)
     if (!order_key_find(o, queue, id))
         cover(qk, id, ids);
     order_key *k = &qk->keys[id - qk->base];
-    if (!k->words)
-        *k = (order_key){ .words = 1 };        /* flags in the key */
     return k;
 }
 
 void order_grow(order_tracker *o, order_key *k)
 {
-    order_key old = *k;            /* a copy: words == 1 keeps its flags in it */
-    k->words = old.words ? old.words * 2 : 1;      /* a zeroed key has no flags yet */
-    if (k->words == 1)
-        k->flags.word = 0;
-    else
-        k->flags.ring = xcalloc(k->words, sizeof *k->flags.ring);
-    for (uint64_t s = old.low; old.words && s < old.issued; s++)
+    order_key old = *k;            /* a copy: wshift 0 keeps its flags in it */
+    k->wshift = old.wshift + 1;
+    k->flags.ring = xcalloc(order_words(k), sizeof *k->flags.ring);
+    for (uint64_t s = old.low; s < old.issued; s++)
         if (order_test_ended(&old, s))
             order_put_ended(k, s);
-    if (old.words > 1)
+    if (old.wshift > 0)
         free(old.flags.ring);
-    else if (k->words > 1)
+    else
         o->rings++;                /* its first ring apart */
 }
 

@@ -25,19 +25,20 @@ typedef struct order_key {
     uint64_t issued;               /* the next sequence number */
     uint64_t low;                  /* lowest number not ended */
     union {                        /* ended flags, bit (s mod capacity): */
-        uint64_t word;             /* words == 1: in the key */
-        uint64_t *ring;            /* words > 1: allocated */
+        uint64_t word;             /* wshift == 0: in the key */
+        uint64_t *ring;            /* wshift > 0: allocated */
     } flags;
-    uint32_t words;                /* ring size in 64-bit words, a power of two;
-                                      0 in a key not yet used (no flags) */
+    uint32_t wshift;               /* the ring is 2^wshift 64-bit words: a zeroed
+                                      key is a new key, its flags in itself */
 } order_key;
 
 /* Keys by queue and group: a key's id is its group + 1 (0: the messages
  * without a group), and each queue keeps its keys in one zeroed array over
  * the ids it has seen, from the lowest (`base`) on.  A publish so finds its
  * key with one load from the queue's array (a table of indices in front of
- * it would be a second miss with a million groups); a zeroed key is a key
- * with no flags yet, which its first number grows (order_grow).  A pointer
+ * it would be a second miss with a million groups); a zeroed key is a new
+ * key, its flags in itself, so a group's first message takes the same path
+ * as the others.  A pointer
  * to a key stays valid only until a key is added to its queue.  Ids are
  * below ORDER_KEYS_MAX (2^31), so that one fits a message's delivery field. */
 #define ORDER_KEYS_MAX 0x80000000u
@@ -70,8 +71,8 @@ static inline order_key *order_key_find(const order_tracker *o, int queue, uint3
     size_t i = (size_t)id - qk->base;      /* below base: wraps past n */
     return i < qk->n ? &qk->keys[i] : NULL;
 }
-/* (queue, id)'s key, with its flags in the key if it had none yet, the
- * queue's array grown to cover it but not past `ids` (ids below it may
+/* (queue, id)'s key, the queue's array grown to cover it but not past
+ * `ids` (ids below it may
  * exist: the groups there are + 1; 0 for no bound). */
 order_key *order_key_add(order_tracker *o, int queue, uint32_t id, size_t ids);
 /* The keys of queue will be those of groups first .. first + count - 1 (a
@@ -83,7 +84,7 @@ void order_keys_expect(order_tracker *o, int queue, int first, int count);
 static inline order_key *order_key_of(order_tracker *o, int queue, int group, size_t ids)
 {
     order_key *k = order_key_find(o, queue, order_key_id(group));
-    return k && k->words ? k : order_key_add(o, queue, order_key_id(group), ids);
+    return k ? k : order_key_add(o, queue, order_key_id(group), ids);
 }
 /* The key of a message already published (its key exists). */
 static inline order_key *order_key_at(order_tracker *o, int queue, uint32_t id)
@@ -101,18 +102,23 @@ static inline void order_key_prefetch(const order_tracker *o, int queue, uint32_
         __builtin_prefetch((const char *)(k + 1) - 1, 1);
     }
 }
+/* The ring's size in 64-bit words. */
+static inline uint32_t order_words(const order_key *k)
+{
+    return 1u << k->wshift;
+}
 static inline uint64_t order_capacity(const order_key *k)
 {
-    return (uint64_t)k->words * 64;
+    return (uint64_t)64 << k->wshift;
 }
 /* The ring's words, in the key or apart (a select, no branch). */
 static inline uint64_t *order_ring(order_key *k)
 {
-    return k->words == 1 ? &k->flags.word : k->flags.ring;
+    return k->wshift == 0 ? &k->flags.word : k->flags.ring;
 }
 static inline const uint64_t *order_ring_c(const order_key *k)
 {
-    return k->words == 1 ? &k->flags.word : k->flags.ring;
+    return k->wshift == 0 ? &k->flags.word : k->flags.ring;
 }
 /* Whether number s of k has ended, and marking it so (s in [low, issued)). */
 static inline bool order_test_ended(const order_key *k, uint64_t s)
