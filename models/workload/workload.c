@@ -42,11 +42,11 @@ struct workload {
  * would only cost its few instructions. */
 #define GROUPS_AHEAD_MIN 65536
 
-/* The next arrival (w->next) is scheduled: its group is drawn now, if it
- * is to be drawn ahead, and its records asked for. */
-static void draw_ahead(sim_ctx *ctx, workload *w)
+/* The next arrival (w->next) of a workload that draws ahead is scheduled:
+ * its group is drawn now, if it is to be drawn, and its records asked for. */
+static __attribute__((noinline)) void draw_ahead(sim_ctx *ctx, workload *w)
 {
-    w->has_ahead = w->draws_ahead && w->next.group == ARRIVAL_CHOOSE_GROUP;
+    w->has_ahead = w->next.group == ARRIVAL_CHOOSE_GROUP;
     if (!w->has_ahead)
         return;
     w->ahead = groups_choose(&w->groups);
@@ -64,7 +64,8 @@ static void close_or_schedule(sim_ctx *ctx, workload *w)
                 w->gen->ops->next(ctx, w->gen, &w->next);
     if (more) {
         sim_timer_at(ctx, &w->arrival, w->next.t);
-        draw_ahead(ctx, w);
+        if (w->draws_ahead)        /* else has_ahead stays false */
+            draw_ahead(ctx, w);
     } else
         sim_source_closed(ctx);
 }
