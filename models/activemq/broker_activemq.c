@@ -1204,7 +1204,8 @@ static int amq_create(sim_ctx *ctx, cfg_node *cfg, broker **out, sim_diag *d);
 
 const broker_ops broker_activemq = {
     .kind = "activemq", .create = amq_create, .destroy = amq_destroy,
-    .publish = amq_publish, .publish_ahead = amq_publish_ahead, .subscribe = amq_subscribe, .unsubscribe = amq_unsubscribe,
+    .publish = amq_publish, .publish_ahead = amq_publish_ahead,
+    .subscribe = amq_subscribe, .unsubscribe = amq_unsubscribe,
     .ack = amq_ack, .reject = amq_reject, .pull = amq_pull, .unpull = amq_unpull,
     .depth = amq_depth, .finish = amq_finish,
 };
