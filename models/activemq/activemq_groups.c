@@ -342,6 +342,13 @@ bool amqg_may_evict(const amqg_map *g, int group)
     return g->kind == AMQG_CACHED && g->live >= g->size && find_cached(g, group) < 0;
 }
 
+void amqg_prefetch_eldest(const amqg_map *g)
+{
+    if (g->kind != AMQG_CACHED || g->live < g->size || !g->lhead)
+        return;
+    __builtin_prefetch(&g->slots->v[(size_t)g->egroup[g->lhead - 1] + 1], 1);
+}
+
 uint64_t amqg_version(const amqg_map *g)
 {
     return g->version;

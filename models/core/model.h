@@ -85,6 +85,11 @@ typedef struct broker_ops {
     int  (*declare)(sim_ctx *ctx, broker *b, int queue, cfg_node *q, sim_diag *d);
     /* Every queue is declared (a queue's arguments may name another).  May be NULL. */
     int  (*declared)(sim_ctx *ctx, broker *b, sim_diag *d);
+    /* A message of `group` will soon be published to `queue` (the next
+     * arrival, drawn ahead): the broker may ask for the lines of its
+     * per-group records (sim_msg_publish_ahead's reason).  A hint that
+     * changes nothing; may be NULL. */
+    void (*publish_ahead)(const broker *b, int queue, int group);
 } broker_ops;
 
 /* ---- hosts: the CPU of a node ------------------------------------------------- */

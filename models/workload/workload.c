@@ -4,6 +4,14 @@
  * from streams of their own ("service/<queue>", "groups/<queue>"), so a
  * message gets the same work and group whatever the consumers do with it:
  * runs that differ only in their containers see the same messages.
+ *
+ * With many groups (GROUPS_AHEAD_MIN or more) the group of the next arrival
+ * is drawn one arrival ahead, as soon as that arrival is scheduled, and the
+ * engine and the broker are told (sim_msg_publish_ahead, publish_ahead): the
+ * records of a million groups are each a cache miss at publish, and asked
+ * for then they arrive during the events in between.  The groups' stream
+ * gives the same groups in the same order (nothing else draws from it, or
+ * it would be shared: then it is drawn at the arrival, as with few groups).
  */
 #include "workload/arrivals.h"
 #include "workload/groups.h"
@@ -25,7 +33,27 @@ struct workload {
     int64_t published;
     arrival next;
     sim_timer arrival;             /* the next arrival (ev_arrival) */
+    bool draws_ahead;              /* the next arrival's group is drawn ahead */
+    bool has_ahead;                /* ... and `ahead` holds it */
+    int ahead;
 };
+
+/* Below this many groups their records stay in the cache: drawing ahead
+ * would only cost its few instructions. */
+#define GROUPS_AHEAD_MIN 65536
+
+/* The next arrival (w->next) of a workload that draws ahead is scheduled:
+ * its group is drawn now, if it is to be drawn, and its records asked for. */
+static __attribute__((noinline)) void draw_ahead(sim_ctx *ctx, workload *w)
+{
+    w->has_ahead = w->next.group == ARRIVAL_CHOOSE_GROUP;
+    if (!w->has_ahead)
+        return;
+    w->ahead = groups_choose(&w->groups);
+    sim_msg_publish_ahead(ctx, w->queue, w->ahead);
+    if (w->broker->ops->publish_ahead)
+        w->broker->ops->publish_ahead(w->broker, w->queue, w->ahead);
+}
 
 static void on_arrival(sim_ctx *ctx, void *self, void *arg);
 static const sim_event_type ev_arrival = { "workload.arrival", on_arrival };
@@ -34,9 +62,11 @@ static void close_or_schedule(sim_ctx *ctx, workload *w)
 {
     bool more = (w->limit < 0 || w->published < w->limit) &&
                 w->gen->ops->next(ctx, w->gen, &w->next);
-    if (more)
+    if (more) {
         sim_timer_at(ctx, &w->arrival, w->next.t);
-    else
+        if (w->draws_ahead)        /* else has_ahead stays false */
+            draw_ahead(ctx, w);
+    } else
         sim_source_closed(ctx);
 }
 
@@ -49,7 +79,7 @@ static void on_arrival(sim_ctx *ctx, void *self, void *arg)
         m->group = w->next.group;
         sim_msg_set_group_seq(m, w->next.group_seq);
     } else if (w->groups.kind != GROUPS_NONE) {    /* else m keeps none, and no sequence */
-        m->group = groups_choose(&w->groups);
+        m->group = w->has_ahead ? w->ahead : groups_choose(&w->groups);
         sim_msg_set_group_seq(m, groups_seq(&w->groups, m->group));
     }
     m->service_ns = w->next.service == ARRIVAL_DRAW_SERVICE
@@ -63,6 +93,10 @@ static void on_arrival(sim_ctx *ctx, void *self, void *arg)
 void workload_start(sim_ctx *ctx, workload *w)
 {
     sim_source_open(ctx);
+    w->draws_ahead = w->groups.kind != GROUPS_NONE && w->groups.count >= GROUPS_AHEAD_MIN &&
+                     !sim_stream_is_shared(ctx, w->groups.rng);
+    if (w->groups.kind != GROUPS_NONE)
+        sim_msg_groups_expect(ctx, w->queue, w->groups.first, w->groups.count);
     close_or_schedule(ctx, w);
 }
 

@@ -1,10 +1,37 @@
 /* mem.c -- allocation wrappers and the growable string (see mem.h). */
+#define _DEFAULT_SOURCE            /* madvise, MADV_HUGEPAGE (Linux) */
 #include "base/mem.h"
 
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+
+/* Arrays of this size or more ask for transparent huge pages (of 2 MiB). */
+#define MEM_HUGE_MIN ((size_t)4 << 20)
+#define MEM_PAGE ((uintptr_t)4096)   /* madvise's unit (a multiple of it is fine) */
+
+/* An array indexed by group (a million groups: tens of MB) is read at
+ * random, a line a message, and with 4 KiB pages nearly each of those
+ * reads also misses the TLB.  Only advice: where the kernel has no
+ * transparent huge pages (or only "never"), nothing changes. */
+void mem_hint_huge(void *p, size_t size)
+{
+#ifdef MADV_HUGEPAGE
+    if (size < MEM_HUGE_MIN)
+        return;
+    /* The whole of its pages, not only the 2 MiB ones inside: a mapping
+     * advised in part is split in parts, and realloc's mremap cannot move
+     * those (EFAULT): it would copy, the old and the new array at once. */
+    uintptr_t lo = (uintptr_t)p & ~(MEM_PAGE - 1);
+    uintptr_t hi = ((uintptr_t)p + size + MEM_PAGE - 1) & ~(MEM_PAGE - 1);
+    (void)madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
+#else
+    (void)p;
+    (void)size;
+#endif
+}
 
 void mem_oom(size_t size)
 {
@@ -85,6 +112,7 @@ void xgrow_zeroed(void **p, size_t *n, size_t i, size_t size)
     if (i == SIZE_MAX)
         mem_oom(SIZE_MAX);
     xgrow(p, n, i + 1, size);
+    mem_hint_huge(*p, *n * size);          /* before the zeroing touches it */
     memset((char *)*p + old * size, 0, (*n - old) * size);
 }
 

@@ -28,6 +28,12 @@ void xgrow(void **p, size_t *cap, size_t need, size_t size);
  * length.  For tables indexed by a dense id (a group, a key) whose zero
  * entry means "none yet". */
 void xgrow_zeroed(void **p, size_t *n, size_t i, size_t size);
+/* Asks for transparent huge pages for the pages of [p, p + size) when
+ * size is 4 MiB or more (an array read at random and touched whole, such as
+ * a zeroed one by group), so that its reads miss the TLB less.  Call it
+ * before the pages are first touched; only advice.  A huge page is resident
+ * whole once touched: not for arrays touched sparsely. */
+void mem_hint_huge(void *p, size_t size);
 
 typedef struct strbuf {
     char *s;                       /* always NUL-terminated once used */

@@ -80,7 +80,7 @@ typedef struct msg_delivery {
     uint32_t deliveries;           /* times handed to a consumer */
     uint32_t processed;            /* times a listener ran to its end on it */
     uint32_t holds;                /* listeners still running on it after their channel closed */
-    uint32_t key;                  /* its order key (order_key_at) */
+    uint32_t key;                  /* its order key's id in its queue (order_key_at) */
 } msg_delivery;
 
 /* Delivery records by index: block i >> 10, slot i & 1023.  Index 0 means
@@ -88,8 +88,8 @@ typedef struct msg_delivery {
  * has failed at 2^31 records, delivery_grow), and indices stay below 2^31.
  *
  * sim_msg.delivery says what a message has: 0 until it is published; then
- * MSG_DELIVERY_KEY | the index of its order key, looked up once at publish,
- * until its first delivery takes a record, which keeps that index (`key`);
+ * MSG_DELIVERY_KEY | the id of its order key, found at publish, until its
+ * first delivery takes a record, which keeps that id (`key`);
  * from then on the record's index. */
 #define MSG_DELIVERY_KEY 0x80000000u
 #define MSG_DELIVERY_SHIFT 10

@@ -19,7 +19,7 @@
  * message keeps the low 32 bits: every number asked about belongs to a
  * message that has not ended, so it lies in [low, issued) of its key, and
  * a run stops before that window reaches 2^32 (order_full).  The key is
- * looked up once, at publish: its index rides in the message's delivery
+ * found once, at publish: its id rides in the message's delivery
  * field until the first delivery, then in the delivery record (engine.h).
  */
 #include "engine/engine.h"
@@ -124,8 +124,9 @@ static inline msg_delivery *delivery_pop(sim_ctx *ctx, sim_msg *m, uint32_t *key
 {
     /* The key found at publish (a message taken before that has its key
      * looked up now). */
-    *key = m->delivery ? m->delivery & ~MSG_DELIVERY_KEY
-                       : order_key_index(&ctx->order, m->queue, m->group);
+    *key = order_key_id(m->group);
+    if (!m->delivery)
+        order_key_of(&ctx->order, m->queue, m->group, ctx->groups.n + 1);
     if (__builtin_expect(!ctx->deliveries.free, 0))
         delivery_grow(ctx);
     return record_pop(ctx, m);
@@ -233,7 +234,7 @@ static __attribute__((noinline, cold)) void trace_msg(sim_ctx *ctx, const char *
 static __attribute__((noinline, cold)) void order_full(sim_ctx *ctx, const sim_msg *m,
                                                         order_key *k)
 {
-    order_grow(k);
+    order_grow(&ctx->order, k);
     k->issued++;
     bool fits = order_window_fits(k);
     k->issued--;
@@ -244,7 +245,7 @@ static __attribute__((noinline, cold)) void order_full(sim_ctx *ctx, const sim_m
                  m->group >= 0 ? sim_group_name(ctx, m->group) : "");
 }
 
-/* m takes the next number of its key k (index `key`, its ring has room). */
+/* m takes the next number of its key k (id `key`, its ring has room). */
 static inline void publish_in(sim_ctx *ctx, sim_msg *m, order_key *k, uint32_t key)
 {
     m->t_publish = ctx->now;
@@ -257,8 +258,8 @@ static inline void publish_in(sim_ctx *ctx, sim_msg *m, order_key *k, uint32_t k
 
 static __attribute__((noinline)) void published_general(sim_ctx *ctx, sim_msg *m)
 {
-    uint32_t key = order_key_index(&ctx->order, m->queue, m->group);
-    order_key *k = order_key_at(&ctx->order, key);
+    uint32_t key = order_key_id(m->group);
+    order_key *k = order_key_of(&ctx->order, m->queue, m->group, ctx->groups.n + 1);
     if (__builtin_expect(order_ring_full(k), 0))
         order_full(ctx, m, k);
     publish_in(ctx, m, k, key);
@@ -270,15 +271,24 @@ static __attribute__((noinline)) void published_general(sim_ctx *ctx, sim_msg *m
 void sim_msg_published(sim_ctx *ctx, sim_msg *m)
 {
     /* Its key exists, its ring has room, its queue has counters. */
-    uint32_t found = order_key_find(&ctx->order, m->queue, m->group);
-    if (!LIKELY(found && m->queue < ctx->waiting.nqueues && !ctx->tw))
+    uint32_t key = order_key_id(m->group);
+    order_key *k = order_key_find(&ctx->order, m->queue, key);
+    if (!LIKELY(k && m->queue < ctx->waiting.nqueues && !ctx->tw))
         return published_general(ctx, m);
-    uint32_t key = found - 1;
-    order_key *k = order_key_at(&ctx->order, key);
     if (!LIKELY(!order_ring_full(k)))
         return published_general(ctx, m);
     publish_in(ctx, m, k, key);
     waiting_published_counted(ctx, m);
+}
+
+void sim_msg_publish_ahead(const sim_ctx *ctx, int queue, int group)
+{
+    order_key_prefetch(&ctx->order, queue, order_key_id(group));
+}
+
+void sim_msg_groups_expect(sim_ctx *ctx, int queue, int first, int count)
+{
+    order_keys_expect(&ctx->order, queue, first, count);
 }
 
 static __attribute__((noinline)) void delivered_general(sim_ctx *ctx, sim_msg *m, int node,
@@ -336,7 +346,7 @@ listener_began(sim_ctx *ctx, sim_msg *m, const msg_delivery *d, int node)
 {
     level_up(&ctx->nodes[node - 1].busy, ctx->now);
     if (!(m->flags & (SIM_MSG_ENDED | MSG_COUNTED_VIOLATION))) {
-        if (order_earlier_open32(order_key_at(&ctx->order, d->key), m->key_seq)) {
+        if (order_earlier_open32(order_key_at(&ctx->order, m->queue, d->key), m->key_seq)) {
             ctx->violations++;
             m->flags |= MSG_COUNTED_VIOLATION;
         }
@@ -410,7 +420,7 @@ listener_ended(sim_ctx *ctx, sim_msg *m, msg_delivery *d, int node, int consumer
         d->processed++;
     if (!(m->flags & SIM_MSG_ENDED)) {
         m->flags |= SIM_MSG_ENDED;
-        if (order_end32(order_key_at(&ctx->order, d->key), m->key_seq)) {
+        if (order_end32(order_key_at(&ctx->order, m->queue, d->key), m->key_seq)) {
             ctx->inversions++;
             m->flags |= MSG_COUNTED_INVERSION;
         }

@@ -25,60 +25,100 @@ typedef struct order_key {
     uint64_t issued;               /* the next sequence number */
     uint64_t low;                  /* lowest number not ended */
     union {                        /* ended flags, bit (s mod capacity): */
-        uint64_t word;             /* words == 1: in the key */
-        uint64_t *ring;            /* words > 1: allocated */
+        uint64_t word;             /* wshift == 0: in the key */
+        uint64_t *ring;            /* wshift > 0: allocated */
     } flags;
-    uint32_t words;                /* ring size in 64-bit words, a power of two, >= 1 */
+    uint32_t wshift;               /* the ring is 2^wshift 64-bit words: a zeroed
+                                      key is a new key, its flags in itself */
 } order_key;
 
-/* Keys by index, in the order they appeared: an index stays valid for the
- * tracker's life (a message keeps its key's), a pointer only until the next
- * key is added.  Indices are below ORDER_KEYS_MAX (2^31). */
+/* Keys by queue and group: a key's id is its group + 1 (0: the messages
+ * without a group), and each queue keeps its keys in one zeroed array over
+ * the ids it has seen, from the lowest (`base`) on.  A publish so finds its
+ * key with one load from the queue's array (a table of indices in front of
+ * it would be a second miss with a million groups); a zeroed key is a new
+ * key, its flags in itself, so a group's first message takes the same path
+ * as the others.  A pointer
+ * to a key stays valid only until a key is added to its queue.  Ids are
+ * below ORDER_KEYS_MAX (2^31), so that one fits a message's delivery field. */
 #define ORDER_KEYS_MAX 0x80000000u
+typedef struct order_queue_keys {
+    order_key *keys;               /* [id - base] */
+    size_t base, n;                /* ids base .. base + n - 1 */
+} order_queue_keys;
 typedef struct order_tracker {
-    order_key *keys;               /* [index] */
-    uint32_t nkeys, capkeys;
-    uint32_t **slots;              /* slots[queue][group + 1]: index + 1, 0 = not yet */
-    size_t *nslots;                /* per queue */
+    order_queue_keys *queues;      /* [queue] */
     size_t nqueues;
+    size_t rings;                  /* keys with a ring apart: order_fini looks for
+                                      them only if there are (a million keys are
+                                      32 MB to read, with none among them) */
 } order_tracker;
 
 void order_init(order_tracker *o);
 void order_fini(order_tracker *o);
-/* The index of the key of (queue, group) (group -1 = none), created on
- * first use. */
-uint32_t order_key_add(order_tracker *o, int queue, int group);
-/* The index + 1 of (queue, group)'s key, 0 while it has none. */
-static inline uint32_t order_key_find(const order_tracker *o, int queue, int group)
+/* The key id of a group (-1 = none). */
+static inline uint32_t order_key_id(int group)
 {
-    size_t q = (size_t)queue, g = (size_t)(group + 1);
-    return q < o->nqueues && g < o->nslots[q] ? o->slots[q][g] : 0;
+    return (uint32_t)(group + 1);
 }
-static inline uint32_t order_key_index(order_tracker *o, int queue, int group)
+/* (queue, id)'s key, or NULL while its queue's array does not cover it. */
+static inline order_key *order_key_find(const order_tracker *o, int queue, uint32_t id)
 {
-    uint32_t found = order_key_find(o, queue, group);
-    return found ? found - 1 : order_key_add(o, queue, group);
+    size_t q = (size_t)queue;
+    if (q >= o->nqueues)
+        return NULL;
+    const order_queue_keys *qk = &o->queues[q];
+    size_t i = (size_t)id - qk->base;      /* below base: wraps past n */
+    return i < qk->n ? &qk->keys[i] : NULL;
 }
-static inline order_key *order_key_at(order_tracker *o, uint32_t index)
+/* (queue, id)'s key, the queue's array grown to cover it but not past
+ * `ids` (ids below it may
+ * exist: the groups there are + 1; 0 for no bound). */
+order_key *order_key_add(order_tracker *o, int queue, uint32_t id, size_t ids);
+/* The keys of queue will be those of groups first .. first + count - 1 (a
+ * generated series): its array is made for them at once, zeroed by the
+ * allocator (pages are touched as groups come), instead of growing and
+ * moving as they come in random order.  Nothing if the queue has keys. */
+void order_keys_expect(order_tracker *o, int queue, int first, int count);
+/* (queue, group)'s key (group -1 = none), created on first use. */
+static inline order_key *order_key_of(order_tracker *o, int queue, int group, size_t ids)
 {
-    return &o->keys[index];
+    order_key *k = order_key_find(o, queue, order_key_id(group));
+    return k ? k : order_key_add(o, queue, order_key_id(group), ids);
 }
-static inline order_key *order_key_of(order_tracker *o, int queue, int group)
+/* The key of a message already published (its key exists). */
+static inline order_key *order_key_at(order_tracker *o, int queue, uint32_t id)
 {
-    return order_key_at(o, order_key_index(o, queue, group));
+    return &o->queues[queue].keys[id - o->queues[queue].base];
+}
+/* Asks for the lines of (queue, id)'s key ahead of its use, if it exists:
+ * its first and last byte, since the array is not aligned to lines and a
+ * key of 32 bytes may straddle two. */
+static inline void order_key_prefetch(const order_tracker *o, int queue, uint32_t id)
+{
+    const order_key *k = order_key_find(o, queue, id);
+    if (k) {
+        __builtin_prefetch(k, 1);
+        __builtin_prefetch((const char *)(k + 1) - 1, 1);
+    }
+}
+/* The ring's size in 64-bit words. */
+static inline uint32_t order_words(const order_key *k)
+{
+    return 1u << k->wshift;
 }
 static inline uint64_t order_capacity(const order_key *k)
 {
-    return (uint64_t)k->words * 64;
+    return (uint64_t)64 << k->wshift;
 }
 /* The ring's words, in the key or apart (a select, no branch). */
 static inline uint64_t *order_ring(order_key *k)
 {
-    return k->words == 1 ? &k->flags.word : k->flags.ring;
+    return k->wshift == 0 ? &k->flags.word : k->flags.ring;
 }
 static inline const uint64_t *order_ring_c(const order_key *k)
 {
-    return k->words == 1 ? &k->flags.word : k->flags.ring;
+    return k->wshift == 0 ? &k->flags.word : k->flags.ring;
 }
 /* Whether number s of k has ended, and marking it so (s in [low, issued)). */
 static inline bool order_test_ended(const order_key *k, uint64_t s)
@@ -96,13 +136,14 @@ static inline bool order_ring_full(const order_key *k)
 {
     return k->issued - k->low >= order_capacity(k);
 }
-/* Doubles the ring (the next number would not fit), keeping its flags. */
-void order_grow(order_key *k);
-/* The next number of k. */
-static inline uint64_t order_issue(order_key *k)
+/* Doubles the ring of k, a key of o (the next number would not fit),
+ * keeping its flags. */
+void order_grow(order_tracker *o, order_key *k);
+/* The next number of k, a key of o. */
+static inline uint64_t order_issue(order_tracker *o, order_key *k)
 {
     if (__builtin_expect(order_ring_full(k), 0))
-        order_grow(k);
+        order_grow(o, k);
     return k->issued++;
 }
 /* True if a message published before `seq` has not ended. */

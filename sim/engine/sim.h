@@ -169,6 +169,14 @@ sim_time sim_msg_t_begin(const sim_ctx *ctx, const sim_msg *m);
  * sim_msg_published(). */
 sim_msg *sim_msg_create(sim_ctx *ctx, int queue);
 void sim_msg_published(sim_ctx *ctx, sim_msg *m);
+/* A message of (queue, group) will be published soon (the next arrival):
+ * the engine asks for the lines its publish will read, so that their cache
+ * misses overlap with the work until then.  Only a hint: nothing changes. */
+void sim_msg_publish_ahead(const sim_ctx *ctx, int queue, int group);
+/* The messages of `queue` will carry the groups first .. first + count - 1
+ * (a generated series, in any order): the engine makes its state of each
+ * group (order keys) for them at once.  Only a hint: nothing else changes. */
+void sim_msg_groups_expect(sim_ctx *ctx, int queue, int first, int count);
 void sim_msg_delivered(sim_ctx *ctx, sim_msg *m, int node, int consumer);
 void sim_msg_requeued(sim_ctx *ctx, sim_msg *m);
 void sim_msg_begin(sim_ctx *ctx, sim_msg *m, int node, int consumer);

@@ -8,9 +8,9 @@ static void in_order_leaves_nothing_open(void **state)
     (void)state;
     order_tracker o;
     order_init(&o);
-    order_key *k = order_key_of(&o, 0, -1);
+    order_key *k = order_key_of(&o, 0, -1, 0);
     for (int i = 0; i < 1000; i++) {
-        uint64_t s = order_issue(k);
+        uint64_t s = order_issue(&o, k);
         assert_false(order_has_earlier_open(k, s));
         order_mark_ended(k, s);
     }
@@ -23,8 +23,8 @@ static void out_of_order_is_seen_until_the_earlier_ends(void **state)
     (void)state;
     order_tracker o;
     order_init(&o);
-    order_key *k = order_key_of(&o, 0, 3);
-    uint64_t a = order_issue(k), b = order_issue(k), c = order_issue(k);
+    order_key *k = order_key_of(&o, 0, 3, 0);
+    uint64_t a = order_issue(&o, k), b = order_issue(&o, k), c = order_issue(&o, k);
     assert_true(order_has_earlier_open(k, c));     /* c begins while a, b run */
     order_mark_ended(k, c);
     assert_true(order_has_earlier_open(k, b));
@@ -34,8 +34,8 @@ static void out_of_order_is_seen_until_the_earlier_ends(void **state)
     order_mark_ended(k, b);
     assert_int_equal(k->low, 3);                   /* c's flag was kept and consumed */
     /* Another key is independent. */
-    order_key *other = order_key_of(&o, 0, -1);
-    uint64_t s = order_issue(other);
+    order_key *other = order_key_of(&o, 0, -1, 0);
+    uint64_t s = order_issue(&o, other);
     assert_int_equal(s, 0);
     assert_false(order_has_earlier_open(other, s));
     order_fini(&o);
@@ -48,10 +48,10 @@ static void ring_grows_past_its_first_word(void **state)
     (void)state;
     order_tracker o;
     order_init(&o);
-    order_key *k = order_key_of(&o, 1, 100);
-    uint64_t first = order_issue(k);
+    order_key *k = order_key_of(&o, 1, 100, 0);
+    uint64_t first = order_issue(&o, k);
     for (int i = 0; i < 10000; i++) {
-        uint64_t s = order_issue(k);
+        uint64_t s = order_issue(&o, k);
         assert_true(order_has_earlier_open(k, s));
         order_mark_ended(k, s);
     }
@@ -68,16 +68,16 @@ static void flags_move_from_the_key_to_a_ring_intact(void **state)
     (void)state;
     order_tracker o;
     order_init(&o);
-    order_key *k = order_key_of(&o, 0, 5);
-    assert_int_equal(k->words, 1);
+    order_key *k = order_key_of(&o, 0, 5, 0);
+    assert_int_equal(order_words(k), 1);
     for (int i = 0; i < 64; i++)
-        order_issue(k);
-    assert_int_equal(k->words, 1);            /* 64 open: still in the key */
+        order_issue(&o, k);
+    assert_int_equal(order_words(k), 1);            /* 64 open: still in the key */
     for (uint64_t s = 1; s < 64; s += 2)
         order_mark_ended(k, s);
     for (int i = 0; i < 100; i++)
-        order_issue(k);
-    assert_true(k->words >= 2);
+        order_issue(&o, k);
+    assert_true(order_words(k) >= 2);
     for (uint64_t s = 0; s < 64; s++)
         assert_int_equal(order_test_ended(k, s), s % 2 == 1);
     for (uint64_t s = 0; s < 64; s += 2)
@@ -122,13 +122,13 @@ static void ending_in_any_order_matches_a_plain_list(void **state)
     uint64_t issued = 0, low = 0, x = 5;
     order_tracker o;
     order_init(&o);
-    order_key *k = order_key_of(&o, 2, 7);
+    order_key *k = order_key_of(&o, 2, 7, 0);
     for (int step = 0; issued < N || nopen > 0; step++) {
         x = x * 6364136223846793005ULL + 1442695040888963407ULL;
         /* windows of up to some 3,000 open numbers, growing and shrinking */
         size_t window = (size_t)((step / 4000) % 3 == 1 ? 3000 : 70);
         if (issued < N && (nopen < window ? (x >> 60) != 0 : (x >> 62) == 0)) {
-            uint64_t s = order_issue(k);
+            uint64_t s = order_issue(&o, k);
             assert_int_equal(s, issued);
             open[nopen++] = (uint32_t)s;
             issued++;
@@ -156,6 +156,38 @@ static void ending_in_any_order_matches_a_plain_list(void **state)
     order_fini(&o);
 }
 
+/* Keys by queue and group, groups coming in a shuffled order (the array
+ * grows down and up): each key keeps its numbers through every move, a
+ * queue's array stays within the ids that may exist, and another queue's
+ * keys are its own. */
+static void keys_by_group_survive_growth_either_way(void **state)
+{
+    (void)state;
+    enum { G = 5000, FIRST = 3000 };          /* groups FIRST .. FIRST + G - 1 */
+    order_tracker o;
+    order_init(&o);
+    uint64_t x = 11;
+    for (int round = 0; round < 3; round++) {
+        for (int i = 0; i < G; i++) {
+            x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+            int g = FIRST + (int)((x >> 33) % G);
+            order_issue(&o, order_key_of(&o, 1, g, FIRST + G + 1));
+        }
+    }
+    order_issue(&o, order_key_of(&o, 0, FIRST, 0));
+    uint64_t total = 0;
+    for (int g = FIRST; g < FIRST + G; g++) {
+        order_key *k = order_key_find(&o, 1, order_key_id(g));
+        if (k)
+            total += k->issued;
+    }
+    assert_int_equal(total, 3 * G);
+    assert_true(o.queues[1].base + o.queues[1].n <= FIRST + G + 1);
+    assert_int_equal(order_key_find(&o, 0, order_key_id(FIRST))->issued, 1);
+    assert_null(order_key_find(&o, 0, order_key_id(FIRST + 1)));
+    order_fini(&o);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -165,6 +197,7 @@ int main(void)
         cmocka_unit_test(flags_move_from_the_key_to_a_ring_intact),
         cmocka_unit_test(numbers_rebuilt_from_their_low_32_bits),
         cmocka_unit_test(ending_in_any_order_matches_a_plain_list),
+        cmocka_unit_test(keys_by_group_survive_growth_either_way),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
