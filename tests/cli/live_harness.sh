@@ -5,7 +5,9 @@
 # skips (77) or fails (LSIM_LIVE_REQUIRED=1) without rabbitmq-server, and
 # verdict.py counts a comparison that judged nothing as a miss.  No node
 # is started: the scenario filter matches none, and the rabbitmq-server
-# it finds is a stub that fails if run.
+# it finds is a stub that fails if run.  And the pure parts of run_live.sh
+# (tests/live/live_lib.sh): the rule of a second attempt, and the measured
+# ActiveMQ lags put into a flow or a block container.
 LSIM=${1:-build/lsim}
 . tests/cli/lib.sh
 cli_begin live-harness
@@ -44,6 +46,35 @@ verdict '{"metrics":{"a":{'"$m"',"verdict":"band"}}}'
 check "a metric in the band is judged, not a miss" test ! -s "$TMP/verdict"
 verdict '{"metrics":{"a":{'"$m"',"verdict":null}}}'
 check "nothing judged is a miss" grep -q '^no-judged-metric ' "$TMP/verdict"
+
+# The pure parts of run_live.sh (tests/live/live_lib.sh).
+lib() {
+    sh -c '. tests/live/live_lib.sh; TMP=$1; AMQ_LINK=$2; AMQ_BLOCK=$3; shift 3; "$@"' lib \
+        "$TMP" "$LINK" "$BLOCK" "$@" > "$TMP/lib.out"
+}
+LINK="" BLOCK=""
+lib twice "scenario:p50 replay:p90" "scenario:counts replay:p90"
+check "a metric missed on both attempts is outside" grep -qx 'replay:p90' "$TMP/lib.out"
+lib twice "scenario:p50" "scenario:counts replay:p90"
+check "no metric missed twice: none outside" test ! -s "$TMP/lib.out"
+lib twice "scenario:p50 replay:p90" ""
+check "without a first attempt every miss counts" test "$(wc -l < "$TMP/lib.out")" -eq 2
+LINK="receiveLag: { kind: lognormal, mean: 700us, sigma: 0.5 }, rescheduleLatency: 1ms"
+BLOCK="\\n  receiveLag: { kind: lognormal, mean: 700us, sigma: 0.5 }\\n  rescheduleLatency: 1ms"
+printf 'name: f\nqueue: { arrivals: { kind: burst, count: 3 }, service: { kind: constant, value: 5ms } }\nbroker: { kind: activemq }\ncontainer: { kind: dmlc, concurrency: "1-2" }\n' \
+    > "$TMP/flow.yaml"
+printf 'name: b\nqueue: { arrivals: { kind: burst, count: 3 }, service: { kind: constant, value: 5ms } }\nbroker: { kind: activemq }\ncontainer:\n  kind: dmlc\n  concurrency: "1-2"\n' \
+    > "$TMP/block.yaml"
+printf 'name: s\nqueue: { arrivals: { kind: burst, count: 3 }, service: { kind: constant, value: 5ms } }\nbroker: { kind: activemq }\ncontainer: { kind: dmlc, receiveLag: 2ms }\n' \
+    > "$TMP/stated.yaml"
+for f in flow block; do
+    lib amq_linked "$TMP/$f.yaml"
+    out=$(cat "$TMP/lib.out")
+    check "the measured lags go into a $f container" grep -q '^ *rescheduleLatency: 1ms\|, rescheduleLatency: 1ms, concurrency' "$out"
+    check "a $f container with the lags runs" "$LSIM" run "$out" --out "$TMP/$f.db" --quiet
+done
+lib amq_linked "$TMP/stated.yaml"
+check "a scenario that states a lag keeps its own" grep -qx "$TMP/stated.yaml" "$TMP/lib.out"
 
 echo "$count live harness checks, $failures failed"
 [ "$failures" -eq 0 ]

@@ -41,6 +41,7 @@ LSIM=${1:-build/lsim}
 HERE=tests/live
 PY=/usr/bin/python3
 . "$HERE/rabbitmq.sh"
+. "$HERE/live_lib.sh"
 
 skip() {
     echo "live: skipped: $*"
@@ -225,15 +226,6 @@ judge() {
     fi
 }
 
-# twice MISSED FIRST: the metrics of MISSED that FIRST names too (all of
-# MISSED when FIRST is empty: a first attempt, or no retry).
-twice() {
-    [ -n "$2" ] || { echo "$1"; return; }
-    for m in $1; do
-        case " $2 " in *" $m "*) echo "$m" ;; esac
-    done
-}
-
 # record_pair RECORD SCENARIO EXPORT NAME: the two real runs through the
 # broker's RECORD function; 1 when one failed (counted and said).
 record_pair() {
@@ -403,21 +395,6 @@ measure_amq_link() {
     done
     echo "live: ActiveMQ's receive lags and reschedule measured on tests/live/amq-link.yaml:" \
          "${AMQ_LINK:-none}"
-}
-
-# amq_linked SCENARIO: the scenario with the measured lags in its
-# container (a copy in $TMP; the container written as a flow mapping or a
-# block), or the scenario itself when it states one or none was measured.
-amq_linked() {
-    if [ -n "$AMQ_LINK" ] && ! grep -qE 'receiveLag|rescheduleLatency' "$1"; then
-        out="$TMP/linked/activemq-$(basename "$(dirname "$1")")-$(basename "$1")"
-        mkdir -p "$TMP/linked"
-        sed -e "s/kind: dmlc,/kind: dmlc, $AMQ_LINK,/" -e "s/^  kind: dmlc\$/  kind: dmlc$AMQ_BLOCK/" \
-            "$1" > "$out"
-        echo "$out"
-    else
-        echo "$1"
-    fi
 }
 
 folders="rabbitmq rabbitmq-delayed"
