@@ -59,6 +59,14 @@ lib twice "scenario:p50" "scenario:counts replay:p90"
 check "no metric missed twice: none outside" test ! -s "$TMP/lib.out"
 lib twice "scenario:p50 replay:p90" ""
 check "without a first attempt every miss counts" test "$(wc -l < "$TMP/lib.out")" -eq 2
+printf 'sd p50_latency_rel_error why\nsd scenario:consumer_stop_max_abs_ms why\n' > "$TMP/known.txt"
+check "a known metric is known on the scenario's side" lib is_known sd scenario:p50_latency_rel_error "$TMP/known.txt"
+check "and on the replay's" lib is_known sd replay:p50_latency_rel_error "$TMP/known.txt"
+check "a metric known on one side is known there" lib is_known sd scenario:consumer_stop_max_abs_ms "$TMP/known.txt"
+if lib is_known sd replay:consumer_stop_max_abs_ms "$TMP/known.txt"; then st=0; else st=1; fi
+check "and not on the other" test $st -eq 1
+if lib is_known other scenario:p50_latency_rel_error "$TMP/known.txt"; then st=0; else st=1; fi
+check "another scenario's known metric is not known" test $st -eq 1
 LINK="receiveLag: { kind: lognormal, mean: 700us, sigma: 0.5 }, rescheduleLatency: 1ms"
 BLOCK="\\n  receiveLag: { kind: lognormal, mean: 700us, sigma: 0.5 }\\n  rescheduleLatency: 1ms"
 printf 'name: f\nqueue: { arrivals: { kind: burst, count: 3 }, service: { kind: constant, value: 5ms } }\nbroker: { kind: activemq }\ncontainer: { kind: dmlc, concurrency: "1-2" }\n' \

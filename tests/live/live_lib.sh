@@ -9,6 +9,14 @@ twice() {
     done
 }
 
+# is_known NAME MISS FILE: whether FILE (tests/live/known.txt) lists the
+# miss SIDE:METRIC of scenario NAME, as `NAME METRIC` (either side) or
+# `NAME SIDE:METRIC` (that side alone: the scenario as written, or the
+# replay).
+is_known() {
+    grep -q "^$1 ${2#*:} " "$3" 2> /dev/null || grep -q "^$1 $2 " "$3" 2> /dev/null
+}
+
 # amq_linked SCENARIO: the scenario with the measured lags (AMQ_LINK and
 # AMQ_BLOCK, set by run_live.sh's measure_amq_link) in its container (a
 # copy in $TMP; the container written as a flow mapping or a

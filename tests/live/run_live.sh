@@ -199,7 +199,7 @@ judge() {
     for m in $missed; do
         case $m in
             scenario:*|replay:*)
-                grep -q "^$name ${m#*:} " "$HERE/known.txt" 2> /dev/null || unknown="$unknown $m" ;;
+                is_known "$name" "$m" "$HERE/known.txt" || unknown="$unknown $m" ;;
             *) unknown="$unknown $m" ;;
         esac
     done
