@@ -35,7 +35,7 @@ expect_status 0 -- "$LSIM" tune "$TMP/mmc.yaml" --out "$TMP/t.db" --vary contain
     --minimize consumers_max --quiet
 cp "$TMP/stdout" "$TMP/t1.txt"
 check "tune's answer is the sweep's ($sweep_best)" grep -q "^answer: container.workers=$sweep_best (point" "$TMP/t1.txt"
-check "tune names KN and its PCS" grep -q "^how sure: KN run for a probability of correct selection of 0.95, indifference zone" "$TMP/t1.txt"
+check "tune names the screen, KN and their PCS" grep -q "^how sure: screen and KN run for a probability of correct selection of 0.95, indifference zone" "$TMP/t1.txt"
 check "tune names the requirement's tolerance" grep -qx "requirement $REQ: tolerance 25 (1 % of the limit): a point within it of the limit may be declared either way (wider, and the limit moved inside by the difference, for a point too noisy to decide within it by 16 replications)" "$TMP/t1.txt"
 check "tune says what it ruled out and why" grep -q "^  point 0 (container.workers=8): fails p99_wait_ms<=2500" "$TMP/t1.txt"
 # The default tolerance (1 % of the limit, 25 ms) is finer than this noisy
