@@ -1,6 +1,6 @@
 /* tune.h -- `lsim tune`: the best point of a grid without running the grid.
  *
- * Three parts, each in its own file:
+ * Four parts, each in its own file:
  *
  *   tune_store.c    the replications run so far, per point: the objective
  *                   and the required metrics of replication r, which runs
@@ -11,10 +11,14 @@
  *                   sequential indifference-zone selection with common
  *                   random numbers), with each requirement checked on its
  *                   confidence bound as sweep checks it;
+ *   tune_screen.c   before KN, a screen on the first replications (Nelson,
+ *                   Swann, Goldsman and Song 2001, on paired differences):
+ *                   KN gets only the points it keeps;
  *   tune_compass.c  for grids too large to enumerate: COMPASS (Hong and
  *                   Nelson 2006), the most promising area around the best
  *                   point so far, sampled until the best is a local optimum
- *                   or the budget is spent; its best points go to KN.
+ *                   or the budget is spent; its best points are screened,
+ *                   and the survivors go to KN.
  *
  * The objective is minimised inside (a maximised metric is negated).  Without
  * an objective every point's is 0 and the earliest point meeting the
