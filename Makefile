@@ -85,7 +85,7 @@ SIM_OBJ = sim/base/mem.o sim/input/config.o sim/input/config_print.o sim/input/u
           sim/input/yaml_words.o models/spring_boot/spring_docs.o models/spring_boot/spring_props.o sim/cli/cmd_import.o sim/sweep/sweep_spring.o \
           sim/record/record_plan.o sim/record/record_amqp.o sim/record/record_publish.o sim/record/record_consume.o \
           sim/record/record_observe.o sim/record/record_log.o sim/cli/cmd_record.o \
-          sim/cli/cli_opts.o sim/sweep/tune_store.o sim/sweep/tune_kn.o sim/sweep/tune_compass.o sim/sweep/tune_run.o sim/sweep/tune_print.o sim/sweep/tune_db.o sim/cli/cmd_tune.o
+          sim/cli/cli_opts.o sim/sweep/tune_store.o sim/sweep/tune_kn.o sim/sweep/tune_screen.o sim/sweep/tune_compass.o sim/sweep/tune_run.o sim/sweep/tune_print.o sim/sweep/tune_db.o sim/cli/cmd_tune.o
 MDL_OBJ = models/world/registry.o models/world/world.o models/workload/workload.o models/workload/arrivals.o \
           models/workload/arrivals_replay.o models/workload/groups.o models/core/host.o models/plain/broker_pull.o \
           models/plain/container_competing.o models/core/java.o models/core/version.o models/spring_amqp/amqp_version.o models/rabbitmq/rabbitmq_config.o models/rabbitmq/broker_rabbitmq.o \

@@ -9,7 +9,8 @@
  * The points and replications are a sweep's (sweep_spec.h: replication r
  * runs with seed + r at every point), so an answer can be checked with
  * `lsim sweep` on the same flags.  A grid of at most ENUMERATE points goes
- * to KN whole; a larger one is searched by COMPASS first (tune.h).
+ * to KN whole, after a screen on SCREEN_N0 replications; a larger one is
+ * searched by COMPASS first, and its finalists screened (tune.h).
  * Every run is kept as it comes in (tune_db.h: FILE.db.part, renamed to
  * FILE.db at the end; default output/NAME-tune.db), so Ctrl-C loses none
  * and --resume goes on from them.  --plan says what it would spend and runs
@@ -49,6 +50,11 @@
  * (bench-tune, 2026-12-07). */
 #define CHECK_END 16
 #define SEARCH_N0 3                /* a searched point's first replications */
+/* The screen before KN (tune_screen.c) looks at this many replications: a
+ * small grid's points need only these where 5 each went to KN whole, and a
+ * searched grid's finalists have them already.  Half of 1 - confidence goes
+ * to the screen, half to KN. */
+#define SCREEN_N0 3
 #define DEFAULT_REPS_MAX 100
 #define FINALISTS 6
 #define GRID_REPS 8                /* the grid the runs are compared with */
@@ -276,17 +282,19 @@ static int check_metrics(const sweep_spec *s, const char *out, probe *pr)
     return rc;
 }
 
-/* A budget must hold KN's first stage: every point of a small grid, or the
- * search's finalists, DEFAULT_N0 replications each. */
+/* A budget must hold the first stage: the screen of every point of a small
+ * grid (SCREEN_N0 replications each), or the search's finalists,
+ * DEFAULT_N0 replications each. */
 static int check_budget(const tune_args *a, const sweep_spec *s)
 {
-    int64_t least = (s->npoints <= ENUMERATE ? s->npoints : 2 * FINALISTS) * DEFAULT_N0;
+    bool whole = s->npoints <= ENUMERATE;
+    int64_t least = whole ? s->npoints * SCREEN_N0 : 2 * FINALISTS * DEFAULT_N0;
     if (a->budget == 0 || a->budget >= least)
         return 0;
     fprintf(stderr, "lsim: --budget: %lld runs is less than KN's first stage needs here (%lld: "
             "%s, %d replications each)\n", (long long)a->budget, (long long)least,
-            s->npoints <= ENUMERATE ? "every point" : "the search's finalists, and the search",
-            DEFAULT_N0);
+            whole ? "every point" : "the search's finalists, and the search",
+            whole ? SCREEN_N0 : DEFAULT_N0);
     return CLI_USAGE;
 }
 
@@ -351,7 +359,7 @@ static void best_so_far(tune_store *st, tune_result *res)
 static void print_plan(const tune_args *a, const sweep_spec *s, const probe *pr, const char *db)
 {
     bool whole = s->npoints <= ENUMERATE;
-    int64_t first = (whole ? s->npoints : 2 * FINALISTS) * DEFAULT_N0;
+    int64_t first = whole ? s->npoints * SCREEN_N0 : 2 * FINALISTS * DEFAULT_N0;
     int64_t most = a->budget ? a->budget : s->npoints * a->reps_max;
     double grid = (double)s->npoints * GRID_REPS;
     double jobs = (double)a->jobs;
@@ -386,8 +394,9 @@ static void print_plan(const tune_args *a, const sweep_spec *s, const probe *pr,
         printf("%s%s: %zu values", v ? ", " : "", s->varies[v].key, s->varies[v].n);
     printf(")\n");
     if (whole)
-        printf("method: KN on every point (a grid of at most %d points), %d replications each "
-               "first: %lld runs\n", ENUMERATE, DEFAULT_N0, (long long)first);
+        printf("method: a screen of every point (a grid of at most %d points), %d replications "
+               "each, then KN on the survivors: at least %lld runs\n", ENUMERATE, SCREEN_N0,
+               (long long)first);
     else
         printf("method: a COMPASS search (%d replications a new point), then KN on its %d best "
                "(%d replications each first): at least %lld runs\n", SEARCH_N0, FINALISTS,
@@ -472,11 +481,18 @@ static int tune(const tune_args *a, const sweep_spec *s, const char *path)
     size_t k = 0;
     int rc = finalists(&st, s, a, &res, &cands, &k);
     res.finalists = k;
+    size_t kept = k;
+    double alpha = 1 - a->confidence;
+    if (rc == TUNE_OK && !*stop_interrupted())
+        rc = tune_screen(&st, cands, k, SCREEN_N0, alpha / 2, &kept);
     if (rc == TUNE_OK && !*stop_interrupted()) {
-        tune_kn_opts o = { .confidence = a->confidence, .delta = a->delta,
+        tune_kn_opts o = { .confidence = 1 - alpha / 2, .delta = a->delta,
                            .delta_fraction = a->delta_fraction, .n0 = DEFAULT_N0,
-                           .reps_max = a->reps_max };
-        rc = tune_kn(&st, cands, k, &o, &res.choice);
+                           .reps_max = a->reps_max, .screened = k };
+        rc = tune_kn(&st, cands, kept, &o, &res.choice);
+        /* The closest of all the candidates, the screened out too. */
+        if (rc == TUNE_OK && res.choice.kind == ANSWER_NONE_MEETS)
+            res.choice.closest = tune_closest(&st, cands, k);
     }
     tune_progress_end(&x);
     res.interrupted = *stop_interrupted() != 0;

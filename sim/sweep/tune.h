@@ -1,6 +1,6 @@
 /* tune.h -- `lsim tune`: the best point of a grid without running the grid.
  *
- * Three parts, each in its own file:
+ * Four parts, each in its own file:
  *
  *   tune_store.c    the replications run so far, per point: the objective
  *                   and the required metrics of replication r, which runs
@@ -11,10 +11,14 @@
  *                   sequential indifference-zone selection with common
  *                   random numbers), with each requirement checked on its
  *                   confidence bound as sweep checks it;
+ *   tune_screen.c   before KN, a screen on the first replications (Nelson,
+ *                   Swann, Goldsman and Song 2001, on paired differences):
+ *                   KN gets only the points it keeps;
  *   tune_compass.c  for grids too large to enumerate: COMPASS (Hong and
  *                   Nelson 2006), the most promising area around the best
  *                   point so far, sampled until the best is a local optimum
- *                   or the budget is spent; its best points go to KN.
+ *                   or the budget is spent; its best points are screened,
+ *                   and the survivors go to KN.
  *
  * The objective is minimised inside (a maximised metric is negated).  Without
  * an objective every point's is 0 and the earliest point meeting the
@@ -155,6 +159,8 @@ typedef struct tune_kn_opts {
     double delta_fraction;         /* ... or, when delta <= 0, this fraction of the best mean */
     int64_t n0;                    /* first-stage replications (>= 2) */
     int64_t reps_max;              /* at most this many per point */
+    size_t screened;               /* the points tune_screen chose the candidates from
+                                      (0: none); KN's constant is for that many */
 } tune_kn_opts;
 
 typedef struct tune_choice {
@@ -170,6 +176,19 @@ typedef struct tune_choice {
  * far), or TUNE_FAILED. */
 int tune_kn(tune_store *st, tune_point *const *cands, size_t k, const tune_kn_opts *o,
             tune_choice *out);
+/* The point of c (k of them) nearest to meeting every requirement (the
+ * least shortfall on its replications so far). */
+tune_point *tune_closest(const tune_store *st, tune_point *const *c, size_t k);
+
+/* The screen before KN (tune_screen.c): the first n replications of the k
+ * points in c (run when they lack them), a point out when a requirement
+ * fails at n (tune.h's look) or when a point that meets at n is better on
+ * the objective beyond t S / sqrt(n) (paired, Bonferroni at alpha over the
+ * k - 1 comparisons): the best survives with probability >= 1 - alpha.
+ * The survivors are moved to the front of c, in their order, *kept of
+ * them (all k when every point fails: KN then says so).  TUNE_OK (also
+ * when the budget does not hold the n: nothing screened) or TUNE_FAILED. */
+int tune_screen(tune_store *st, tune_point **c, size_t k, int64_t n, double alpha, size_t *kept);
 
 typedef struct tune_compass_opts {
     const int64_t *sizes;          /* values of each knob */

@@ -242,7 +242,7 @@ static void rank_open(const tune_store *st, tune_point *const *c, size_t k, cons
     }
 }
 
-static tune_point *closest(const tune_store *st, tune_point *const *c, size_t k)
+tune_point *tune_closest(const tune_store *st, tune_point *const *c, size_t k)
 {
     tune_point *best = NULL;
     double bs = INFINITY;
@@ -281,7 +281,9 @@ int tune_kn(tune_store *st, tune_point *const *c, size_t k, const tune_kn_opts *
         for (size_t l = 0; l < k; l++)
             if (l != i)
                 s2[i * k + l] = diff_variance(st, c[i], c[l], o->n0 <= r ? o->n0 : r);
-    double h2 = k > 1 ? kn_h2(k, o->n0, o->confidence) : 0;
+    /* After a screen, the constant of all the points screened (tune_screen.c). */
+    size_t kh = o->screened > k ? o->screened : k;
+    double h2 = kh > 1 ? kn_h2(kh, o->n0, o->confidence) : 0;
     out->delta = zone(st, c, k, o, o->n0 <= r ? o->n0 : r);
     tune_point *last_out = NULL;
     for (;;) {
@@ -335,7 +337,7 @@ int tune_kn(tune_store *st, tune_point *const *c, size_t k, const tune_kn_opts *
     } else {
         out->kind = ANSWER_NONE_MEETS;
         out->runner_up = NULL;
-        out->closest = closest(st, c, k);
+        out->closest = tune_closest(st, c, k);
     }
     free(s2);
     free(verdict);

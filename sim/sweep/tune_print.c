@@ -148,12 +148,12 @@ static void print_text(const sweep_spec *s, const tune_store *st, const tune_res
         char d[32];
         answer_format_number(ch->delta, d, sizeof d);
         if (r->delta_fraction > 0)
-            printf("how sure: KN run for a probability of correct selection of %g, indifference "
-                   "zone %s (%g %% of the best mean); intervals at %g\n", r->confidence, d,
-                   100 * r->delta_fraction, r->confidence);
+            printf("how sure: screen and KN run for a probability of correct selection of %g, "
+                   "indifference zone %s (%g %% of the best mean); intervals at %g\n",
+                   r->confidence, d, 100 * r->delta_fraction, r->confidence);
         else
-            printf("how sure: KN run for a probability of correct selection of %g, indifference "
-                   "zone %s; intervals at %g\n", r->confidence, d, r->confidence);
+            printf("how sure: screen and KN run for a probability of correct selection of %g, "
+                   "indifference zone %s; intervals at %g\n", r->confidence, d, r->confidence);
         text_point("runner-up", s, st, ch->runner_up);
     } else {
         printf("no point meets every requirement\n");

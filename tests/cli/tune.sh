@@ -35,7 +35,7 @@ expect_status 0 -- "$LSIM" tune "$TMP/mmc.yaml" --out "$TMP/t.db" --vary contain
     --minimize consumers_max --quiet
 cp "$TMP/stdout" "$TMP/t1.txt"
 check "tune's answer is the sweep's ($sweep_best)" grep -q "^answer: container.workers=$sweep_best (point" "$TMP/t1.txt"
-check "tune names KN and its PCS" grep -q "^how sure: KN run for a probability of correct selection of 0.95, indifference zone" "$TMP/t1.txt"
+check "tune names the screen, KN and their PCS" grep -q "^how sure: screen and KN run for a probability of correct selection of 0.95, indifference zone" "$TMP/t1.txt"
 check "tune names the requirement's tolerance" grep -qx "requirement $REQ: tolerance 25 (1 % of the limit): a point within it of the limit may be declared either way (wider, and the limit moved inside by the difference, for a point too noisy to decide within it by 16 replications)" "$TMP/t1.txt"
 check "tune says what it ruled out and why" grep -q "^  point 0 (container.workers=8): fails p99_wait_ms<=2500" "$TMP/t1.txt"
 # The default tolerance (1 % of the limit, 25 ms) is finer than this noisy
@@ -104,12 +104,12 @@ assert d['answer'] == 'none' and d['best'] is None and d['closest']['point'] == 
 
 # 6. --budget: never more runs.
 expect_status 0 -- "$LSIM" tune "$TMP/mmc.yaml" --out "$TMP/t.db" --vary container.workers=8..15 --require "$REQ" \
-    --minimize consumers_max --budget 42 --quiet --json
-check "--budget 42 keeps to 42 runs" $PY -c "
+    --minimize consumers_max --budget 26 --quiet --json
+check "--budget 26 keeps to 26 runs" $PY -c "
 import json,sys
-d = json.load(open(sys.argv[1])); assert d['runs'] <= 42 and d['out_of_budget'], d['runs']" "$TMP/stdout"
-expect_status 2 "lsim: --budget: 30 runs is less than KN's first stage needs here (40: every point, 5 replications each)" -- \
-    "$LSIM" tune "$TMP/mmc.yaml" --out "$TMP/t.db" --vary container.workers=8..15 --require "$REQ" --budget 30
+d = json.load(open(sys.argv[1])); assert d['runs'] <= 26 and d['out_of_budget'], d['runs']" "$TMP/stdout"
+expect_status 2 "lsim: --budget: 20 runs is less than KN's first stage needs here (24: every point, 3 replications each)" -- \
+    "$LSIM" tune "$TMP/mmc.yaml" --out "$TMP/t.db" --vary container.workers=8..15 --require "$REQ" --budget 20
 
 # 7. A Spring scenario: the answer as the application's property line.
 mkdir -p "$TMP/app/spring-app"
@@ -205,7 +205,7 @@ check "--out: plot --kind sweep draws it" grep -q "<svg" "$TMP/o.svg"
 expect_status 0 -- "$LSIM" tune "$TMP/mmc.yaml" --out "$TMP/p.db" --vary container.workers=8..15 \
     --require "$REQ" --minimize consumers_max --plan
 check "--plan: the space" grep -qx "tune mmc: 8 points (container.workers: 8 values)" "$TMP/stdout"
-check "--plan: the first stage" grep -q "^method: KN on every point .*: 40 runs" "$TMP/stdout"
+check "--plan: the first stage" grep -q "^method: a screen of every point .*: at least 24 runs" "$TMP/stdout"
 check "--plan: the grid's cost" grep -q "^the grid at 8 replications: 64 runs, about 192000 messages" "$TMP/stdout"
 check "--plan: no database" [ ! -e "$TMP/p.db" -a ! -e "$TMP/p.db.part" ]
 expect_status 0 -- "$LSIM" tune "$TMP/mmc.yaml" --vary container.workers=6..30 --vary container.startLatency=0ms,100ms \

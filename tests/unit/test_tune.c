@@ -8,6 +8,8 @@
  *   - either of two c's whose costs lie within the zone of each other;
  *   - the smallest c again with the requirement's tolerance (tune.h's
  *     feasibility check with an indifference zone on the constraint).
+ * The screen before KN (tune_screen.c) must keep the cheapest c in at least
+ * its confidence and drop a quarter of the points or more on 3 replications.
  * The feasibility check alone is tried on a metric of known normal
  * distribution: a mean exactly at the limit (inside the zone: either
  * verdict, but a verdict, long before --reps-max) and means beyond the zone
@@ -208,6 +210,72 @@ static void none_meets_names_the_closest(void **state)
     assert_int_equal(ch.closest->point, NC - 1);
     for (int p = 0; p < NC; p++)
         assert_int_equal(c[p]->status, TUNE_FAILS);
+    tune_store_fini(&st);
+}
+
+/* The screen on 3 replications of cost c + 20 wait: the cheapest (7) kept
+ * in at least 1 - alpha of the macro-replications, never fewer than one
+ * point kept, and a quarter of the points or more dropped over all (t on 2
+ * degrees of freedom is wide: c = 5, cost some 16 against 7.9 but noisy,
+ * is dropped only in some). */
+static void screen_keeps_the_best(void **state)
+{
+    (void)state;
+    double alpha = 0.025;
+    int kept_best = 0, dropped_five = 0;
+    size_t survivors = 0;
+    for (int m = 0; m < MACRO; m++) {
+        problem pb = { .seed = 5000011u * (uint64_t)(m + 1), .cost_per_wait = 20, .nvals = 1 };
+        tune_store st;
+        tune_store_init(&st, NULL, 0, 0.95, run_mmc, &pb, 0);
+        tune_point *c[NC];
+        for (int p = 0; p < NC; p++)
+            c[p] = tune_store_get(&st, p);
+        size_t kept;
+        assert_int_equal(tune_screen(&st, c, NC, 3, alpha, &kept), TUNE_OK);
+        assert_true(kept >= 1 && kept <= NC);
+        assert_int_equal(st.runs, NC * 3);
+        for (size_t i = 0; i < kept; i++) {
+            assert_int_equal(c[i]->status, TUNE_OPEN);
+            kept_best += c[i]->point == 7 - C0;
+        }
+        for (size_t i = kept; i < NC; i++) {
+            assert_int_equal(c[i]->status, TUNE_DOMINATED);
+            assert_int_equal(c[i]->at, 3);
+            dropped_five += c[i]->point == 0;
+        }
+        survivors += kept;
+        tune_store_fini(&st);
+    }
+    print_message("screen: the best kept in %d of %d, c = 5 dropped in %d, %zu survivors of %d\n",
+                  kept_best, MACRO, dropped_five, survivors, MACRO * NC);
+    assert_true(kept_best >= (int)((1 - alpha) * MACRO));
+    assert_true(survivors <= (size_t)MACRO * NC * 3 / 4);
+}
+
+/* An impossible requirement: the points it fails at the screen leave as
+ * failing (no point meets, so none is dropped on the objective), the
+ * undecided go on, and KN answers none. */
+static void screen_with_none_meeting(void **state)
+{
+    (void)state;
+    requirement r = wait_below(1e-9);
+    problem pb = { .seed = 77, .cost_per_wait = 0, .nvals = 2 };
+    tune_store st;
+    tune_store_init(&st, &r, 1, 0.95, run_mmc, &pb, 0);
+    tune_point *c[NC];
+    for (int p = 0; p < NC; p++)
+        c[p] = tune_store_get(&st, p);
+    size_t kept;
+    assert_int_equal(tune_screen(&st, c, NC, 3, 0.025, &kept), TUNE_OK);
+    assert_true(kept >= 1 && kept <= NC);
+    for (size_t i = kept; i < NC; i++)
+        assert_int_equal(c[i]->status, TUNE_FAILS);
+    tune_kn_opts o = { .confidence = 0.975, .delta_fraction = 0.01, .n0 = 5, .reps_max = 20,
+                       .screened = NC };
+    tune_choice ch;
+    assert_int_equal(tune_kn(&st, c, kept, &o, &ch), TUNE_OK);
+    assert_int_equal(ch.kind, ANSWER_NONE_MEETS);
     tune_store_fini(&st);
 }
 
@@ -422,6 +490,8 @@ int main(void)
         cmocka_unit_test(two_points_within_the_zone),
         cmocka_unit_test(none_meets_names_the_closest),
         cmocka_unit_test(budget_below_the_first_stage),
+        cmocka_unit_test(screen_keeps_the_best),
+        cmocka_unit_test(screen_with_none_meeting),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
